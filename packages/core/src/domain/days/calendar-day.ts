@@ -1,0 +1,31 @@
+/** A calendar day written `YYYY-MM-DD`. Days compare correctly as strings. */
+export type CalendarDay = string;
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** True for a real Gregorian day between 1000-01-01 and 9999-12-31 (MySQL's DATETIME range). */
+export function isCalendarDay(value: string): value is CalendarDay {
+  const match = DAY.exec(value);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  return year >= 1000 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+}
+
+export function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+export function formatDay(year: number, month: number, day: number): CalendarDay {
+  return `${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
+}
+
+export function addDays(day: CalendarDay, count: number): CalendarDay {
+  const date = new Date(`${day}T00:00:00Z`);
+  date.setUTCDate(date.getUTCDate() + count);
+  return date.toISOString().slice(0, 10);
+}
+
+/** `YYYY-MM-DD 00:00:00`, the first instant of the day as MySQL writes it. */
+export function startOfDay(day: CalendarDay): string {
+  return `${day} 00:00:00`;
+}

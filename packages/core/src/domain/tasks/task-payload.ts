@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { InvalidInputError } from "../../errors";
+import { isCalendarDay } from "../days/calendar-day";
+import { isIdentifier } from "../types/identifier";
+
+const identifier = z.string().refine(isIdentifier, "not a valid identifier");
+const day = z.string().refine(isCalendarDay, "not a real YYYY-MM-DD day");
+
+const copyDayTask = z.strictObject({
+  kind: z.literal("copy"),
+  table: identifier,
+  destination: z.string().min(1).max(1024),
+  filterColumn: identifier,
+  day,
+});
+
+const cleanDayTask = z.strictObject({
+  kind: z.literal("clean"),
+  table: identifier,
+  filterColumn: identifier,
+  day,
+});
+
+const taskPayload = z.discriminatedUnion("kind", [copyDayTask, cleanDayTask]);
+
+/** Copy one day of `table` into `destination`; small JSON, one per queued task. */
+export type CopyDayTask = z.infer<typeof copyDayTask>;
+/** Delete one verified day of `table`. */
+export type CleanDayTask = z.infer<typeof cleanDayTask>;
+export type TaskPayload = z.infer<typeof taskPayload>;
+export type TaskKind = TaskPayload["kind"];
+
+/** Validates a task body; a body that can never succeed throws InvalidInputError naming the field. */
+export function parseTaskPayload(body: unknown): TaskPayload {
+  const parsed = taskPayload.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.join(".") || "task";
+  throw new InvalidInputError(field, issue?.message ?? "invalid task");
+}
+
+/** Stable identity of a task: one queued task per (kind, table, day). */
+export function taskKey(task: Pick<TaskPayload, "kind" | "table" | "day">): string {
+  return `${task.kind}:${task.table}:${task.day}`;
+}

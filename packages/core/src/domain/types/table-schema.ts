@@ -1,0 +1,33 @@
+import type { LogicalType } from "./logical-type";
+
+/** One column of a source table, as information_schema describes it. */
+export interface SourceColumn {
+  readonly name: string;
+  /** information_schema DATA_TYPE, lower case (`datetime`, `bigint`, ...). */
+  readonly dataType: string;
+  /** information_schema COLUMN_TYPE (`bigint(20) unsigned`, `enum('a','b')`, ...). */
+  readonly columnType: string;
+  readonly nullable: boolean;
+  readonly logicalType: LogicalType;
+}
+
+/** A source table: columns in ordinal order, its primary key and which columns lead an index. */
+export interface TableSchema {
+  readonly name: string;
+  readonly columns: readonly SourceColumn[];
+  /** Primary key columns in key order; empty when the table has none. */
+  readonly primaryKey: readonly string[];
+  /** Columns that are the first column of at least one index. */
+  readonly indexLeadingColumns: readonly string[];
+}
+
+/** A row in canonical values, positionally matching `TableSchema.columns`. */
+export type Row = readonly unknown[];
+
+/** The single integer primary key column, when the table has exactly one; key figures need it. */
+export function integerKeyColumn(schema: TableSchema): SourceColumn | undefined {
+  if (schema.primaryKey.length !== 1) return undefined;
+  const column = schema.columns.find((c) => c.name === schema.primaryKey[0]);
+  const kind = column?.logicalType.kind;
+  return kind === "int32" || kind === "int64" || kind === "uint64" ? column : undefined;
+}

@@ -1,0 +1,5 @@
+export { ArchiverError } from "./archiver-error";
+export { ConfigError } from "./config-error";
+export { InvalidInputError } from "./invalid-input-error";
+export { TransientError } from "./transient-error";
+export { VerificationError } from "./verification-error";

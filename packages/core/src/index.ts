@@ -1,0 +1,12 @@
+export * from "./adapters/logging/json-logger";
+export * from "./config";
+export * from "./domain/days/calendar-day";
+export * from "./domain/tasks/task-payload";
+export * from "./domain/types/day-figures";
+export * from "./domain/types/destination";
+export * from "./domain/types/identifier";
+export type * from "./domain/types/logical-type";
+export * from "./domain/types/table-schema";
+export * from "./domain/types/to-logical-type";
+export * from "./errors";
+export * from "./ports";

@@ -1,0 +1,2 @@
+/** The current instant; injected so tests can fix "today". */
+export type Clock = () => Date;

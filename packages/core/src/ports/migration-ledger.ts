@@ -1,0 +1,33 @@
+import type { CalendarDay } from "../domain/days/calendar-day";
+import type { DayFigures } from "../domain/types/day-figures";
+
+/** What was true of a day when it was copied; cleanup verifies against it. */
+export interface CopiedDayRecord {
+  readonly day: CalendarDay;
+  readonly destination: string;
+  readonly filterColumn: string;
+  readonly figures: DayFigures;
+  readonly zeroDates: number;
+  readonly bytes: number;
+  readonly durationMs: number;
+  /** ISO instant the copy was recorded. */
+  readonly copiedAt: string;
+}
+
+/**
+ * Which days are migrated (the Redis set `mig_<table>`, spec 2.3) and what was
+ * recorded when each was copied.
+ *
+ * Guarantees: `recordCopiedDay` writes the record and adds the day to
+ * `mig_<table>` in one atomic step, so a day is never in the set without its
+ * figures. Members are `YYYY-MM-DD` strings.
+ *
+ * Leaves out: verifying anything; callers record only verified copies.
+ */
+export interface MigrationLedger {
+  migratedDays(table: string): Promise<CalendarDay[]>;
+  recordCopiedDay(table: string, record: CopiedDayRecord): Promise<void>;
+  copiedDay(table: string, day: CalendarDay): Promise<CopiedDayRecord | undefined>;
+  /** Tables that have a `mig_<table>` set. */
+  tables(): Promise<string[]>;
+}

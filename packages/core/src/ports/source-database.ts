@@ -1,0 +1,52 @@
+import type { CalendarDay } from "../domain/days/calendar-day";
+import type { DayFigures } from "../domain/types/day-figures";
+import type { Row, TableSchema } from "../domain/types/table-schema";
+
+/** What a finished day stream read. */
+export interface DayStreamStats {
+  readonly rows: number;
+  /** Approximate bytes received from the database. */
+  readonly bytes: number;
+  /** Zero dates (`0000-00-00...`) that became null, counted over all columns. */
+  readonly zeroDates: number;
+}
+
+/** A day's rows, read once, in batches. */
+export interface DayStream {
+  /** Batches of rows in canonical values (see LogicalType), oldest filter value first. */
+  readonly batches: AsyncIterable<readonly Row[]>;
+  /** Figures of what was read; complete once `batches` is exhausted. */
+  stats(): DayStreamStats;
+}
+
+/**
+ * The relational source (MySQL or MariaDB).
+ *
+ * Guarantees: identifiers reach SQL only after they are found in
+ * information_schema and are always quoted; values are always bound. A "day"
+ * is `column >= 'D 00:00:00' AND column < 'D+1 00:00:00'`, so every instant of
+ * the day, including 23:59:59.999999, belongs to exactly one day.
+ * Connection failures surface as TransientError.
+ *
+ * Leaves out: deleting rows (see the cleanup port), and rows whose filter
+ * column is NULL or a zero date: they belong to no day and are never touched.
+ */
+export interface SourceDatabase {
+  /** The table's schema from information_schema, or undefined when it does not exist. */
+  describeTable(table: string): Promise<TableSchema | undefined>;
+  /**
+   * The first day in [from, before) on which `column` has a value, found with one
+   * index probe (`MIN(column) WHERE column >= from AND column < before`).
+   */
+  firstDayWithRows(
+    table: string,
+    column: string,
+    from: CalendarDay,
+    before: CalendarDay,
+  ): Promise<CalendarDay | undefined>;
+  /** Streams the rows of one day without holding the day in memory. */
+  streamDay(schema: TableSchema, column: string, day: CalendarDay, batchRows: number): DayStream;
+  /** Counts the day now: rows, and key figures when the key is one integer column. */
+  dayFigures(schema: TableSchema, column: string, day: CalendarDay): Promise<DayFigures>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,32 @@
+import type { CalendarDay } from "../domain/days/calendar-day";
+import type { TaskKind, TaskPayload } from "../domain/tasks/task-payload";
+
+export interface EnqueueResult {
+  /** Tasks newly queued. */
+  readonly added: number;
+  /** Tasks skipped because an equal (kind, table, day) task was already queued. */
+  readonly alreadyQueued: number;
+}
+
+/**
+ * The task queue `jobs-migration` (a local Redis-backed queue, or Cloud Tasks).
+ *
+ * Guarantees: at most one queued task per (kind, table, day): enqueueing a task
+ * that is already queued is recognised and counted, not duplicated. A task runs
+ * at least once; failed attempts are retried with backoff. `count()` falls to 0
+ * when nothing is left to run (spec 2.4).
+ *
+ * Leaves out: ordering between tasks, and exactly-once delivery (handlers are
+ * idempotent instead).
+ */
+export interface TaskQueue {
+  readonly name: string;
+  enqueue(tasks: readonly TaskPayload[]): Promise<EnqueueResult>;
+  /** Tasks waiting, delayed or running: the progress indicator. */
+  count(): Promise<number>;
+  /** Days of `table` that have a `kind` task waiting, delayed or running. */
+  queuedDays(kind: TaskKind, table: string): Promise<ReadonlySet<CalendarDay>>;
+  /** Tells the bookkeeping that a task is finished for good (done, or failed for good). */
+  settle(task: TaskPayload): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,42 @@
+import type { CalendarDay } from "../domain/days/calendar-day";
+import type { DayFigures } from "../domain/types/day-figures";
+import type { Destination } from "../domain/types/destination";
+import type { Row, TableSchema } from "../domain/types/table-schema";
+
+/**
+ * The analytics warehouse (DuckDB locally, BigQuery in production).
+ *
+ * Guarantees: `replaceDay` is atomic per day: afterwards the day holds exactly
+ * the streamed rows, and a failure at any point leaves the day as it was, so a
+ * retry or a second copy never duplicates. Values keep the canonical meaning of
+ * their LogicalType without rounding or truncation (docs/type-mapping.md).
+ *
+ * Leaves out: rows outside the replaced day, and deleting anything but a day
+ * being replaced.
+ */
+export interface Warehouse {
+  /**
+   * Creates the dataset and the table from the source schema when missing
+   * (partitioned by day of `filterColumn` where the warehouse partitions), adds
+   * new source columns, and throws VerificationError on an incompatible change.
+   */
+  ensureTable(destination: Destination, schema: TableSchema, filterColumn: string): Promise<void>;
+  /** Replaces the whole day with `batches`; returns the rows the warehouse now holds for the day. */
+  replaceDay(
+    destination: Destination,
+    schema: TableSchema,
+    filterColumn: string,
+    day: CalendarDay,
+    batches: AsyncIterable<readonly Row[]>,
+  ): Promise<{ readonly rowsWritten: number }>;
+  /** Counts the day: rows, and key figures for `keyColumn` when given. */
+  dayFigures(
+    destination: Destination,
+    filterColumn: string,
+    day: CalendarDay,
+    keyColumn?: string,
+  ): Promise<DayFigures>;
+  /** Rows in the whole table (0 when it does not exist). */
+  countRows(destination: Destination): Promise<number>;
+  close(): Promise<void>;
+}
