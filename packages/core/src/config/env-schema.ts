@@ -40,6 +40,38 @@ export const envSchema = z.object({
   WORKER_CONCURRENCY: intFrom(1, 64, 2),
   TASK_ATTEMPTS: intFrom(1, 100, 5),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+
+  // Cloud Tasks driver (QUEUE=cloud-tasks).
+  CLOUD_TASKS_PROJECT: z.string().optional(),
+  CLOUD_TASKS_LOCATION: z.string().optional(),
+  TASK_HANDLER_URL: z.url({ protocol: /^https?$/ }).optional(),
+  TASK_INVOKER_SERVICE_ACCOUNT: z.email().optional(),
+  TASK_DISPATCH_DEADLINE_SECONDS: intFrom(15, 1800, 600),
+
+  // Production source connection.
+  MYSQL_TLS_CA: z.string().optional(),
+  MYSQL_TLS_REJECT_UNAUTHORIZED: z.stringbool().default(true),
+  CLOUD_SQL_INSTANCE: z
+    .string()
+    .regex(/^[a-z0-9-:.]+:[a-z0-9-]+:[a-z0-9-]+$/, "expected project:region:instance")
+    .optional(),
+  CLOUD_SQL_IAM_AUTH: z.stringbool().default(false),
+  CLOUD_SQL_IP_TYPE: z.enum(["PUBLIC", "PRIVATE", "PSC"]).default("PRIVATE"),
+
+  // Cleanup (deletes).
+  CLEANUP_CHUNK_ROWS: intFrom(1, 100_000, 5_000),
+  CLEANUP_PAUSE_MS: intFrom(0, 60_000, 0),
+  CLEANUP_MAX_REPLICA_LAG_SECONDS: intFrom(0, 86_400, 0),
+  CLEANUP_REPLICA_URLS: z.string().optional(),
+  CLEANUP_MAX_THREADS_RUNNING: intFrom(0, 100_000, 0),
+
+  // Local deployment (pnpm dev).
+  PORT: intFrom(1, 65_535, 3000),
+  APP_ENV: z.string().default("local"),
+  DEBUG_UIDS: z.string().optional(),
+  LOCAL_TOKEN_SECRET: z.string().min(32, "at least 32 characters").optional(),
+  LOADER_QUERY: z.string().optional(),
+  LOADER_HASH: z.string().regex(/^[A-Za-z0-9_:.-]{1,128}$/).default("transportitas"),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -37,7 +37,7 @@ export function loadConfig(source: Source = process.env): Config {
   );
   const parsed = envSchema.safeParse(cleaned);
   const problems = parsed.success ? [] : describeIssues(parsed.error.issues);
-  if (parsed.success) problems.push(...crossFieldProblems(parsed.data));
+  problems.push(...crossFieldProblems(cleaned));
   if (!parsed.success || problems.length > 0) {
     throw new ConfigError(`invalid configuration: ${problems.join("; ")}`, {
       field: problems[0]?.split(":")[0],
@@ -50,7 +50,7 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string[] {
   return issues.map((issue) => `${issue.path.join(".") || "environment"}: ${issue.message}`);
 }
 
-function crossFieldProblems(env: Env): string[] {
+function crossFieldProblems(env: Readonly<Record<string, string | undefined>>): string[] {
   const problems: string[] = [];
   if (env.WAREHOUSE === "bigquery") {
     if (!env.BIGQUERY_PROJECT) problems.push("BIGQUERY_PROJECT: required when WAREHOUSE=bigquery");
