@@ -1,0 +1,64 @@
+import type { z } from "zod";
+import { InvalidInputError } from "../../errors";
+import { type CleanupMessage, cleanupMessageSchema } from "./cleanup-message";
+import { type MigrationMessage, migrationMessageSchema } from "./migration-message";
+
+export type ParsedMessage =
+  | { readonly mode: "migration"; readonly message: MigrationMessage }
+  | { readonly mode: "cleanup"; readonly message: CleanupMessage };
+
+const MIGRATION_FIELDS = [
+  "years_to_migrate",
+  "months_to_migrate",
+  "source_tables",
+  "destination_tables",
+  "filter_columns",
+];
+const CLEANUP_FIELDS = ["clean_table", "filter_column"];
+
+/**
+ * Tells the two message shapes apart by their fields and validates strictly.
+ * Throws InvalidInputError naming the first bad field; a message with fields
+ * of both shapes, or of neither, is rejected too.
+ */
+export function parseMessage(input: unknown): ParsedMessage {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw new InvalidInputError("message", "must be a JSON object");
+  }
+  const has = (fields: string[]) => fields.some((field) => field in input);
+  const migration = has(MIGRATION_FIELDS);
+  const cleanup = has(CLEANUP_FIELDS);
+  if (migration && cleanup) {
+    throw new InvalidInputError(
+      "message",
+      "has fields of both the migration and the cleanup shape; send one or the other",
+    );
+  }
+  if (migration) return { mode: "migration", message: parseWith(migrationMessageSchema, input) };
+  if (cleanup) return { mode: "cleanup", message: parseWith(cleanupMessageSchema, input) };
+  throw new InvalidInputError(
+    "message",
+    `is neither a migration message (${MIGRATION_FIELDS.join(", ")}) nor a cleanup message (${CLEANUP_FIELDS.join(", ")})`,
+  );
+}
+
+function parseWith<T>(schema: z.ZodType<T>, input: unknown): T {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  if (!issue) throw new InvalidInputError("message", "is invalid");
+  const keys = issue.code === "unrecognized_keys" ? issue.keys : [];
+  if (keys.length > 0) {
+    throw new InvalidInputError(String(keys[0]), "is not a known field of this message");
+  }
+  const field = formatPath(issue.path);
+  throw new InvalidInputError(field, issue.message);
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (out, part) =>
+      typeof part === "number" ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part),
+    "",
+  );
+}
