@@ -1,0 +1,86 @@
+import { InvalidInputError, VerificationError } from "../../errors";
+import type { Clock } from "../../ports/clock";
+import type { Logger } from "../../ports/logger";
+import type { CopiedDayRecord, MigrationLedger } from "../../ports/migration-ledger";
+import type { SourceDatabase } from "../../ports/source-database";
+import type { Warehouse } from "../../ports/warehouse";
+import { todayIn } from "../days/cutoff-day";
+import { type DestinationRules, describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
+import type { CopyDayTask } from "../tasks/task-payload";
+import { describeFigures } from "../types/day-figures";
+import { parseDestination } from "../types/destination";
+import { integerKeyColumn } from "../types/table-schema";
+
+export interface CopyDayDeps {
+  readonly source: SourceDatabase;
+  readonly warehouse: Warehouse;
+  readonly ledger: MigrationLedger;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly timeZone: string;
+  readonly destinations: DestinationRules;
+  readonly batchRows: number;
+}
+
+/**
+ * Copies one day: streams the day's rows from the source into the warehouse,
+ * replacing the day there as a whole, checks the warehouse holds exactly the
+ * rows read, and only then records the day's figures and adds it to
+ * `mig_<table>`. Safe to run again for the same day at any point.
+ */
+export async function copyDay(deps: CopyDayDeps, task: CopyDayTask): Promise<CopiedDayRecord> {
+  const started = performance.now();
+  const today = todayIn(deps.clock(), deps.timeZone);
+  if (task.day >= today) {
+    throw new InvalidInputError(
+      "day",
+      `${task.day} is not a whole past day (today is ${today} in ${deps.timeZone})`,
+    );
+  }
+  const schema = await describeExisting(deps.source, task.table, "table");
+  requireDatetimeColumn(schema, task.filterColumn, "filterColumn");
+  const destination = parseDestination(task.destination, { field: "destination", ...deps.destinations });
+
+  await deps.warehouse.ensureTable(destination, schema, task.filterColumn);
+  const stream = deps.source.streamDay(schema, task.filterColumn, task.day, deps.batchRows);
+  const { rowsWritten } = await deps.warehouse.replaceDay(
+    destination,
+    schema,
+    task.filterColumn,
+    task.day,
+    stream.batches,
+  );
+  const read = stream.stats();
+  const key = integerKeyColumn(schema)?.name;
+  const figures = await deps.warehouse.dayFigures(destination, task.filterColumn, task.day, key);
+  if (
+    rowsWritten !== read.rows ||
+    figures.rows !== read.rows ||
+    (figures.key && figures.key.count !== read.rows)
+  ) {
+    throw new VerificationError(
+      `${task.table} ${task.day}: read ${read.rows} rows from the source but the warehouse holds ${describeFigures(figures)}`,
+    );
+  }
+  const record: CopiedDayRecord = {
+    day: task.day,
+    destination: task.destination,
+    filterColumn: task.filterColumn,
+    figures,
+    zeroDates: read.zeroDates,
+    bytes: read.bytes,
+    durationMs: Math.round(performance.now() - started),
+    copiedAt: deps.clock().toISOString(),
+  };
+  await deps.ledger.recordCopiedDay(task.table, record);
+  deps.logger.info("copied day", {
+    table: task.table,
+    day: task.day,
+    destination: task.destination,
+    rows: read.rows,
+    bytes: read.bytes,
+    zeroDates: read.zeroDates,
+    durationMs: record.durationMs,
+  });
+  return record;
+}

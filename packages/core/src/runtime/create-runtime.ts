@@ -1,0 +1,68 @@
+import { createJsonLogger } from "../adapters/logging/json-logger";
+import { createMysqlPool } from "../adapters/mysql/create-mysql-pool";
+import { createMysqlSourceDatabase } from "../adapters/mysql/mysql-source-database";
+import { createRedisClient } from "../adapters/redis/create-redis-client";
+import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-ledger";
+import type { Config } from "../config";
+import type { Logger } from "../ports/logger";
+import type { TaskQueue } from "../ports/task-queue";
+import type { Warehouse } from "../ports/warehouse";
+import type { Runtime } from "./runtime";
+
+export interface RuntimeOptions {
+  readonly logger?: Logger;
+  readonly clock?: () => Date;
+}
+
+/** Builds the adapters config selects. Drivers load lazily so a bundle carries only what it uses. */
+export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const logger = options.logger ?? createJsonLogger({ level: config.logLevel });
+  const pool = createMysqlPool(config.mysql);
+  const source = createMysqlSourceDatabase(pool);
+  const redis = createRedisClient(config.redis);
+  const ledger = createRedisMigrationLedger(redis);
+  const queue = await createQueue(config);
+  let warehouse: Promise<Warehouse> | undefined;
+  return {
+    config,
+    logger,
+    clock: options.clock ?? (() => new Date()),
+    source,
+    ledger,
+    queue,
+    destinations: {
+      defaultDataset: config.warehouse.dataset,
+      allowProject: config.warehouse.kind === "bigquery",
+    },
+    warehouse() {
+      warehouse ??= createWarehouse(config);
+      return warehouse;
+    },
+    async close() {
+      await Promise.allSettled([queue.close(), source.close(), warehouse?.then((w) => w.close())]);
+      redis.disconnect();
+    },
+  };
+}
+
+async function createQueue(config: Config): Promise<TaskQueue> {
+  if (config.queue.kind === "cloud-tasks") {
+    const { createCloudTasksQueueFromConfig } = await import("../adapters/cloud-tasks/from-config");
+    return createCloudTasksQueueFromConfig(config);
+  }
+  const { createLocalTaskQueue } = await import("../adapters/local-queue/bullmq-task-queue");
+  return createLocalTaskQueue({
+    redis: config.redis,
+    prefix: config.queue.localPrefix,
+    attempts: config.taskAttempts,
+  });
+}
+
+async function createWarehouse(config: Config): Promise<Warehouse> {
+  if (config.warehouse.kind === "bigquery") {
+    const { createBigQueryWarehouse } = await import("../adapters/bigquery/bigquery-warehouse");
+    return createBigQueryWarehouse(config.warehouse);
+  }
+  const { createDuckDbWarehouse } = await import("../adapters/duckdb/duckdb-warehouse");
+  return createDuckDbWarehouse(config.warehouse);
+}

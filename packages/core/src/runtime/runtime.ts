@@ -1,0 +1,25 @@
+import type { Config } from "../config";
+import type { DestinationRules } from "../domain/migration/resolve-tables";
+import type { Clock } from "../ports/clock";
+import type { Logger } from "../ports/logger";
+import type { MigrationLedger } from "../ports/migration-ledger";
+import type { SourceDatabase } from "../ports/source-database";
+import type { TaskQueue } from "../ports/task-queue";
+import type { Warehouse } from "../ports/warehouse";
+
+/**
+ * Everything a function needs, built once per process from config. The
+ * warehouse opens on first use: migration planning never needs it, and DuckDB
+ * allows one writing process per file.
+ */
+export interface Runtime {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly source: SourceDatabase;
+  readonly ledger: MigrationLedger;
+  readonly queue: TaskQueue;
+  readonly destinations: DestinationRules;
+  warehouse(): Promise<Warehouse>;
+  close(): Promise<void>;
+}

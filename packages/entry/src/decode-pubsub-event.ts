@@ -1,0 +1,29 @@
+import { InvalidInputError } from "@table-archiver/core";
+
+/** The `data` of a Pub/Sub CloudEvent (google.cloud.pubsub.topic.v1.messagePublished). */
+export interface MessagePublishedData {
+  readonly message?: { readonly data?: string; readonly messageId?: string; readonly attributes?: unknown };
+  readonly subscription?: string;
+}
+
+/** The JSON document carried base64-encoded in `message.data`. */
+export function decodePubSubEvent(data: MessagePublishedData | undefined): unknown {
+  const encoded = data?.message?.data;
+  if (typeof encoded !== "string" || encoded.length === 0) {
+    throw new InvalidInputError("message.data", "is missing: the Pub/Sub message carries no data");
+  }
+  const text = Buffer.from(encoded, "base64").toString("utf8");
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InvalidInputError("message.data", "is not valid JSON", { cause: error });
+  }
+}
+
+/** Wraps a JSON document the way Pub/Sub delivers it, for publishers and tests. */
+export function encodePubSubData(document: unknown, messageId = "local"): MessagePublishedData {
+  const data = Buffer.from(typeof document === "string" ? document : JSON.stringify(document)).toString(
+    "base64",
+  );
+  return { message: { data, messageId }, subscription: "local" };
+}

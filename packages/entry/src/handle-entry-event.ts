@@ -1,0 +1,63 @@
+import {
+  ArchiverError,
+  InvalidInputError,
+  parseMessage,
+  type Runtime,
+  startMigration,
+  type TablePlan,
+  VerificationError,
+} from "@table-archiver/core";
+import { decodePubSubEvent, type MessagePublishedData } from "./decode-pubsub-event";
+import { runCleanupMode } from "./run-cleanup-mode";
+
+export interface EntryEvent {
+  readonly id?: string;
+  readonly data?: MessagePublishedData;
+}
+
+export type EntryOutcome =
+  | { readonly outcome: "migration"; readonly plans: readonly TablePlan[] }
+  | { readonly outcome: "cleanup"; readonly summary: unknown }
+  | { readonly outcome: "rejected"; readonly error: { code: string; field?: string; message: string } };
+
+/**
+ * The entry function's logic. Invalid input and verification failures are
+ * logged and acknowledged (redelivery could never fix them); anything else,
+ * such as MySQL or Redis being down, is thrown so Pub/Sub redelivers.
+ */
+export function createEntryHandler(getRuntime: () => Promise<Runtime>) {
+  return async (event: EntryEvent): Promise<EntryOutcome> => {
+    const runtime = await getRuntime();
+    try {
+      const parsed = parseMessage(decodePubSubEvent(event.data));
+      if (parsed.mode === "migration") {
+        const plans = await startMigration(
+          {
+            source: runtime.source,
+            queue: runtime.queue,
+            ledger: runtime.ledger,
+            logger: runtime.logger,
+            clock: runtime.clock,
+            timeZone: runtime.config.timeZone,
+            destinations: runtime.destinations,
+          },
+          parsed.message,
+        );
+        return { outcome: "migration", plans };
+      }
+      return { outcome: "cleanup", summary: await runCleanupMode(runtime, parsed.message) };
+    } catch (error) {
+      if (error instanceof InvalidInputError || error instanceof VerificationError) {
+        const rejected = { code: error.code, field: error.field, message: error.message };
+        runtime.logger.error(`message rejected: ${error.message}`, { eventId: event.id, ...rejected });
+        return { outcome: "rejected", error: rejected };
+      }
+      runtime.logger.error("message failed; Pub/Sub will redeliver it", {
+        eventId: event.id,
+        code: error instanceof ArchiverError ? error.code : undefined,
+        error,
+      });
+      throw error;
+    }
+  };
+}

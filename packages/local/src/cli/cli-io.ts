@@ -1,0 +1,20 @@
+import type { Readable, Writable } from "node:stream";
+
+/** What a command may touch of its process; injected so tests run commands in-process. */
+export interface CliIo {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stdin: Readable;
+  readonly stdout: Writable & { isTTY?: boolean; columns?: number };
+  readonly stderr: Writable;
+}
+
+/** Exit codes: 0 done, 1 failed (services, tasks failed for good), 2 bad input. */
+export const EXIT = { ok: 0, failed: 1, badInput: 2 } as const;
+
+export function processIo(): CliIo {
+  return { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+}
+
+export function writeLine(stream: Writable, line: string): void {
+  stream.write(`${line}\n`);
+}

@@ -1,0 +1,49 @@
+import { SingleBar } from "cli-progress";
+import type { WorkerProgress } from "../worker/run-worker";
+import { type CliIo, writeLine } from "./cli-io";
+
+/**
+ * Shows queue progress: a bar on a terminal, otherwise a line at most every
+ * few seconds (CI logs stay readable).
+ */
+export function createProgressReporter(io: CliIo, total: number) {
+  const started = performance.now();
+  if (io.stdout.isTTY) {
+    const bar = new SingleBar({
+      stream: io.stdout,
+      format: " jobs-migration [{bar}] {value}/{total} tasks | {rows} rows | {rate} rows/s | {last}",
+      hideCursor: true,
+    });
+    bar.start(total, 0, { rows: 0, rate: 0, last: "" });
+    return {
+      update(p: WorkerProgress) {
+        const finished = p.done + p.failed;
+        bar.setTotal(Math.max(total, finished + p.remaining));
+        bar.update(finished, { rows: p.rows, rate: rate(p.rows, started), last: describe(p) });
+      },
+      stop: () => bar.stop(),
+    };
+  }
+  let lastLine = 0;
+  return {
+    update(p: WorkerProgress) {
+      const now = performance.now();
+      if (now - lastLine < 2000 && p.remaining > 0) return;
+      lastLine = now;
+      writeLine(
+        io.stdout,
+        `progress: ${p.done} done, ${p.failed} failed, ${p.remaining} left, ${p.rows} rows, ${rate(p.rows, started)} rows/s`,
+      );
+    },
+    stop: () => {},
+  };
+}
+
+function rate(rows: number, started: number): number {
+  const seconds = (performance.now() - started) / 1000;
+  return seconds > 0 ? Math.round(rows / seconds) : 0;
+}
+
+function describe(p: WorkerProgress): string {
+  return p.last ? `${p.last.kind} ${p.last.table} ${p.last.day}` : "";
+}

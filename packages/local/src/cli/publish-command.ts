@@ -1,0 +1,59 @@
+import { randomUUID } from "node:crypto";
+import type { Runtime } from "@table-archiver/core";
+import { createEntryHandler, type EntryOutcome, encodePubSubData } from "@table-archiver/entry";
+import { runWorker } from "../worker/run-worker";
+import { type CliIo, EXIT, writeLine } from "./cli-io";
+import { createProgressReporter } from "./progress-reporter";
+import { type MessageSource, readMessage } from "./read-message";
+
+export interface PublishOptions extends MessageSource {
+  readonly wait?: boolean;
+}
+
+/**
+ * Delivers a message to the entry function as Pub/Sub would (a CloudEvent
+ * whose data carries the base64 JSON), then optionally works the local queue
+ * until it is empty.
+ */
+export async function publishCommand(runtime: Runtime, options: PublishOptions, io: CliIo): Promise<number> {
+  const message = await readMessage(options, io);
+  const deliver = createEntryHandler(async () => runtime);
+  const outcome = await deliver({ id: randomUUID(), data: encodePubSubData(message) });
+  if (outcome.outcome === "rejected") {
+    writeLine(io.stderr, `error: ${outcome.error.message}`);
+    return EXIT.badInput;
+  }
+  writeLine(io.stdout, summarize(outcome));
+  if (!options.wait) return EXIT.ok;
+  return waitForQueue(runtime, io);
+}
+
+async function waitForQueue(runtime: Runtime, io: CliIo): Promise<number> {
+  const reporter = createProgressReporter(io, await runtime.queue.count());
+  const worker = await runWorker(runtime, { drain: true, onProgress: (p) => reporter.update(p) });
+  try {
+    await worker.drained();
+  } finally {
+    reporter.stop();
+    await worker.close();
+  }
+  const { done, failed, rows } = worker.progress();
+  writeLine(
+    io.stdout,
+    `queue jobs-migration is empty: ${done} tasks done, ${failed} failed for good, ${rows} rows copied`,
+  );
+  return failed > 0 ? EXIT.failed : EXIT.ok;
+}
+
+function summarize(outcome: Exclude<EntryOutcome, { outcome: "rejected" }>): string {
+  if (outcome.outcome === "migration") {
+    return outcome.plans
+      .map(
+        (p) =>
+          `accepted: ${p.table}: ${p.added} days enqueued${p.days.length ? ` (${p.days[0]} .. ${p.days.at(-1)})` : ""}, cutoff ${p.cutoff}` +
+          (p.alreadyQueued ? `, ${p.alreadyQueued} already queued` : ""),
+      )
+      .join("\n");
+  }
+  return `accepted: cleanup ${JSON.stringify(outcome.summary)}`;
+}

@@ -1,0 +1,76 @@
+import { ArchiverError, createRuntime, loadConfig, type Runtime } from "@table-archiver/core";
+import { Command, CommanderError } from "commander";
+import { unreachableServices } from "../services/check-services";
+import { type CliIo, EXIT, writeLine } from "./cli-io";
+import { publishCommand } from "./publish-command";
+import { statusCommand } from "./status-command";
+import { workerCommand } from "./worker-command";
+
+type Action = (runtime: Runtime) => Promise<number>;
+
+/**
+ * `archiver <command>`: parses argv, builds the runtime from the environment,
+ * runs the command and returns its exit code. Errors are caught here, once,
+ * and printed as one line.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let action: Action | undefined;
+  const program = new Command("archiver")
+    .description("Copy old MySQL rows day by day into a warehouse, then delete them safely")
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+
+  program
+    .command("publish")
+    .description("deliver a migration or cleanup message to the entry function, as Pub/Sub would")
+    .option("--message <json>", "the message as JSON")
+    .option("--file <path>", "read the message from a file (- for stdin)")
+    .option("--wait", "then work the local queue until it is empty")
+    .action((options) => {
+      action = (runtime) => publishCommand(runtime, options, io);
+    });
+  program
+    .command("worker")
+    .description("work the local queue jobs-migration")
+    .option("--drain", "exit when the queue is empty")
+    .action((options) => {
+      action = (runtime) => workerCommand(runtime, options, io);
+    });
+  program
+    .command("status")
+    .description("queue task count and migrated days per table")
+    .option("--json", "print JSON")
+    .action((options) => {
+      action = (runtime) => statusCommand(runtime, options, io);
+    });
+
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.badInput;
+    throw error;
+  }
+  if (!action) return EXIT.ok;
+  return runAction(action, io);
+}
+
+async function runAction(action: Action, io: CliIo): Promise<number> {
+  let runtime: Runtime | undefined;
+  try {
+    const config = loadConfig(io.env);
+    const down = await unreachableServices(config);
+    if (down.length > 0) {
+      for (const line of down) writeLine(io.stderr, `error: ${line}`);
+      return EXIT.failed;
+    }
+    runtime = await createRuntime(config);
+    return await action(runtime);
+  } catch (error) {
+    const bad =
+      error instanceof ArchiverError && (error.code === "INVALID_INPUT" || error.code === "INVALID_CONFIG");
+    writeLine(io.stderr, `error: ${error instanceof Error ? error.message : String(error)}`);
+    return bad ? EXIT.badInput : EXIT.failed;
+  } finally {
+    await runtime?.close();
+  }
+}

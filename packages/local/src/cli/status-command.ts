@@ -1,0 +1,50 @@
+import type { Runtime } from "@table-archiver/core";
+import { type CliIo, EXIT, writeLine } from "./cli-io";
+
+export interface TableStatus {
+  readonly table: string;
+  readonly migratedDays: number;
+  readonly firstDay: string | null;
+  readonly lastDay: string | null;
+}
+
+export interface Status {
+  readonly queue: { readonly name: string; readonly tasks: number };
+  readonly tables: readonly TableStatus[];
+}
+
+/** The queue's task count (0 means finished, spec 2.4) and each table's migrated days. */
+export async function readStatus(runtime: Runtime): Promise<Status> {
+  const [tasks, tables] = await Promise.all([runtime.queue.count(), runtime.ledger.tables()]);
+  const rows = await Promise.all(
+    tables.sort().map(async (table): Promise<TableStatus> => {
+      const days = await runtime.ledger.migratedDays(table);
+      return { table, migratedDays: days.length, firstDay: days[0] ?? null, lastDay: days.at(-1) ?? null };
+    }),
+  );
+  return { queue: { name: runtime.queue.name, tasks }, tables: rows };
+}
+
+export async function statusCommand(
+  runtime: Runtime,
+  options: { json?: boolean },
+  io: CliIo,
+): Promise<number> {
+  const status = await readStatus(runtime);
+  if (options.json) {
+    writeLine(io.stdout, JSON.stringify(status));
+    return EXIT.ok;
+  }
+  writeLine(
+    io.stdout,
+    `queue ${status.queue.name}: ${status.queue.tasks} tasks${status.queue.tasks === 0 ? " (finished)" : ""}`,
+  );
+  for (const t of status.tables) {
+    writeLine(
+      io.stdout,
+      `${t.table}: ${t.migratedDays} migrated days${t.firstDay ? ` (${t.firstDay} .. ${t.lastDay})` : ""}`,
+    );
+  }
+  if (status.tables.length === 0) writeLine(io.stdout, "no migrated tables yet");
+  return EXIT.ok;
+}

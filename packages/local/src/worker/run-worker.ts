@@ -1,0 +1,57 @@
+import { type Runtime, startLocalWorker, type TaskPayload } from "@table-archiver/core";
+import { handleTask } from "@table-archiver/task-handler";
+
+export interface WorkerProgress {
+  readonly done: number;
+  readonly failed: number;
+  readonly retried: number;
+  readonly remaining: number;
+  readonly rows: number;
+  readonly last?: TaskPayload;
+}
+
+export interface RunWorkerOptions {
+  /** Resolve once the queue is empty instead of running until closed. */
+  readonly drain: boolean;
+  readonly onProgress?: (progress: WorkerProgress) => void;
+  readonly backoffMs?: number;
+}
+
+/**
+ * Works the local queue `jobs-migration` with the task handler's own code
+ * (`handleTask`), the same code the HTTP function runs.
+ */
+export async function runWorker(runtime: Runtime, options: RunWorkerOptions) {
+  const progress = { done: 0, failed: 0, retried: 0, remaining: 0, rows: 0 };
+  let last: TaskPayload | undefined;
+  const report = async () => {
+    progress.remaining = await runtime.queue.count().catch(() => progress.remaining);
+    options.onProgress?.({ ...progress, last });
+  };
+  const worker = startLocalWorker({
+    redis: runtime.config.redis,
+    prefix: runtime.config.queue.localPrefix,
+    concurrency: runtime.config.workerConcurrency,
+    ...(options.backoffMs === undefined ? {} : { backoffMs: options.backoffMs }),
+    process: async (task) => {
+      const result = await handleTask(runtime, task);
+      if (result.kind === "copy") progress.rows += result.record.figures.rows;
+      last = task;
+    },
+    onEvent: (event) => {
+      if (event.type === "completed") progress.done += 1;
+      else if (event.type === "failed" && event.final) progress.failed += 1;
+      else if (event.type === "failed") progress.retried += 1;
+      void report();
+    },
+  });
+  return {
+    progress: () => ({ ...progress, last }),
+    async drained() {
+      await report();
+      await worker.drained();
+      await report();
+    },
+    close: () => worker.close(),
+  };
+}

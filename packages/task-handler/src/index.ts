@@ -1,0 +1,8 @@
+import * as functions from "@google-cloud/functions-framework";
+import { sharedRuntime } from "@table-archiver/core";
+import { createTaskHttpHandler } from "./task-http-handler";
+
+export { handleTask, type TaskResult } from "./handle-task";
+export { createTaskHttpHandler } from "./task-http-handler";
+
+functions.http("archiverTaskHandler", createTaskHttpHandler(sharedRuntime));

@@ -1,0 +1,70 @@
+import type { IncomingHttpHeaders } from "node:http";
+import { ArchiverError, InvalidInputError, type Runtime, VerificationError } from "@table-archiver/core";
+import { handleTask } from "./handle-task";
+
+/** The slice of Express's request and response the handler uses. */
+export interface HttpRequest {
+  readonly method: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body?: unknown;
+}
+export interface HttpResponse {
+  status(code: number): HttpResponse;
+  json(body: unknown): void;
+}
+
+const STATUS: Record<string, number> = { INVALID_INPUT: 400, VERIFICATION_FAILED: 422, TRANSIENT: 503 };
+
+/**
+ * HTTP front of a task: 200 when done, 400 for a payload that can never
+ * succeed, 422 when the figures disagree, 503 on a transient failure so the
+ * queue retries. Cloud Tasks retries every non-2xx answer, so when it is the
+ * caller (X-CloudTasks-* headers) a failure that must not be retried is
+ * answered 200 with `status: "failed"` and logged as an error instead.
+ */
+export function createTaskHttpHandler(getRuntime: () => Promise<Runtime>) {
+  return async (req: HttpRequest, res: HttpResponse): Promise<void> => {
+    if (req.method !== "POST") {
+      res.status(405).json(errorBody("METHOD_NOT_ALLOWED", "use POST with a JSON task"));
+      return;
+    }
+    const runtime = await getRuntime();
+    const cloudTask = cloudTaskInfo(req.headers);
+    try {
+      const result = await handleTask(runtime, req.body);
+      res.status(200).json({ status: "done", kind: result.kind, task: result.task });
+    } catch (error) {
+      const permanent = error instanceof InvalidInputError || error instanceof VerificationError;
+      const code = error instanceof ArchiverError ? error.code : "INTERNAL";
+      const message = error instanceof Error ? error.message : String(error);
+      runtime.logger.error(`task failed: ${message}`, {
+        code,
+        retry: !permanent,
+        ...cloudTask,
+        body: req.body,
+      });
+      if (permanent && cloudTask.taskName) {
+        res.status(200).json({ status: "failed", ...errorBody(code, message) });
+        return;
+      }
+      res.status(STATUS[code] ?? 500).json(errorBody(code, message));
+    }
+  };
+}
+
+function errorBody(code: string, message: string) {
+  return { error: { code, message } };
+}
+
+function cloudTaskInfo(headers: IncomingHttpHeaders) {
+  const header = (name: string) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const retryCount = header("x-cloudtasks-taskretrycount");
+  return {
+    taskName: header("x-cloudtasks-taskname"),
+    queueName: header("x-cloudtasks-queuename"),
+    retryCount: retryCount === undefined ? undefined : Number(retryCount),
+  };
+}
