@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../errors";
+import { configEnvNames } from "./env-schema";
+import { loadConfig } from "./load-config";
+
+function problems(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error("configuration was accepted");
+}
+
+describe("loadConfig", () => {
+  it("runs on the embedded default with an empty environment", () => {
+    const config = loadConfig({});
+    expect(config.warehouse).toEqual({ kind: "duckdb", path: ".data/warehouse.duckdb", dataset: "archive" });
+    expect(config.queue.kind).toBe("local");
+    expect(config.timeZone).toBe("UTC");
+    expect(config.mysql.url).toBe("mysql://root@127.0.0.1:3306/archiver_demo");
+  });
+
+  it("treats empty strings as unset", () => {
+    expect(loadConfig({ WAREHOUSE_DATASET: "", ARCHIVER_TIMEZONE: "" }).warehouse.dataset).toBe("archive");
+  });
+
+  it("names every bad variable in one message", () => {
+    const message = problems({
+      MYSQL_URL: "postgres://x",
+      ARCHIVER_TIMEZONE: "Mars/Olympus",
+      COPY_BATCH_ROWS: "ten",
+      WAREHOUSE: "bigquery",
+    });
+    for (const name of [
+      "MYSQL_URL",
+      "ARCHIVER_TIMEZONE",
+      "COPY_BATCH_ROWS",
+      "BIGQUERY_PROJECT",
+      "BIGQUERY_LOCATION",
+    ]) {
+      expect(message).toContain(name);
+    }
+  });
+
+  it("requires the BigQuery settings only for the BigQuery warehouse", () => {
+    const config = loadConfig({
+      WAREHOUSE: "bigquery",
+      BIGQUERY_PROJECT: "acme-data",
+      BIGQUERY_LOCATION: "EU",
+    });
+    expect(config.warehouse).toEqual({
+      kind: "bigquery",
+      project: "acme-data",
+      location: "EU",
+      dataset: "archive",
+    });
+  });
+
+  it("takes a zone by IANA name", () => {
+    expect(loadConfig({ ARCHIVER_TIMEZONE: "America/Mexico_City" }).timeZone).toBe("America/Mexico_City");
+  });
+
+  it("exposes the names it reads", () => {
+    expect(configEnvNames).toContain("MYSQL_URL");
+    expect(configEnvNames).toContain("ARCHIVER_TIMEZONE");
+    expect(new Set(configEnvNames).size).toBe(configEnvNames.length);
+  });
+});
