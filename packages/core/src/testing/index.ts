@@ -1,0 +1,2 @@
+export * from "./test-runtime";
+export * from "./test-services";

@@ -1,0 +1,51 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createJsonLogger } from "../adapters/logging/json-logger";
+import { loadConfig } from "../config";
+import { createRuntime } from "../runtime/create-runtime";
+import type { Runtime } from "../runtime/runtime";
+import { testRedisUrl, uniqueName } from "./test-services";
+
+export interface LogLine {
+  readonly severity: string;
+  readonly message: string;
+  readonly [field: string]: unknown;
+}
+
+export interface TestRuntime {
+  readonly runtime: Runtime;
+  /** Every line the runtime logged, parsed. */
+  readonly logs: LogLine[];
+  readonly duckdbPath: string;
+  readonly queuePrefix: string;
+}
+
+/**
+ * A runtime on the embedded default wired to a test database, a fresh DuckDB
+ * file, a queue prefix of its own and a fixed clock.
+ */
+export async function createTestRuntime(options: {
+  readonly mysqlUrl: string;
+  readonly now?: string;
+  readonly env?: Readonly<Record<string, string>>;
+}): Promise<TestRuntime> {
+  const duckdbPath = join(await mkdtemp(join(tmpdir(), "archiver-test-")), "warehouse.duckdb");
+  const queuePrefix = uniqueName("test");
+  const config = loadConfig({
+    MYSQL_URL: options.mysqlUrl,
+    REDIS_URL: testRedisUrl,
+    DUCKDB_PATH: duckdbPath,
+    LOCAL_QUEUE_PREFIX: queuePrefix,
+    TASK_ATTEMPTS: "3",
+    ...options.env,
+  });
+  const logs: LogLine[] = [];
+  const logger = createJsonLogger({ level: "debug", write: (line) => logs.push(JSON.parse(line)) });
+  const now = options.now;
+  const runtime = await createRuntime(config, {
+    logger,
+    ...(now === undefined ? {} : { clock: () => new Date(now) }),
+  });
+  return { runtime, logs, duckdbPath, queuePrefix };
+}
