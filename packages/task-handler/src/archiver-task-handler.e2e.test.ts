@@ -1,0 +1,147 @@
+import { mkdtemp } from "node:fs/promises";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as functions from "@google-cloud/functions-framework";
+import { getTestServer } from "@google-cloud/functions-framework/testing";
+import { closeSharedRuntime, createRuntime, loadConfig, sharedRuntime } from "@table-archiver/core";
+import {
+  createTestDatabase,
+  type TestDatabase,
+  testRedisUrl,
+  uniqueName,
+} from "@table-archiver/core/testing";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createTaskHttpHandler } from "./task-http-handler";
+
+let db: TestDatabase;
+let server: Server;
+let base: string;
+const table = uniqueName("orders");
+const copy = (day: string, extra: object = {}) => ({
+  kind: "copy",
+  table,
+  destination: `${table}_archive`,
+  filterColumn: "created_at",
+  day,
+  ...extra,
+});
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await db.connection.query(
+    `CREATE TABLE ${table} (id INT AUTO_INCREMENT PRIMARY KEY, created_at DATETIME(6) NOT NULL, amount DECIMAL(10,2), KEY (created_at))`,
+  );
+  await db.connection.query(
+    `INSERT INTO ${table} (created_at, amount) VALUES ('2020-01-01 00:00:00', 1.10), ('2020-01-01 23:59:59.999999', 2.20), ('2020-01-02 00:00:00', 3.30)`,
+  );
+  const dir = await mkdtemp(join(tmpdir(), "task-handler-"));
+  const env = {
+    MYSQL_URL: db.url,
+    REDIS_URL: testRedisUrl,
+    LOCAL_QUEUE_PREFIX: uniqueName("th"),
+    DUCKDB_PATH: join(dir, "w.duckdb"),
+    LOG_LEVEL: "error",
+  };
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+  await import("./index");
+  const down = loadConfig({
+    ...env,
+    MYSQL_URL: "mysql://root@127.0.0.1:1/nowhere",
+    DUCKDB_PATH: join(dir, "d.duckdb"),
+  });
+  functions.http(
+    "archiverTaskHandlerMysqlDown",
+    createTaskHttpHandler(() => createRuntime(down)),
+  );
+  server = getTestServer("archiverTaskHandler").listen(0);
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server?.close();
+  await closeSharedRuntime();
+  await db?.drop();
+  vi.unstubAllEnvs();
+});
+
+async function post(body: unknown, headers: Record<string, string> = {}, url = base) {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+describe("archiverTaskHandler through the Functions Framework", () => {
+  it("copies a day and records it only after the counts agree", async () => {
+    const { status, body } = await post(copy("2020-01-01"));
+    expect(status).toBe(200);
+    expect(body.status).toBe("done");
+    const runtime = await sharedRuntime();
+    expect(await runtime.ledger.migratedDays(table)).toEqual(["2020-01-01"]);
+    const record = await runtime.ledger.copiedDay(table, "2020-01-01");
+    expect(record?.figures).toMatchObject({
+      rows: 2,
+      key: { column: "id", count: 2, sum: "3", min: "1", max: "2" },
+    });
+  });
+
+  it("copying the same day again leaves one copy", async () => {
+    expect((await post(copy("2020-01-01"))).status).toBe(200);
+    const runtime = await sharedRuntime();
+    const warehouse = await runtime.warehouse();
+    const destination = { dataset: "archive", table: `${table}_archive` };
+    expect(await warehouse.countRows(destination)).toBe(2);
+  });
+
+  it.each([
+    ["an unknown kind", { ...copy("2020-01-01"), kind: "drop" }],
+    ["an unreal day", copy("2020-02-30")],
+    ["an extra field", copy("2020-01-01", { force: true })],
+    ["a missing table", { ...copy("2020-01-01"), table: "no_such_table" }],
+    ["a filter column that is not DATETIME", copy("2020-01-01", { filterColumn: "amount" })],
+    ["a day that is not over yet", copy("2999-01-01")],
+  ])("answers 400 for %s and records nothing", async (_case, body) => {
+    const response = await post(body);
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe("INVALID_INPUT");
+    expect(typeof response.body.error.message).toBe("string");
+    const runtime = await sharedRuntime();
+    expect(await runtime.ledger.migratedDays(table)).toEqual(["2020-01-01"]);
+  });
+
+  it("answers 200 'failed' to Cloud Tasks for a task that can never succeed, so it is not retried", async () => {
+    const response = await post(
+      { ...copy("2020-01-01"), kind: "drop" },
+      {
+        "x-cloudtasks-taskname": "t1",
+        "x-cloudtasks-queuename": "jobs-migration",
+        "x-cloudtasks-taskretrycount": "0",
+      },
+    );
+    expect(response.status).toBe(200);
+    expect(response.body.status).toBe("failed");
+    expect(response.body.error.code).toBe("INVALID_INPUT");
+  });
+
+  it("answers 405 to anything but POST", async () => {
+    const response = await fetch(base, { method: "GET" });
+    expect(response.status).toBe(405);
+    expect(((await response.json()) as any).error.code).toBe("METHOD_NOT_ALLOWED");
+  });
+
+  it("answers 503 when MySQL is down so the queue retries", async () => {
+    const down = getTestServer("archiverTaskHandlerMysqlDown").listen(0);
+    try {
+      const url = `http://127.0.0.1:${(down.address() as AddressInfo).port}`;
+      const response = await post(copy("2020-01-02"), {}, url);
+      expect(response.status).toBe(503);
+      expect(response.body.error.code).toBe("TRANSIENT");
+    } finally {
+      down.close();
+    }
+  });
+});
