@@ -1,0 +1,42 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+
+/**
+ * `pnpm bench [name...]`: runs each benchmark in its own Node process (so
+ * peak RSS belongs to one scenario) and prints its figures. Benchmarks print
+ * figures; they never fail on a target, but the targets are shown beside them.
+ */
+const benches: Record<string, { file: string; args?: string[]; target: string }> = {
+  migration: { file: "migration.ts", args: ["year"], target: ">= 300,000 rows/s end to end, peak RSS <= 300 MB" },
+  "one-day": { file: "migration.ts", args: ["one-day"], target: "peak RSS <= 300 MB for a 1,000,000-row day" },
+  plan: { file: "migration.ts", args: ["plan"], target: "365 days planned in <= 100 ms, no slower on 10x rows" },
+  cleanup: { file: "cleanup.ts", target: ">= 120,000 rows/s, no chunk longer than 250 ms" },
+  bigquery: { file: "bigquery-upload.ts", target: ">= 250,000 rows/s into the local stand-in, memory flat" },
+  reader: { file: "reader-latency.ts", target: "p99 <= 50 ms with 200 clients, 3,650-member set" },
+};
+
+const wanted = process.argv.slice(2);
+const names = wanted.length > 0 ? wanted : Object.keys(benches);
+let failed = false;
+for (const name of names) {
+  const bench = benches[name];
+  if (!bench) {
+    console.error(`unknown bench ${name}; choose from ${Object.keys(benches).join(", ")}`);
+    process.exit(2);
+  }
+  const file = new URL(bench.file, import.meta.url).pathname;
+  if (!existsSync(file)) {
+    console.log(`\n== ${name}: skipped: ${bench.file} is not in this checkout`);
+    continue;
+  }
+  console.log(`\n== ${name} (target: ${bench.target})`);
+  const result = spawnSync(process.execPath, ["--import", "tsx", file, ...(bench.args ?? [])], {
+    stdio: "inherit",
+    env: process.env,
+  });
+  if (result.status !== 0) {
+    failed = true;
+    console.log(`== ${name}: exited with ${result.status}`);
+  }
+}
+process.exitCode = failed ? 1 : 0;

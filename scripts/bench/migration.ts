@@ -1,0 +1,140 @@
+import { mkdir, rm } from "node:fs/promises";
+import { createRuntime, loadConfig, parseMessage, type Runtime, startMigration } from "@table-archiver/core";
+import { runWorker } from "@table-archiver/local";
+import { Redis } from "ioredis";
+import { BENCH_MYSQL_URL, ensureBenchTable } from "./bench-table";
+
+/**
+ * Migration benchmarks, each run in its own process by bench.ts so peak RSS
+ * belongs to one scenario:
+ * - year: 1,000,000 rows over 365 days, planned and copied through the real
+ *   queue and task handler into DuckDB;
+ * - one-day: 1,000,000 rows on a single day, copied by one task;
+ * - plan: the time to plan 365 days on a 1M-row table and on a 10M-row table.
+ * Prints one JSON line of figures.
+ */
+const scenario = process.argv[2] ?? "year";
+const silent = { debug() {}, info() {}, warn() {}, error: (m: string, f?: object) => console.error(m, f) };
+
+async function runtimeFor(name: string): Promise<Runtime> {
+  await mkdir(".bench", { recursive: true });
+  const path = `.bench/${name}.duckdb`;
+  await rm(path, { force: true });
+  await rm(`${path}.wal`, { force: true });
+  const config = loadConfig({
+    ...process.env,
+    MYSQL_URL: BENCH_MYSQL_URL,
+    DUCKDB_PATH: path,
+    LOCAL_QUEUE_PREFIX: `bench-${name}`,
+    LOG_LEVEL: "error",
+  });
+  await forget(config.redis.url, name);
+  return createRuntime(config, { logger: silent, clock: () => new Date("2026-11-21T12:00:00Z") });
+}
+
+/** Drops what an earlier run left in Redis for `table`: migrated days, records, queue. */
+async function forget(url: string, table: string): Promise<void> {
+  const redis = new Redis(url);
+  const keys = [`mig_${table}`];
+  for await (const batch of redis.scanStream({ match: `archiver:*${table}*`, count: 1000 })) keys.push(...batch);
+  for await (const batch of redis.scanStream({ match: `bench-${table}:*`, count: 1000 })) keys.push(...batch);
+  await redis.del(...keys);
+  redis.disconnect();
+}
+
+function migrationMessage(table: string, limit: number) {
+  const parsed = parseMessage({
+    years_to_migrate: 1,
+    months_to_migrate: 0,
+    source_tables: [table],
+    destination_tables: [`${table}_archive`],
+    filter_columns: ["created_at"],
+    tasks_enqueued_limit: limit,
+  });
+  if (parsed.mode !== "migration") throw new Error("unreachable");
+  return parsed.message;
+}
+
+const deps = (runtime: Runtime) => ({
+  source: runtime.source,
+  queue: runtime.queue,
+  ledger: runtime.ledger,
+  logger: runtime.logger,
+  clock: runtime.clock,
+  timeZone: runtime.config.timeZone,
+  destinations: runtime.destinations,
+});
+
+async function migrate(table: string, limit: number) {
+  const runtime = await runtimeFor(table);
+  try {
+    const started = performance.now();
+    const [plan] = await startMigration(deps(runtime), migrationMessage(table, limit));
+    const worker = await runWorker(runtime, { drain: true });
+    await worker.drained();
+    await worker.close();
+    const seconds = (performance.now() - started) / 1000;
+    const days = await runtime.ledger.migratedDays(table);
+    let bytes = 0;
+    for (const day of days) bytes += (await runtime.ledger.copiedDay(table, day))?.bytes ?? 0;
+    const { rows, failed } = worker.progress();
+    return {
+      days: days.length,
+      rows,
+      failed,
+      seconds: round(seconds),
+      rowsPerSecond: Math.round(rows / seconds),
+      mbPerSecond: round(bytes / 1e6 / seconds),
+      planMs: round(plan?.planMs ?? 0),
+      peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    };
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function plan(table: string) {
+  const runtime = await runtimeFor(table);
+  try {
+    const timings: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const planned = await startMigrationPlanOnly(runtime, table);
+      timings.push(planned);
+    }
+    timings.sort((a, b) => a - b);
+    return { table, planMsMedian: round(timings[2] ?? 0), planMsBest: round(timings[0] ?? 0) };
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** Plans 365 days without enqueueing (the queue is emptied after each run). */
+async function startMigrationPlanOnly(runtime: Runtime, table: string): Promise<number> {
+  const [result] = await startMigration(deps(runtime), migrationMessage(table, 365));
+  await forget(runtime.config.redis.url, table);
+  if ((result?.days.length ?? 0) !== 365) throw new Error(`planned ${result?.days.length} days, expected 365`);
+  return result?.planMs ?? 0;
+}
+
+function round(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+
+async function main() {
+  if (scenario === "year") {
+    await ensureBenchTable({ table: "bench_events", rows: 1_000_000, firstDay: "2024-01-01", days: 365 });
+    return { scenario: "1,000,000 rows / 365 days into DuckDB", ...(await migrate("bench_events", 365)) };
+  }
+  if (scenario === "one-day") {
+    await ensureBenchTable({ table: "bench_one_day", rows: 1_000_000, firstDay: "2024-06-01", days: 1 });
+    return { scenario: "1,000,000 rows on one day into DuckDB", ...(await migrate("bench_one_day", 1)) };
+  }
+  if (scenario === "plan") {
+    await ensureBenchTable({ table: "bench_plan_1m", rows: 1_000_000, firstDay: "2024-01-01", days: 365, narrow: true });
+    await ensureBenchTable({ table: "bench_plan_10m", rows: 10_000_000, firstDay: "2024-01-01", days: 365, narrow: true });
+    return { scenario: "plan 365 days", small: await plan("bench_plan_1m"), large: await plan("bench_plan_10m") };
+  }
+  throw new Error(`unknown scenario ${scenario} (year, one-day, plan)`);
+}
+
+console.log(JSON.stringify(await main()));
