@@ -1,0 +1,141 @@
+import type { JobsOptions, Queue } from "bullmq";
+import { Redis, type RedisOptions } from "ioredis";
+import { parseTaskPayload, type TaskPayload } from "../../domain/tasks/task-payload";
+import type { EnqueueResult, TaskQueue } from "../../ports/task-queue";
+import { bullmqConnection } from "../redis/bullmq-connection";
+import type { RedisSettings } from "../redis/create-redis-client";
+import { withRedisErrors } from "../redis/map-redis-error";
+import { LOCAL_BACKOFF_TYPE, LOCAL_QUEUE_NAME, localJobId } from "./local-queue-keys";
+import { createQueuedDaysIndex } from "./queued-days-index";
+
+/** Where the queue's Redis is: ioredis options, or config (then `bullmqConnection(redis, "producer")`). */
+export type LocalQueueConnection =
+  | { readonly connection: RedisOptions; readonly redis?: undefined }
+  | { readonly redis: RedisSettings; readonly connection?: undefined };
+
+export type LocalTaskQueueOptions = LocalQueueConnection & {
+  /** LOCAL_QUEUE_PREFIX: every key of the queue starts with it. */
+  readonly prefix: string;
+  /** TASK_ATTEMPTS: runs per task, the first included. */
+  readonly attempts: number;
+};
+
+/** ioredis options of a LocalQueueConnection; config gets the fail-fast producer policy. */
+export function localQueueRedisOptions(options: LocalQueueConnection): RedisOptions {
+  return options.connection ?? bullmqConnection(options.redis, "producer");
+}
+
+/** Jobs per addBulk call; a planning run can enqueue 10,000 tasks. */
+const ADD_CHUNK = 1_000;
+/** How long a job that failed for good stays visible for inspection. */
+const KEEP_FAILED_SECONDS = 7 * 24 * 3600;
+/** States that still hold work (the spec's task count). */
+const LIVE_STATES = ["waiting", "delayed", "active", "prioritized", "waiting-children"] as const;
+
+/**
+ * The queue `jobs-migration` on BullMQ, for the local deployment and CI.
+ *
+ * One job per (kind, table, day): the job id is `localJobId(task)` and the job
+ * data is the task payload. Enqueueing a task whose job is live (waiting,
+ * delayed, active, prioritized) counts as already queued; a job left in the
+ * failed or completed set is removed and added again, so a later run retries a
+ * day that failed for good. Jobs carry `attempts` and an exponential backoff
+ * that the local worker computes; completed jobs are removed at once.
+ *
+ * `queuedDays` reads a per-(kind, table) Redis set maintained at enqueue and
+ * checked against the jobs on every read (see createQueuedDaysIndex), so it
+ * costs O(that table's queued days), not O(every job in the queue). `settle`
+ * drops one day from that set when its job is no longer live; it is
+ * bookkeeping only, since reads prune anyway.
+ *
+ * Redis failures surface as TransientError. BullMQ itself loads on first use,
+ * so importing the core does not pay for it in functions that use Cloud Tasks.
+ */
+export function createLocalTaskQueue(options: LocalTaskQueueOptions): TaskQueue {
+  const redis = new Redis(localQueueRedisOptions(options));
+  // Failures reach callers as rejected commands; the event would only repeat them.
+  redis.on("error", () => {});
+  const index = createQueuedDaysIndex(redis, options.prefix);
+  const jobOptions: JobsOptions = {
+    attempts: options.attempts,
+    backoff: { type: LOCAL_BACKOFF_TYPE },
+    removeOnComplete: true,
+    removeOnFail: { age: KEEP_FAILED_SECONDS },
+  };
+  let opened: Promise<Queue> | undefined;
+  let ready: Queue | undefined;
+
+  // BullMQ waits for a ready connection without a time limit, so the queue is
+  // opened only once Redis has answered; a failed open is forgotten and retried.
+  function bull(): Promise<Queue> {
+    opened ??= openQueue().catch((error: unknown) => {
+      opened = undefined;
+      throw error;
+    });
+    return opened;
+  }
+
+  async function openQueue(): Promise<Queue> {
+    await redis.ping();
+    const { Queue } = await import("bullmq");
+    const queue = new Queue(LOCAL_QUEUE_NAME, {
+      connection: redis,
+      prefix: options.prefix,
+      defaultJobOptions: jobOptions,
+    });
+    queue.on("error", () => {});
+    await queue.waitUntilReady();
+    ready = queue;
+    return queue;
+  }
+
+  async function enqueue(tasks: readonly TaskPayload[]): Promise<EnqueueResult> {
+    const unique = new Map<string, TaskPayload>();
+    for (const task of tasks) {
+      const id = localJobId(task);
+      // Validating here keeps a malformed payload out of Redis altogether.
+      if (!unique.has(id)) unique.set(id, parseTaskPayload(task));
+    }
+    if (unique.size === 0) return { added: 0, alreadyQueued: 0 };
+    const queue = await bull();
+    const ids = [...unique.keys()];
+    const presence = await index.classify(ids);
+    const finished = ids.filter((_, i) => presence[i] === "finished");
+    await removeJobs(queue, finished);
+    const toAdd = ids.filter((_, i) => presence[i] !== "live");
+    for (let start = 0; start < toAdd.length; start += ADD_CHUNK) {
+      await queue.addBulk(
+        toAdd.slice(start, start + ADD_CHUNK).map((id) => {
+          const task = unique.get(id) as TaskPayload;
+          return { name: task.kind, data: task, opts: { jobId: id } };
+        }),
+      );
+    }
+    // After the jobs exist, so a concurrent read never prunes a day whose job is about to appear.
+    await index.add([...unique.values()]);
+    return { added: toAdd.length, alreadyQueued: tasks.length - toAdd.length };
+  }
+
+  return {
+    name: LOCAL_QUEUE_NAME,
+    enqueue: (tasks) => withRedisErrors(() => enqueue(tasks)),
+    count: () => withRedisErrors(async () => (await bull()).getJobCountByTypes(...LIVE_STATES)),
+    queuedDays: (kind, table) => withRedisErrors(async () => new Set(await index.liveDays(kind, table))),
+    settle: (task) =>
+      withRedisErrors(async () => {
+        await index.liveDays(task.kind, task.table, [task.day]);
+      }),
+    async close() {
+      await ready?.close();
+      // Disconnecting also ends an open still waiting for Redis, so close never hangs.
+      if (redis.status === "ready") await redis.quit().catch(() => redis.disconnect());
+      else redis.disconnect();
+    },
+  };
+}
+
+async function removeJobs(queue: Queue, ids: readonly string[]): Promise<void> {
+  for (let start = 0; start < ids.length; start += ADD_CHUNK) {
+    await Promise.all(ids.slice(start, start + ADD_CHUNK).map((id) => queue.remove(id)));
+  }
+}

@@ -1,0 +1,36 @@
+import type { TaskKind, TaskPayload } from "../../domain/tasks/task-payload";
+import { taskKey } from "../../domain/tasks/task-payload";
+
+/** The queue's name, as the spec fixes it (2.4). */
+export const LOCAL_QUEUE_NAME = "jobs-migration";
+
+/** Backoff type the jobs carry; the local worker computes its delays (see startLocalWorker). */
+export const LOCAL_BACKOFF_TYPE = "archiver-exponential";
+
+/**
+ * BullMQ job id of a task: `taskKey` with `:` replaced by `|`, because BullMQ
+ * refuses (or misreads as a repeat key) custom ids with colons. Tables are
+ * identifiers and days are `YYYY-MM-DD`, so neither contains `|` and the id is
+ * unique per (kind, table, day).
+ */
+export function localJobId(task: Pick<TaskPayload, "kind" | "table" | "day">): string {
+  return taskKey(task).replaceAll(":", "|");
+}
+
+/** Every job id of (kind, table) starts with this; the day follows. */
+export function localJobIdPrefix(kind: TaskKind, table: string): string {
+  return `${kind}|${table}|`;
+}
+
+/** Redis key names under LOCAL_QUEUE_PREFIX, laid out as BullMQ lays out its own. */
+export function localQueueKeys(prefix: string) {
+  const base = `${prefix}:${LOCAL_QUEUE_NAME}`;
+  return {
+    /** Prefix of a job's hash: `<base>:<jobId>`. */
+    job: `${base}:`,
+    failed: `${base}:failed`,
+    completed: `${base}:completed`,
+    /** Our index of days that may have a live job, per (kind, table). */
+    queuedDays: (kind: TaskKind, table: string) => `${base}:archiver-days:${kind}:${table}`,
+  };
+}

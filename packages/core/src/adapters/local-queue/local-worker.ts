@@ -1,0 +1,224 @@
+import type { Job, Worker } from "bullmq";
+import type { RedisOptions } from "ioredis";
+import { parseTaskPayload, type TaskPayload } from "../../domain/tasks/task-payload";
+import { asBullmqOptions, bullmqConnection } from "../redis/bullmq-connection";
+import { createLocalTaskQueue, type LocalQueueConnection } from "./bullmq-task-queue";
+import { LOCAL_QUEUE_NAME } from "./local-queue-keys";
+
+/** What the local worker reports, for logs and a progress bar. */
+export type LocalWorkerEvent =
+  | { readonly type: "completed"; readonly task: TaskPayload; readonly attempt: number }
+  | {
+      readonly type: "failed";
+      /** Undefined when the job's data is not a valid task. */
+      readonly task: TaskPayload | undefined;
+      readonly jobId: string | undefined;
+      readonly attempt: number;
+      readonly maxAttempts: number;
+      /** True when the task will not run again (attempts used up, or an error that never passes). */
+      readonly final: boolean;
+      readonly error: Error;
+    }
+  /** Tasks still waiting, delayed or running after a task finished or failed. */
+  | { readonly type: "progress"; readonly remaining: number }
+  /** The worker itself failed (for example lost its Redis connection). */
+  | { readonly type: "error"; readonly error: Error };
+
+export type LocalWorkerOptions = LocalQueueConnection & {
+  /** LOCAL_QUEUE_PREFIX. */
+  readonly prefix: string;
+  /** WORKER_CONCURRENCY: tasks run at the same time. */
+  readonly concurrency: number;
+  /** Delay before the first retry; each later retry waits twice as long, at most 10 minutes. @default 5000 */
+  readonly backoffMs?: number;
+  /** Runs one task; a rejection means retry, unless it is invalid input or a failed verification. */
+  process(task: TaskPayload, info: { readonly attempt: number; readonly maxAttempts: number }): Promise<void>;
+  onEvent?(event: LocalWorkerEvent): void;
+};
+
+export interface LocalWorker {
+  /** Resolves once the queue holds no waiting, delayed or running task and every report is out. */
+  drained(): Promise<void>;
+  /** Lets running tasks finish, then stops. */
+  close(): Promise<void>;
+}
+
+/** Errors that fail a task for good: retrying can never make them pass. */
+const FINAL_CODES = new Set(["INVALID_INPUT", "VERIFICATION_FAILED"]);
+const MAX_BACKOFF_MS = 10 * 60_000;
+const POLL_MS = 200;
+/** When the queue stays empty this long, a job whose report never came is not waited for. */
+const REPORT_GRACE_MS = 2_000;
+/** With no task running, a close that takes longer than this is waiting for an unreachable Redis. */
+const CLOSE_GRACE_MS = 3_000;
+
+/**
+ * A BullMQ worker on `jobs-migration` that hands each task to `process`.
+ * Invalid input and verification failures fail the task at once (BullMQ's
+ * UnrecoverableError); other errors are retried with exponential backoff
+ * (`backoffMs`, doubling) until the job's attempts are used up. Tasks finished
+ * for good are settled in the queue's bookkeeping. A worker waits out a Redis
+ * outage instead of failing.
+ */
+export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
+  // No per-command limits: BullMQ's blocking reads need that, and a worker should wait for Redis.
+  const connection: RedisOptions = {
+    ...(options.connection ?? bullmqConnection(options.redis, "worker")),
+    maxRetriesPerRequest: null,
+    commandTimeout: undefined,
+  };
+  const queue = createLocalTaskQueue({ connection, prefix: options.prefix, attempts: 1 });
+  const backoffMs = options.backoffMs ?? 5_000;
+  const unreported = new Set<string>();
+  let running = 0;
+  const wakers = new Set<() => void>();
+
+  const emit = (event: LocalWorkerEvent) => options.onEvent?.(event);
+  const wake = () => {
+    for (const waker of wakers) waker();
+  };
+
+  async function report(job: Job | undefined, events: LocalWorkerEvent[], settle: TaskPayload | undefined) {
+    try {
+      if (settle) await queue.settle(settle);
+      for (const event of events) emit(event);
+      emit({ type: "progress", remaining: await queue.count() });
+    } catch (error) {
+      emit({ type: "error", error: asError(error) });
+    } finally {
+      if (job?.id) unreported.delete(job.id);
+      wake();
+    }
+  }
+
+  // BullMQ loads here rather than at import, so functions that never run a worker do not pay for it.
+  const started: Promise<Worker> = import("bullmq").then(({ Worker, UnrecoverableError }) => {
+    const worker = new Worker(
+      LOCAL_QUEUE_NAME,
+      async (job: Job) => {
+        if (job.id) unreported.add(job.id);
+        const info = { attempt: job.attemptsMade + 1, maxAttempts: job.opts.attempts ?? 1 };
+        running++;
+        try {
+          await options.process(parseTaskPayload(job.data), info);
+        } catch (error) {
+          if (isFinal(error)) {
+            throw Object.assign(new UnrecoverableError(asError(error).message), { cause: error });
+          }
+          throw asError(error);
+        } finally {
+          running--;
+        }
+      },
+      {
+        connection: asBullmqOptions(connection),
+        prefix: options.prefix,
+        concurrency: options.concurrency,
+        settings: {
+          backoffStrategy: (attemptsMade) => Math.min(backoffMs * 2 ** (attemptsMade - 1), MAX_BACKOFF_MS),
+        },
+      },
+    );
+
+    worker.on("completed", (job) => {
+      const task = taskOf(job);
+      // BullMQ has counted the finished attempt in attemptsMade by now.
+      const events: LocalWorkerEvent[] = task ? [{ type: "completed", task, attempt: job.attemptsMade }] : [];
+      void report(job, events, task);
+    });
+
+    worker.on("failed", (job, error) => {
+      const task = job && taskOf(job);
+      const final = !job || Boolean(job.finishedOn);
+      const event: LocalWorkerEvent = {
+        type: "failed",
+        task,
+        jobId: job?.id,
+        attempt: job?.attemptsMade ?? 0,
+        maxAttempts: job?.opts.attempts ?? 1,
+        final,
+        error: error instanceof UnrecoverableError && error.cause instanceof Error ? error.cause : error,
+      };
+      void report(job, [event], final ? task : undefined);
+    });
+
+    worker.on("error", (error) => emit({ type: "error", error }));
+    return worker;
+  });
+  started.catch((error: unknown) => emit({ type: "error", error: asError(error) }));
+
+  // Rejects on close, so a drained() stuck on an unreachable Redis ends with the worker.
+  let onClose: (error: Error) => void = () => {};
+  const closedSignal = new Promise<never>((_, reject) => {
+    onClose = reject;
+  });
+  closedSignal.catch(() => {});
+  const untilClosed = <T>(promise: Promise<T>) => Promise.race([promise, closedSignal]);
+
+  return {
+    async drained() {
+      await untilClosed(started);
+      let emptySince: number | undefined;
+      for (;;) {
+        const empty = (await untilClosed(queue.count())) === 0;
+        emptySince = empty ? (emptySince ?? Date.now()) : undefined;
+        if (empty && (unreported.size === 0 || Date.now() - (emptySince ?? 0) >= REPORT_GRACE_MS)) return;
+        await untilClosed(
+          new Promise<void>((resolve) => {
+            const done = () => {
+              clearTimeout(timer);
+              wakers.delete(done);
+              resolve();
+            };
+            const timer = setTimeout(done, POLL_MS);
+            wakers.add(done);
+          }),
+        );
+      }
+    },
+    async close() {
+      onClose(new Error("the local worker was closed before the queue drained"));
+      const worker = await started.catch(() => undefined);
+      if (worker) await closeWorker(worker, () => running);
+      await queue.close();
+    },
+  };
+}
+
+/**
+ * Waits for BullMQ's graceful close (it lets running tasks finish), except that
+ * BullMQ's close never returns while Redis is unreachable: once no task is
+ * running and the close still hangs, the connections are dropped instead.
+ */
+async function closeWorker(worker: Worker, running: () => number): Promise<void> {
+  const closing = worker.close().then(
+    () => true,
+    () => true,
+  );
+  for (;;) {
+    const timeout = new Promise<false>((resolve) => setTimeout(resolve, CLOSE_GRACE_MS, false).unref());
+    if (await Promise.race([closing, timeout])) return;
+    if (running() === 0) {
+      void worker.disconnect().catch(() => {});
+      return;
+    }
+  }
+}
+
+/** By code rather than class, so errors from another copy of the core module still count. */
+function isFinal(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && FINAL_CODES.has(code);
+}
+
+function taskOf(job: Job): TaskPayload | undefined {
+  try {
+    return parseTaskPayload(job.data);
+  } catch {
+    return undefined;
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
