@@ -1,5 +1,6 @@
 import {
   ArchiverError,
+  type CleanupSummary,
   InvalidInputError,
   parseMessage,
   type Runtime,
@@ -17,7 +18,7 @@ export interface EntryEvent {
 
 export type EntryOutcome =
   | { readonly outcome: "migration"; readonly plans: readonly TablePlan[] }
-  | { readonly outcome: "cleanup"; readonly summary: unknown }
+  | { readonly outcome: "cleanup"; readonly summary: CleanupSummary }
   | { readonly outcome: "rejected"; readonly error: { code: string; field?: string; message: string } };
 
 /**

@@ -1,6 +1,7 @@
 import {
   type CopiedDayRecord,
   copyDay,
+  type DayCleanupReport,
   InvalidInputError,
   parseTaskPayload,
   type Runtime,
@@ -11,7 +12,7 @@ import { runCleanDay } from "./run-clean-day";
 
 export type TaskResult =
   | { readonly kind: "copy"; readonly task: TaskPayload; readonly record: CopiedDayRecord }
-  | { readonly kind: "clean"; readonly task: TaskPayload; readonly report: unknown };
+  | { readonly kind: "clean"; readonly task: TaskPayload; readonly report: DayCleanupReport };
 
 /**
  * Runs one queued task. Used by the HTTP function and by the local worker, so

@@ -1,7 +1,10 @@
 import { createJsonLogger } from "../adapters/logging/json-logger";
 import { createMysqlPool } from "../adapters/mysql/create-mysql-pool";
+import { createMysqlDayDeleter } from "../adapters/mysql/mysql-day-deleter";
+import { createMysqlLoadProbe } from "../adapters/mysql/mysql-load-probe";
 import { createMysqlSourceDatabase } from "../adapters/mysql/mysql-source-database";
 import { createRedisClient } from "../adapters/redis/create-redis-client";
+import { createRedisCleanupState } from "../adapters/redis/redis-cleanup-state";
 import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-ledger";
 import type { Config } from "../config";
 import type { Logger } from "../ports/logger";
@@ -22,22 +25,47 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const redis = createRedisClient(config.redis);
   const ledger = createRedisMigrationLedger(redis);
   const queue = await createQueue(config);
+  const cleanupState = createRedisCleanupState(redis);
+  const clock = options.clock ?? (() => new Date());
+  const destinations = {
+    defaultDataset: config.warehouse.dataset,
+    allowProject: config.warehouse.kind === "bigquery",
+  };
   let warehouse: Promise<Warehouse> | undefined;
+  const openWarehouse = () => {
+    warehouse ??= createWarehouse(config).catch((error: unknown) => {
+      warehouse = undefined;
+      throw error;
+    });
+    return warehouse;
+  };
   return {
     config,
     logger,
-    clock: options.clock ?? (() => new Date()),
+    clock,
     source,
     ledger,
     queue,
-    destinations: {
-      defaultDataset: config.warehouse.dataset,
-      allowProject: config.warehouse.kind === "bigquery",
+    destinations,
+    cleanupState,
+    cleanup: {
+      source,
+      deleter: createMysqlDayDeleter(pool),
+      loadProbe: createMysqlLoadProbe({
+        primary: pool,
+        replicaUrls: config.cleanup.replicaUrls,
+        password: config.mysql.password,
+      }),
+      warehouse: openWarehouse,
+      ledger,
+      state: cleanupState,
+      queue,
+      logger,
+      clock,
+      destinations,
+      settings: config.cleanup,
     },
-    warehouse() {
-      warehouse ??= createWarehouse(config);
-      return warehouse;
-    },
+    warehouse: openWarehouse,
     async close() {
       await Promise.allSettled([queue.close(), source.close(), warehouse?.then((w) => w.close())]);
       redis.disconnect();

@@ -1,5 +1,7 @@
 import type { Config } from "../config";
+import type { CleanupDeps } from "../domain/cleanup/cleanup-deps";
 import type { DestinationRules } from "../domain/migration/resolve-tables";
+import type { CleanupState } from "../ports/cleanup-state";
 import type { Clock } from "../ports/clock";
 import type { Logger } from "../ports/logger";
 import type { MigrationLedger } from "../ports/migration-ledger";
@@ -20,6 +22,10 @@ export interface Runtime {
   readonly ledger: MigrationLedger;
   readonly queue: TaskQueue;
   readonly destinations: DestinationRules;
+  /** Per-day cleanup progress and the cleaned days. */
+  readonly cleanupState: CleanupState;
+  /** What cleanup mode and cleanup tasks use, over the same connections. */
+  readonly cleanup: CleanupDeps;
   warehouse(): Promise<Warehouse>;
   close(): Promise<void>;
 }

@@ -6,6 +6,8 @@ export interface TableStatus {
   readonly migratedDays: number;
   readonly firstDay: string | null;
   readonly lastDay: string | null;
+  /** Migrated days whose source rows cleanup has deleted. */
+  readonly cleanedDays: number;
 }
 
 export interface Status {
@@ -18,8 +20,17 @@ export async function readStatus(runtime: Runtime): Promise<Status> {
   const [tasks, tables] = await Promise.all([runtime.queue.count(), runtime.ledger.tables()]);
   const rows = await Promise.all(
     tables.sort().map(async (table): Promise<TableStatus> => {
-      const days = await runtime.ledger.migratedDays(table);
-      return { table, migratedDays: days.length, firstDay: days[0] ?? null, lastDay: days.at(-1) ?? null };
+      const [days, cleaned] = await Promise.all([
+        runtime.ledger.migratedDays(table),
+        runtime.cleanupState.cleanedDays(table),
+      ]);
+      return {
+        table,
+        migratedDays: days.length,
+        firstDay: days[0] ?? null,
+        lastDay: days.at(-1) ?? null,
+        cleanedDays: cleaned.length,
+      };
     }),
   );
   return { queue: { name: runtime.queue.name, tasks }, tables: rows };

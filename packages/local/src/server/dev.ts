@@ -1,0 +1,42 @@
+import "dotenv/config";
+import { createJsonLogger, loadConfig } from "@table-archiver/core";
+import { buildLocalServer, type LocalServer } from "./build-local-server";
+import { startDevWorker } from "./start-dev-worker";
+
+/**
+ * `pnpm dev`: the local stack (spec 4.3, 4.4) on PORT (default 3000): the API
+ * service, the functions and a queue worker, all in this process. Prints its
+ * URLs; Ctrl-C stops it.
+ */
+const config = loadConfig();
+const logger = createJsonLogger({ level: config.logLevel, base: { component: "local-stack" } });
+const server: LocalServer = await buildLocalServer({ config, logger, archiverFunctions: true });
+const base = await server.listen();
+const worker = await startDevWorker(config, logger);
+
+const lines = [
+  `table-archiver local stack on ${base}  (base_url = function_url)`,
+  config.local.appEnv === "debug"
+    ? `  GET  ${base}/api/tokenGenerators?uid=<uid>   a local access token`
+    : `  GET  ${base}/api/tokenGenerators  off: APP_ENV=${config.local.appEnv}; set APP_ENV=debug to issue tokens`,
+  `  POST ${base}/api/loadRedisData               {"confirm":"yes"}: load the hash ${config.local.loader.hash}`,
+  `  POST ${base}/loadRedisData                   {"method":"getSet","data":"mig_<table>"}`,
+  ...Object.entries(server.functions).map(([name, state]) =>
+    state.mounted ? `  POST ${base}/${name}` : `  ${name}: not mounted (${state.reason})`,
+  ),
+  "close" in worker
+    ? "  queue worker: working jobs-migration"
+    : `  queue worker: not started (${worker.reason})`,
+];
+process.stdout.write(`${lines.join("\n")}\n`);
+
+let stopping = false;
+async function stop(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info(`stopping on ${signal}`);
+  await Promise.allSettled([server.close(), "close" in worker ? worker.close() : undefined]);
+  process.exit(0);
+}
+process.on("SIGINT", () => void stop("SIGINT"));
+process.on("SIGTERM", () => void stop("SIGTERM"));
