@@ -1,4 +1,10 @@
-import { ArchiverError, createRuntime, loadConfig, type Runtime } from "@table-archiver/core";
+import {
+  ArchiverError,
+  createRuntime,
+  InvalidInputError,
+  loadConfig,
+  type Runtime,
+} from "@table-archiver/core";
 import { Command, CommanderError } from "commander";
 import { unreachableServices } from "../services/check-services";
 import { type CliIo, EXIT, writeLine } from "./cli-io";
@@ -26,7 +32,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option("--message <json>", "the message as JSON")
     .option("--file <path>", "read the message from a file (- for stdin)")
     .option("--wait", "then work the local queue until it is empty")
-    .action((options) => {
+    .argument("[source]", "- to read the message from stdin (the default when neither option is given)")
+    .action((source: string | undefined, options) => {
+      if (source !== undefined && source !== "-") {
+        throw new InvalidInputError("source", `unexpected argument "${source}"; use --message, --file or -`);
+      }
       action = (runtime) => publishCommand(runtime, options, io);
     });
   program
@@ -48,6 +58,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     await program.parseAsync([...argv], { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.badInput;
+    if (error instanceof InvalidInputError) {
+      writeLine(io.stderr, `error: ${error.message}`);
+      return EXIT.badInput;
+    }
     throw error;
   }
   if (!action) return EXIT.ok;

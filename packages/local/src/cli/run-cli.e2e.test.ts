@@ -1,0 +1,141 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough, Readable } from "node:stream";
+import {
+  createTestDatabase,
+  type TestDatabase,
+  testRedisUrl,
+  uniqueName,
+} from "@table-archiver/core/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CliIo } from "./cli-io";
+import { runCli } from "./run-cli";
+
+let db: TestDatabase;
+let env: Record<string, string>;
+let dir: string;
+const table = uniqueName("orders");
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dir = await mkdtemp(join(tmpdir(), "cli-"));
+  env = {
+    MYSQL_URL: db.url,
+    REDIS_URL: testRedisUrl,
+    DUCKDB_PATH: join(dir, "w.duckdb"),
+    LOCAL_QUEUE_PREFIX: uniqueName("cli"),
+    LOG_LEVEL: "error",
+    TASK_ATTEMPTS: "1",
+  };
+  await db.connection.query(
+    `CREATE TABLE ${table} (id INT AUTO_INCREMENT PRIMARY KEY, created_at DATETIME NOT NULL, total DECIMAL(8,2), KEY (created_at))`,
+  );
+  const rows = Array.from({ length: 30 }, (_, i) => [
+    `2020-01-${String(1 + (i % 10)).padStart(2, "0")} 0${i % 10}:00:00`,
+    i,
+  ]);
+  await db.connection.query(`INSERT INTO ${table} (created_at, total) VALUES ?`, [rows]);
+});
+
+afterAll(async () => {
+  await db?.drop();
+});
+
+async function run(argv: string[], stdin = "", extraEnv: Record<string, string> = {}) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: string[] = [];
+  const err: string[] = [];
+  stdout.on("data", (chunk) => out.push(String(chunk)));
+  stderr.on("data", (chunk) => err.push(String(chunk)));
+  const io: CliIo = { env: { ...env, ...extraEnv }, stdin: Readable.from([stdin]), stdout, stderr };
+  const code = await runCli(argv, io);
+  return { code, stdout: out.join(""), stderr: err.join("") };
+}
+
+const message = (limit: number, tables = [table]) =>
+  JSON.stringify({
+    years_to_migrate: 1,
+    months_to_migrate: 0,
+    source_tables: tables,
+    destination_tables: tables.map((t) => `${t}_archive`),
+    filter_columns: tables.map(() => "created_at"),
+    tasks_enqueued_limit: limit,
+  });
+
+async function status() {
+  const result = await run(["status", "--json"]);
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+describe("archiver CLI", () => {
+  it.each([
+    ["not JSON", ["publish", "--message", "{oops"], "message"],
+    [
+      "an unknown field",
+      ["publish", "--message", JSON.stringify({ ...JSON.parse(message(5)), extra: 1 })],
+      "extra",
+    ],
+    ["a missing table", ["publish", "--message", message(5, ["no_such_table"])], "source_tables[0]"],
+  ])("rejects %s with exit 2, one line, and enqueues nothing", async (_case, argv, field) => {
+    const result = await run(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toContain(field);
+    expect((await status()).queue.tasks).toBe(0);
+  });
+
+  it("publishes from a file and from stdin, then status counts the queued tasks", async () => {
+    const file = join(dir, "message.json");
+    await writeFile(file, message(3));
+    const fromFile = await run(["publish", "--file", file]);
+    expect(fromFile.code).toBe(0);
+    expect(fromFile.stdout).toContain("3 days enqueued");
+    const fromStdin = await run(["publish", "-"], message(5));
+    expect(fromStdin.code).toBe(0);
+    // The second run skips the three queued days and enqueues five more.
+    expect((await status()).queue).toEqual({ name: "jobs-migration", tasks: 8 });
+  });
+
+  it("publish --wait works the queue until it is empty and status shows the migrated days", async () => {
+    const result = await run(["publish", "--wait", "--message", message(10)]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("queue jobs-migration is empty");
+    const after = await status();
+    expect(after.queue.tasks).toBe(0);
+    expect(after.tables).toContainEqual({
+      table,
+      migratedDays: 10,
+      firstDay: "2020-01-01",
+      lastDay: "2020-01-10",
+      cleanedDays: 0,
+    });
+  });
+
+  it("exits 1 when a task fails for good", async () => {
+    const doomed = uniqueName("doomed");
+    await db.connection.query(
+      `CREATE TABLE ${doomed} (id INT PRIMARY KEY, created_at DATETIME, KEY (created_at))`,
+    );
+    await db.connection.query(`INSERT INTO ${doomed} VALUES (1, '2020-05-05 05:05:05')`);
+    expect((await run(["publish", "--message", message(1, [doomed])])).code).toBe(0);
+    await db.connection.query(`DROP TABLE ${doomed}`);
+    const result = await run(["worker", "--drain"]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("1 failed for good");
+  });
+
+  it("says which service is down and how to start it", async () => {
+    const result = await run(["status"], "", { REDIS_URL: "redis://127.0.0.1:1" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/cannot reach Redis .*redis-server/);
+  });
+
+  it("names a bad variable", async () => {
+    const result = await run(["status"], "", { ARCHIVER_TIMEZONE: "Nowhere/Land" });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("ARCHIVER_TIMEZONE");
+  });
+});
