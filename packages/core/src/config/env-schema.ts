@@ -25,6 +25,8 @@ export const envSchema = z.object({
   MYSQL_PASSWORD: z.string().optional(),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default("redis://127.0.0.1:6379"),
   REDIS_AUTH: z.string().optional(),
+  /** PEM of the CA that signs the server certificate for `rediss://` (Memorystore's server CA). */
+  REDIS_TLS_CA: z.string().optional(),
   WAREHOUSE: z.enum(["duckdb", "bigquery"]).default("duckdb"),
   DUCKDB_PATH: z.string().min(1).default(".data/warehouse.duckdb"),
   WAREHOUSE_DATASET: z
@@ -64,14 +66,30 @@ export const envSchema = z.object({
   CLEANUP_MAX_REPLICA_LAG_SECONDS: intFrom(0, 86_400, 0),
   CLEANUP_REPLICA_URLS: z.string().optional(),
   CLEANUP_MAX_THREADS_RUNNING: intFrom(0, 100_000, 0),
+  /** Longest a cleanup task waits for lag or load to fall before it gives up and is retried later. */
+  CLEANUP_MAX_WAIT_SECONDS: intFrom(1, 3_600, 120),
 
   // Local deployment (pnpm dev).
   PORT: intFrom(1, 65_535, 3000),
+  /** Address the local server listens on; 0.0.0.0 when it runs in a container. */
+  HOST: z.string().min(1).default("127.0.0.1"),
   APP_ENV: z.string().default("local"),
   DEBUG_UIDS: z.string().optional(),
   LOCAL_TOKEN_SECRET: z.string().min(32, "at least 32 characters").optional(),
   LOADER_QUERY: z.string().optional(),
-  LOADER_HASH: z.string().regex(/^[A-Za-z0-9_:.-]{1,128}$/).default("transportitas"),
+  LOADER_HASH: z
+    .string()
+    .regex(/^[A-Za-z0-9_:.-]{1,128}$/)
+    .default("transportitas"),
+  /** The table the loader reads when LOADER_QUERY is unset: every row, keyed by its primary key. */
+  LOADER_TABLE: z
+    .string()
+    .regex(/^[A-Za-z0-9_$]{1,64}$/, "1-64 letters, digits, _ or $")
+    .default("transportitas"),
+  /** Rows per pipelined HSET batch of the loader (a batch also stops at 4 MB). */
+  LOADER_BATCH_ROWS: intFrom(1, 100_000, 1_000),
+  /** Lifetime of the tokens /api/tokenGenerators issues. */
+  LOCAL_TOKEN_TTL_SECONDS: intFrom(1, 7 * 86_400, 3_600),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -58,6 +58,30 @@ describe("loadConfig", () => {
     });
   });
 
+  it("names every Cloud Tasks variable that QUEUE=cloud-tasks lacks, in one message", () => {
+    const message = problems({ QUEUE: "cloud-tasks", CLOUD_TASKS_LOCATION: "europe-west1" });
+    expect(message).toContain("CLOUD_TASKS_PROJECT: required when QUEUE=cloud-tasks");
+    expect(message).toContain("TASK_HANDLER_URL: required when QUEUE=cloud-tasks");
+    expect(message).toContain("TASK_INVOKER_SERVICE_ACCOUNT: required when QUEUE=cloud-tasks");
+    expect(message).not.toContain("CLOUD_TASKS_LOCATION");
+  });
+
+  it("accepts a complete Cloud Tasks configuration and leaves the local queue alone", () => {
+    const config = loadConfig({
+      QUEUE: "cloud-tasks",
+      CLOUD_TASKS_PROJECT: "acme-prod",
+      CLOUD_TASKS_LOCATION: "europe-west1",
+      TASK_HANDLER_URL: "https://task-handler-abc-ew.a.run.app",
+      TASK_INVOKER_SERVICE_ACCOUNT: "task-invoker@acme-prod.iam.gserviceaccount.com",
+    });
+    expect(config.queue.kind).toBe("cloud-tasks");
+    expect(config.env.TASK_DISPATCH_DEADLINE_SECONDS).toBe(600);
+    expect(() => loadConfig({ TASK_HANDLER_URL: "https://x.example" })).not.toThrow();
+    expect(problems({ QUEUE: "cloud-tasks", TASK_DISPATCH_DEADLINE_SECONDS: "1801" })).toContain(
+      "TASK_DISPATCH_DEADLINE_SECONDS",
+    );
+  });
+
   it("takes a zone by IANA name", () => {
     expect(loadConfig({ ARCHIVER_TIMEZONE: "America/Mexico_City" }).timeZone).toBe("America/Mexico_City");
   });

@@ -1,0 +1,110 @@
+import path from "node:path";
+import * as gcp from "@pulumi/gcp";
+import * as pulumi from "@pulumi/pulumi";
+import { ArchiverAccess } from "./components/archiver-access";
+import { ArchiverFunctions, type BundleDirectories } from "./components/archiver-functions";
+import { ArchiverSecrets, type SecretRef } from "./components/archiver-secrets";
+import { EntryTrigger } from "./components/entry-trigger";
+import { MigrationQueue } from "./components/migration-queue";
+import { MigrationTopic } from "./components/migration-topic";
+import { RedisCache } from "./components/redis-cache";
+import { ServiceAccounts } from "./components/service-accounts";
+import { Warehouse } from "./components/warehouse";
+import type { StackConfig } from "./config/stack-config";
+
+/** What `pulumi stack output` shows: what an operator needs to publish, call and watch. */
+export interface ArchiverStackOutputs {
+  readonly topicName: pulumi.Output<string>;
+  readonly deadLetterTopicName: pulumi.Output<string>;
+  readonly entryUrl: pulumi.Output<string>;
+  readonly taskHandlerUrl: pulumi.Output<string>;
+  /** `{function_url}/loadRedisData` of the spec (the cloudfunctions.net address). */
+  readonly loadRedisDataUrl: pulumi.Output<string>;
+  readonly queuePath: pulumi.Output<string>;
+  /** `project.dataset`, as BigQuery SQL names it. */
+  readonly dataset: pulumi.Output<string>;
+}
+
+/** Where `pnpm build` leaves the bundles, relative to the Pulumi project directory (Pulumi's working directory). */
+export function defaultBundleDirectories(projectDir = process.cwd()): BundleDirectories {
+  return {
+    entry: path.join(projectDir, "packages/entry/dist"),
+    taskHandler: path.join(projectDir, "packages/task-handler/dist"),
+    reader: path.join(projectDir, "packages/redis-reader/dist"),
+  };
+}
+
+/** The whole deployment of one environment, built from its checked configuration. */
+export function createArchiverStack(config: StackConfig, bundles: BundleDirectories): ArchiverStackOutputs {
+  const { project, region } = config;
+
+  const accounts = new ServiceAccounts("accounts", { project });
+  const messages = new MigrationTopic("messages", { project });
+  const queue = new MigrationQueue("queue", { project, location: region, settings: config.queue });
+  const redis = new RedisCache("redis", { project, region, ...config.network, ...config.redis });
+  const warehouse = new Warehouse("warehouse", { project, ...config.warehouse });
+  const secrets = new ArchiverSecrets("secrets", {
+    project,
+    mysqlPassword: config.mysql.password,
+    redisAuth: redis.authString,
+  });
+  const mysqlSecrets: SecretRef[] = secrets.mysqlPassword ? [secrets.mysqlPassword] : [];
+  const secretsByFunction = {
+    entry: [...mysqlSecrets, secrets.redisAuth],
+    taskHandler: [...mysqlSecrets, secrets.redisAuth],
+    reader: [secrets.redisAuth],
+  };
+  const functions = new ArchiverFunctions("functions", {
+    project,
+    region,
+    bundles,
+    accounts,
+    secrets: secretsByFunction,
+    vpcAccess: redis.vpcAccess,
+    dispatchDeadlineSeconds: config.queue.dispatchDeadlineSeconds,
+    env: {
+      project,
+      region,
+      mysqlUrl: config.mysql.url,
+      cloudSqlInstance: config.mysql.cloudSqlInstance,
+      cloudSqlIamAuth: config.mysql.cloudSqlIamAuth,
+      redisUrl: redis.url,
+      redisCa: redis.caCertificates,
+      datasetId: warehouse.dataset.datasetId,
+      bigqueryLocation: config.warehouse.location,
+      dispatchDeadlineSeconds: config.queue.dispatchDeadlineSeconds,
+      timeZone: config.timeZone,
+      functionEnv: config.functionEnv,
+    },
+  });
+  const trigger = new EntryTrigger("entry-trigger", {
+    topic: messages.topic,
+    deadLetterTopic: messages.deadLetterTopic,
+    entry: functions.entry,
+    pushAccount: accounts.trigger,
+    maxDeliveryAttempts: config.maxDeliveryAttempts,
+  });
+  new ArchiverAccess("access", {
+    project,
+    region,
+    projectNumber: gcp.organizations.getProjectOutput({ projectId: project }).apply((p) => p.number ?? ""),
+    accounts,
+    functions,
+    queue: queue.queue,
+    dataset: warehouse.dataset,
+    readerInvokers: config.readerInvokers,
+    trigger: { subscription: trigger.subscription, deadLetterTopic: messages.deadLetterTopic },
+    cloudSql: config.mysql.cloudSqlInstance ? { iamAuth: config.mysql.cloudSqlIamAuth } : undefined,
+  });
+
+  const uri = (fn: gcp.cloudfunctionsv2.Function) => fn.serviceConfig.apply((c) => c?.uri ?? "");
+  return {
+    topicName: messages.topic.name,
+    deadLetterTopicName: messages.deadLetterTopic.name,
+    entryUrl: uri(functions.entry),
+    taskHandlerUrl: uri(functions.taskHandler),
+    loadRedisDataUrl: functions.reader.url,
+    queuePath: queue.path,
+    dataset: pulumi.interpolate`${project}.${warehouse.dataset.datasetId}`,
+  };
+}

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { deployDevStack, fn, ofType, PROJECT, sa, service } from "../testing/deploy-dev-stack";
+import { createFixtureBundles, type FixtureBundles } from "../testing/fixture-bundles";
+import { MOCK_PROJECT_NUMBER, type MockRun } from "../testing/pulumi-mocks";
+
+const PUBSUB_AGENT = `serviceAccount:service-${MOCK_PROJECT_NUMBER}@gcp-sa-pubsub.iam.gserviceaccount.com`;
+
+let bundles: FixtureBundles;
+beforeAll(() => {
+  bundles = createFixtureBundles();
+});
+afterAll(() => bundles.remove());
+const deploy = (overrides: Record<string, string | undefined> = {}) => deployDevStack(bundles, overrides);
+
+/** Where each IAM member resource type keeps the resource it grants on. */
+const IAM_TARGETS: Record<string, (inputs: Record<string, string>) => string> = {
+  "gcp:cloudtasks/queueIamMember:QueueIamMember": (i) => `queue ${i.location}/${i.name}`,
+  "gcp:serviceaccount/iAMMember:IAMMember": (i) => `service account ${i.serviceAccountId}`,
+  "gcp:cloudrunv2/serviceIamMember:ServiceIamMember": (i) => `service ${i.name}`,
+  "gcp:bigquery/datasetIamMember:DatasetIamMember": (i) => `dataset ${i.datasetId}`,
+  "gcp:projects/iAMMember:IAMMember": (i) => `project ${i.project}`,
+  "gcp:secretmanager/secretIamMember:SecretIamMember": (i) => `secret ${i.secretId}`,
+  "gcp:pubsub/topicIAMMember:TopicIAMMember": (i) => `topic ${i.topic}`,
+  "gcp:pubsub/subscriptionIAMMember:SubscriptionIAMMember": (i) => `subscription ${i.subscription}`,
+};
+
+/** Every grant the program makes, as `member -> role on resource`; an unknown IAM type fails the test. */
+function grants(run: MockRun): string[] {
+  return run.resources
+    .filter((r) => /iam/i.test(r.type))
+    .map((r) => {
+      const target = IAM_TARGETS[r.type];
+      if (!target)
+        throw new Error(`unexpected IAM resource ${r.type} (${r.name}): add it to the expected grants`);
+      return `${r.inputs.member} -> ${r.inputs.role} on ${target(r.inputs)}`;
+    })
+    .sort();
+}
+
+const BASE_GRANTS = [
+  // entry may enqueue on this queue (and read its task count) and act as the task invoker account
+  `${sa("entry")} -> roles/cloudtasks.enqueuer on queue europe-west1/jobs-migration`,
+  `${sa("entry")} -> roles/cloudtasks.viewer on queue europe-west1/jobs-migration`,
+  `${sa("entry")} -> roles/iam.serviceAccountUser on service account projects/${PROJECT}/serviceAccounts/archiver-task-invoker@${PROJECT}.iam.gserviceaccount.com`,
+  // the task invoker account may invoke the task handler only
+  `${sa("task-invoker")} -> roles/run.invoker on service ${service("archiver-task-handler")}`,
+  // the task handler may edit the dataset and run jobs
+  `${sa("task-handler")} -> roles/bigquery.dataEditor on dataset archive`,
+  `${sa("task-handler")} -> roles/bigquery.jobUser on project ${PROJECT}`,
+  // configured principals may invoke the reader; the trigger's account may invoke the entry
+  `group:archiver-operators@example.com -> roles/run.invoker on service ${service("loadredisdata")}`,
+  `${sa("trigger")} -> roles/run.invoker on service ${service("archiver-entry")}`,
+  // each function may read only its own secrets
+  `${sa("entry")} -> roles/secretmanager.secretAccessor on secret projects/${PROJECT}/secrets/archiver-mysql-password`,
+  `${sa("entry")} -> roles/secretmanager.secretAccessor on secret projects/${PROJECT}/secrets/archiver-redis-auth`,
+  `${sa("task-handler")} -> roles/secretmanager.secretAccessor on secret projects/${PROJECT}/secrets/archiver-mysql-password`,
+  `${sa("task-handler")} -> roles/secretmanager.secretAccessor on secret projects/${PROJECT}/secrets/archiver-redis-auth`,
+  `${sa("reader")} -> roles/secretmanager.secretAccessor on secret projects/${PROJECT}/secrets/archiver-redis-auth`,
+  // dead-lettering needs Pub/Sub's own agent to publish the failed message and ack the original
+  `${PUBSUB_AGENT} -> roles/pubsub.publisher on topic archiver-messages-dead-letter`,
+  `${PUBSUB_AGENT} -> roles/pubsub.subscriber on subscription archiver-messages-entry`,
+];
+
+describe("IAM", () => {
+  test("every binding grants exactly its listed role on exactly its resource, and nothing else", async () => {
+    expect(grants(await deploy())).toEqual([...BASE_GRANTS].sort());
+  });
+
+  test("no function is public: nothing grants allUsers or allAuthenticatedUsers, only additive members", async () => {
+    const run = await deploy({
+      "table-archiver:readerInvokers": JSON.stringify(["user:ana@example.com", "group:ops@example.com"]),
+    });
+    const members = run.resources.filter((r) => /iam/i.test(r.type)).map((r) => r.inputs.member as string);
+    expect(members.length).toBeGreaterThan(10);
+    for (const member of members) expect(member).not.toMatch(/^all(Authenticated)?Users$/);
+    expect(run.resources.filter((r) => /Iam(Binding|Policy)|IAM(Binding|Policy)/.test(r.type))).toEqual([]);
+    const readerInvokers = ofType(run, "gcp:cloudrunv2/serviceIamMember:ServiceIamMember")
+      .filter((r) => r.inputs.name === service("loadredisdata"))
+      .map((r) => r.inputs.member);
+    expect(readerInvokers.sort()).toEqual(["group:ops@example.com", "user:ana@example.com"]);
+    for (const key of ["entry", "task-handler", "reader"] as const) {
+      expect(fn(run, key).inputs.eventTrigger).toBeUndefined();
+    }
+  });
+
+  test("a Cloud SQL source adds only connect and IAM login for the two functions that open MySQL", async () => {
+    const run = await deploy({
+      "table-archiver:mysqlPassword": undefined,
+      "table-archiver:cloudSqlInstance": `${PROJECT}:europe-west1:shop`,
+      "table-archiver:cloudSqlIamAuth": "true",
+    });
+    const withoutPassword = BASE_GRANTS.filter((g) => !g.includes("archiver-mysql-password"));
+    const cloudSql = ["entry", "task-handler"].flatMap((id) => [
+      `${sa(id)} -> roles/cloudsql.client on project ${PROJECT}`,
+      `${sa(id)} -> roles/cloudsql.instanceUser on project ${PROJECT}`,
+    ]);
+    expect(grants(run)).toEqual([...withoutPassword, ...cloudSql].sort());
+    expect(fn(run, "entry").inputs.serviceConfig.environmentVariables).toMatchObject({
+      CLOUD_SQL_INSTANCE: `${PROJECT}:europe-west1:shop`,
+      CLOUD_SQL_IAM_AUTH: "true",
+    });
+  });
+});

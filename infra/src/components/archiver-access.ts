@@ -1,0 +1,151 @@
+import * as gcp from "@pulumi/gcp";
+import * as pulumi from "@pulumi/pulumi";
+import type { ArchiverFunctions } from "./archiver-functions";
+import type { ServiceAccounts } from "./service-accounts";
+
+export interface ArchiverAccessArgs {
+  readonly project: string;
+  readonly region: string;
+  /** The project number, for Pub/Sub's service agent. */
+  readonly projectNumber: pulumi.Input<string>;
+  readonly accounts: ServiceAccounts;
+  readonly functions: ArchiverFunctions;
+  readonly queue: gcp.cloudtasks.Queue;
+  readonly dataset: gcp.bigquery.Dataset;
+  /** IAM principals allowed to call loadRedisData. @default [] */
+  readonly readerInvokers?: readonly string[];
+  /** The entry function's push subscription and its dead-letter topic. */
+  readonly trigger: {
+    readonly subscription: gcp.pubsub.Subscription;
+    readonly deadLetterTopic: gcp.pubsub.Topic;
+  };
+  /** When the source is Cloud SQL through the connector: the functions that open MySQL need to connect. */
+  readonly cloudSql?: { readonly iamAuth: boolean } | undefined;
+}
+
+/**
+ * The deployment's IAM grants (secret access excepted: ArchiverFunctions grants
+ * it next to the secrets each function mounts), each on the narrowest resource
+ * its role can be granted on. Additive members only (never a binding
+ * or policy that would replace what others granted); nothing grants allUsers or
+ * allAuthenticatedUsers.
+ */
+export class ArchiverAccess extends pulumi.ComponentResource {
+  constructor(name: string, args: ArchiverAccessArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("archiver:index:ArchiverAccess", name, {}, opts);
+    const parent = { parent: this };
+    const { accounts, functions, project, region } = args;
+    const sa = (account: gcp.serviceaccount.Account) => pulumi.interpolate`serviceAccount:${account.email}`;
+    const pubsubAgent = pulumi.interpolate`serviceAccount:service-${args.projectNumber}@gcp-sa-pubsub.iam.gserviceaccount.com`;
+
+    // Entry: enqueue on this queue; read it (the viewer role's queues.get for the
+    // task count and retry policy, tasks.get to tell a live duplicate task from a
+    // finished one); and put the task invoker's identity on the tasks it creates.
+    onQueue("entry-enqueue", "roles/cloudtasks.enqueuer", sa(accounts.entry));
+    onQueue("entry-count", "roles/cloudtasks.viewer", sa(accounts.entry));
+    onServiceAccount(
+      "entry-acts-as-invoker",
+      accounts.taskInvoker,
+      "roles/iam.serviceAccountUser",
+      sa(accounts.entry),
+    );
+
+    // The task invoker may invoke the task handler, and only it.
+    invoke("invoker-calls-task-handler", functions.taskHandler, sa(accounts.taskInvoker));
+
+    // Task handler: edit the dataset and run (load and query) jobs, which BigQuery grants per project only.
+    new gcp.bigquery.DatasetIamMember(
+      `${name}-task-handler-dataset`,
+      {
+        project,
+        datasetId: args.dataset.datasetId,
+        role: "roles/bigquery.dataEditor",
+        member: sa(accounts.taskHandler),
+      },
+      parent,
+    );
+    onProject("task-handler-jobs", "roles/bigquery.jobUser", sa(accounts.taskHandler));
+
+    // Configured principals may invoke the reader; the trigger's account may invoke the entry.
+    for (const [index, principal] of (args.readerInvokers ?? []).entries()) {
+      invoke(`reader-invoker-${index}`, functions.reader, principal);
+    }
+    invoke("trigger-calls-entry", functions.entry, sa(accounts.trigger));
+
+    // Dead-lettering: Pub/Sub's service agent must publish to the dead-letter
+    // topic and acknowledge the message it moved there.
+    new gcp.pubsub.TopicIAMMember(
+      `${name}-pubsub-dead-letter-publish`,
+      {
+        project,
+        topic: args.trigger.deadLetterTopic.name,
+        role: "roles/pubsub.publisher",
+        member: pubsubAgent,
+      },
+      parent,
+    );
+    new gcp.pubsub.SubscriptionIAMMember(
+      `${name}-pubsub-entry-ack`,
+      {
+        project,
+        subscription: args.trigger.subscription.name,
+        role: "roles/pubsub.subscriber",
+        member: pubsubAgent,
+      },
+      parent,
+    );
+
+    // Cloud SQL connector: connect (and log in as the service account with IAM database authentication).
+    if (args.cloudSql) {
+      for (const [id, account] of [
+        ["entry", accounts.entry],
+        ["task-handler", accounts.taskHandler],
+      ] as const) {
+        onProject(`${id}-cloudsql-client`, "roles/cloudsql.client", sa(account));
+        if (args.cloudSql.iamAuth)
+          onProject(`${id}-cloudsql-user`, "roles/cloudsql.instanceUser", sa(account));
+      }
+    }
+    this.registerOutputs({});
+
+    function onQueue(id: string, role: string, member: pulumi.Input<string>) {
+      new gcp.cloudtasks.QueueIamMember(
+        `${name}-${id}`,
+        { project, location: region, name: args.queue.name, role, member },
+        parent,
+      );
+    }
+
+    function onServiceAccount(
+      id: string,
+      target: gcp.serviceaccount.Account,
+      role: string,
+      member: pulumi.Input<string>,
+    ) {
+      new gcp.serviceaccount.IAMMember(
+        `${name}-${id}`,
+        { serviceAccountId: target.name, role, member },
+        parent,
+      );
+    }
+
+    function onProject(id: string, role: string, member: pulumi.Input<string>) {
+      new gcp.projects.IAMMember(`${name}-${id}`, { project, role, member }, parent);
+    }
+
+    /** Gen2 functions are Cloud Run services: invoking one is run.invoker on its service. */
+    function invoke(id: string, fn: gcp.cloudfunctionsv2.Function, member: pulumi.Input<string>) {
+      new gcp.cloudrunv2.ServiceIamMember(
+        `${name}-${id}`,
+        {
+          project,
+          location: region,
+          name: fn.serviceConfig.apply((config) => config?.service ?? ""),
+          role: "roles/run.invoker",
+          member,
+        },
+        parent,
+      );
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import * as gcp from "@pulumi/gcp";
+import * as pulumi from "@pulumi/pulumi";
+
+export interface MigrationTopicArgs {
+  /** Project of the topics. */
+  readonly project: string;
+  /**
+   * Name of the topic operators publish migration and cleanup messages to.
+   * @default "archiver-messages"
+   */
+  readonly name?: string;
+  /**
+   * How long the dead-letter subscription keeps a failed message for an operator to inspect.
+   * @default "604800s" (7 days, the Pub/Sub maximum)
+   */
+  readonly deadLetterRetention?: string;
+}
+
+/**
+ * The Pub/Sub topic that carries migration and cleanup messages, and the
+ * dead-letter topic for messages the entry function keeps failing on. The
+ * dead-letter topic has its own pull subscription because Pub/Sub drops what is
+ * published to a topic nobody subscribes to.
+ */
+export class MigrationTopic extends pulumi.ComponentResource {
+  readonly topic: gcp.pubsub.Topic;
+  readonly deadLetterTopic: gcp.pubsub.Topic;
+  readonly deadLetterSubscription: gcp.pubsub.Subscription;
+
+  constructor(name: string, args: MigrationTopicArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("archiver:index:MigrationTopic", name, {}, opts);
+    const parent = { parent: this };
+    const topicName = args.name ?? "archiver-messages";
+
+    this.topic = createTopic();
+    this.deadLetterTopic = createDeadLetterTopic();
+    this.deadLetterSubscription = createDeadLetterSubscription(this.deadLetterTopic);
+    this.registerOutputs({ topic: this.topic.name, deadLetterTopic: this.deadLetterTopic.name });
+
+    function createTopic() {
+      return new gcp.pubsub.Topic(`${name}-topic`, { project: args.project, name: topicName }, parent);
+    }
+
+    function createDeadLetterTopic() {
+      return new gcp.pubsub.Topic(
+        `${name}-dead-letter`,
+        { project: args.project, name: `${topicName}-dead-letter` },
+        parent,
+      );
+    }
+
+    function createDeadLetterSubscription(topic: gcp.pubsub.Topic) {
+      const retention = args.deadLetterRetention ?? "604800s";
+      return new gcp.pubsub.Subscription(
+        `${name}-dead-letter`,
+        {
+          project: args.project,
+          name: `${topicName}-dead-letter`,
+          topic: topic.id,
+          messageRetentionDuration: retention,
+          retainAckedMessages: false,
+          expirationPolicy: { ttl: "" },
+        },
+        parent,
+      );
+    }
+  }
+}

@@ -1,0 +1,91 @@
+import * as gcp from "@pulumi/gcp";
+import * as pulumi from "@pulumi/pulumi";
+
+export interface RedisCacheArgs {
+  /** Region of the instance (the functions' region). */
+  readonly region: string;
+  /** Project of the instance. */
+  readonly project: string;
+  /** The VPC network (name or self link) that also reaches MySQL. @default "default" */
+  readonly network?: string;
+  /** The subnet in `region` the functions take their Direct VPC egress addresses from. @default "default" */
+  readonly subnetwork?: string;
+  /** BASIC (one node) or STANDARD_HA (replicated, automatic failover). @default "BASIC" */
+  readonly tier?: "BASIC" | "STANDARD_HA";
+  /** Memory in GiB; the `mig_*` sets are small, a day is ten bytes. @default 1 */
+  readonly memorySizeGb?: number;
+  /** @default "REDIS_7_2" */
+  readonly redisVersion?: string;
+}
+
+/**
+ * How a function reaches the private network. Direct VPC egress, not a
+ * Serverless VPC Access connector: the connector is a set of VMs to size, pay
+ * for around the clock and keep within its throughput, while Direct VPC egress
+ * gives each function instance an address in the subnet, scales with the
+ * instances, and has lower latency. Only private ranges go through the VPC, so
+ * calls to BigQuery, Cloud Tasks and Secret Manager keep their direct path.
+ */
+export interface VpcAccess {
+  readonly network: string;
+  readonly subnetwork: string;
+  readonly egress: "VPC_EGRESS_PRIVATE_RANGES_ONLY";
+}
+
+/**
+ * Memorystore for Redis holding the `mig_<table>` sets and the queue
+ * bookkeeping: AUTH on, TLS in transit with server authentication, reachable
+ * only from the private network.
+ */
+export class RedisCache extends pulumi.ComponentResource {
+  readonly instance: gcp.redis.Instance;
+  /** `rediss://host:port`, the value of REDIS_URL. */
+  readonly url: pulumi.Output<string>;
+  /** Every CA certificate the server may present (more than one while Google rotates them). */
+  readonly caCertificates: pulumi.Output<string>;
+  /** The AUTH string Memorystore generates; a secret. */
+  readonly authString: pulumi.Output<string>;
+  readonly vpcAccess: VpcAccess;
+
+  constructor(name: string, args: RedisCacheArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("archiver:index:RedisCache", name, {}, opts);
+    const parent = { parent: this };
+    const network = args.network ?? "default";
+
+    this.instance = createInstance();
+    this.url = pulumi.interpolate`rediss://${this.instance.host}:${this.instance.port}`;
+    this.caCertificates = this.instance.serverCaCerts.apply((certs) =>
+      certs.map((c) => c.cert.trim()).join("\n"),
+    );
+    this.authString = pulumi.secret(this.instance.authString);
+    this.vpcAccess = {
+      network,
+      subnetwork: args.subnetwork ?? "default",
+      egress: "VPC_EGRESS_PRIVATE_RANGES_ONLY",
+    };
+    this.registerOutputs({ url: this.url });
+
+    function createInstance() {
+      return new gcp.redis.Instance(
+        `${name}-instance`,
+        {
+          name: "archiver-redis",
+          project: args.project,
+          region: args.region,
+          tier: args.tier ?? "BASIC",
+          memorySizeGb: args.memorySizeGb ?? 1,
+          redisVersion: args.redisVersion ?? "REDIS_7_2",
+          authorizedNetwork: fullNetworkName(args.project, network),
+          connectMode: "DIRECT_PEERING",
+          authEnabled: true,
+          transitEncryptionMode: "SERVER_AUTHENTICATION",
+        },
+        parent,
+      );
+    }
+  }
+}
+
+function fullNetworkName(project: string, network: string): string {
+  return network.includes("/") ? network : `projects/${project}/global/networks/${network}`;
+}

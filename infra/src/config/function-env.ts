@@ -1,0 +1,100 @@
+import type * as pulumi from "@pulumi/pulumi";
+import type { Env } from "../../../packages/core/src/config/env-schema";
+
+/**
+ * A variable the archiver's config module reads. Typing every map the program
+ * gives a function with these names makes a renamed variable a type error.
+ */
+export type EnvName = keyof Env;
+
+/** Plain environment variables for one function. */
+export type FunctionEnv = Partial<Record<EnvName, pulumi.Input<string>>>;
+
+/** The variables that carry secrets: they reach functions only from Secret Manager. */
+export const secretEnvNames = ["MYSQL_PASSWORD", "REDIS_AUTH"] as const satisfies readonly EnvName[];
+export type SecretEnvName = (typeof secretEnvNames)[number];
+
+/**
+ * Variables the program sets from the resources it creates. The operator's
+ * `functionEnv` config may not override them, or a stack could point a
+ * function at a queue or dataset the IAM bindings do not cover.
+ */
+export const programEnvNames = [
+  "MYSQL_URL",
+  "CLOUD_SQL_INSTANCE",
+  "CLOUD_SQL_IAM_AUTH",
+  "REDIS_URL",
+  "REDIS_TLS_CA",
+  "WAREHOUSE",
+  "WAREHOUSE_DATASET",
+  "BIGQUERY_PROJECT",
+  "BIGQUERY_LOCATION",
+  "QUEUE",
+  "CLOUD_TASKS_PROJECT",
+  "CLOUD_TASKS_LOCATION",
+  "TASK_HANDLER_URL",
+  "TASK_INVOKER_SERVICE_ACCOUNT",
+  "TASK_DISPATCH_DEADLINE_SECONDS",
+  "ARCHIVER_TIMEZONE",
+] as const satisfies readonly EnvName[];
+
+/** What the functions' environment is built from. */
+export interface EnvInputs {
+  readonly project: string;
+  readonly region: string;
+  readonly mysqlUrl: string;
+  readonly cloudSqlInstance: string | undefined;
+  readonly cloudSqlIamAuth: boolean;
+  readonly redisUrl: pulumi.Input<string>;
+  readonly redisCa: pulumi.Input<string>;
+  readonly datasetId: pulumi.Input<string>;
+  readonly bigqueryLocation: string;
+  readonly dispatchDeadlineSeconds: number;
+  readonly timeZone: string;
+  /** Operator tuning (LOG_LEVEL, COPY_BATCH_ROWS, CLEANUP_*…), already checked against the names. */
+  readonly functionEnv: Readonly<FunctionEnv>;
+}
+
+function redisEnv(inputs: EnvInputs): FunctionEnv {
+  return { REDIS_URL: inputs.redisUrl, REDIS_TLS_CA: inputs.redisCa };
+}
+
+/** The whole runtime: source, ledger, warehouse and queue. */
+function runtimeEnv(inputs: EnvInputs): FunctionEnv {
+  return {
+    ...inputs.functionEnv,
+    MYSQL_URL: inputs.mysqlUrl,
+    ...(inputs.cloudSqlInstance ? { CLOUD_SQL_INSTANCE: inputs.cloudSqlInstance } : {}),
+    CLOUD_SQL_IAM_AUTH: String(inputs.cloudSqlIamAuth),
+    ...redisEnv(inputs),
+    WAREHOUSE: "bigquery",
+    WAREHOUSE_DATASET: inputs.datasetId,
+    BIGQUERY_PROJECT: inputs.project,
+    BIGQUERY_LOCATION: inputs.bigqueryLocation,
+    QUEUE: "cloud-tasks",
+    CLOUD_TASKS_PROJECT: inputs.project,
+    CLOUD_TASKS_LOCATION: inputs.region,
+    TASK_DISPATCH_DEADLINE_SECONDS: String(inputs.dispatchDeadlineSeconds),
+    ARCHIVER_TIMEZONE: inputs.timeZone,
+  };
+}
+
+/** Where tasks go and whose OIDC token they carry (the Cloud Tasks driver needs both to start). */
+export interface TaskTargetEnv {
+  readonly handlerUrl: pulumi.Input<string>;
+  readonly invokerEmail: pulumi.Input<string>;
+}
+
+/** Entry and task handler build the same runtime; only the entry creates tasks, but both start the driver. */
+export function queueFunctionEnv(inputs: EnvInputs, task: TaskTargetEnv): FunctionEnv {
+  return {
+    ...runtimeEnv(inputs),
+    TASK_HANDLER_URL: task.handlerUrl,
+    TASK_INVOKER_SERVICE_ACCOUNT: task.invokerEmail,
+  };
+}
+
+/** The reader only reads `mig_*` sets from Redis. */
+export function readerEnv(inputs: EnvInputs): FunctionEnv {
+  return { ...inputs.functionEnv, ...redisEnv(inputs) };
+}

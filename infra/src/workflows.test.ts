@@ -1,0 +1,167 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, test } from "vitest";
+import { parse } from "yaml";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const rootScripts = (
+  JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { scripts: object }
+).scripts;
+
+interface Step {
+  name?: string;
+  uses?: string;
+  run?: string;
+  with?: Record<string, unknown>;
+  env?: Record<string, string>;
+}
+interface Job {
+  if?: string;
+  environment?: string;
+  permissions?: Record<string, string>;
+  services?: Record<
+    string,
+    { image: string; ports?: string[]; options?: string; env?: Record<string, string> }
+  >;
+  steps: Step[];
+}
+interface Workflow {
+  on: Record<string, unknown>;
+  permissions?: Record<string, string>;
+  jobs: Record<string, Job>;
+}
+
+function workflow(name: string): Workflow {
+  const document = parse(readFileSync(path.join(repoRoot, ".github/workflows", name), "utf8")) as Workflow;
+  expect(document.jobs).toBeTypeOf("object");
+  return document;
+}
+
+/** A GitHub Actions expression as it appears in the file, `${{ body }}`. */
+const expression = (body: string) => ["$", "{{ ", body, " }}"].join("");
+const runs = (job: Job) => job.steps.flatMap((s) => (s.run ? [s.run] : []));
+const action = (job: Job, name: string) => job.steps.filter((s) => s.uses?.startsWith(`${name}@`));
+const indexOf = (job: Job, match: (s: Step) => boolean) => job.steps.findIndex(match);
+
+/** Every `pnpm <script>` a workflow runs must exist, or the step fails only in CI. */
+function expectScriptsExist(job: Job) {
+  for (const line of runs(job)) {
+    for (const [, script] of line.matchAll(/pnpm (?!install)([\w:-]+)/g)) {
+      expect(Object.keys(rootScripts), `pnpm ${script}`).toContain(script);
+    }
+  }
+}
+
+function expectPinnedActions(wf: Workflow) {
+  for (const job of Object.values(wf.jobs)) {
+    for (const step of job.steps) if (step.uses) expect(step.uses).toMatch(/^[\w./-]+@v\d+$/);
+  }
+}
+
+describe("ci.yml", () => {
+  const ci = workflow("ci.yml");
+  const job = ci.jobs.test as Job;
+
+  test("runs on pushes to main and on pull requests, with read-only permissions", () => {
+    expect(ci.on).toMatchObject({ push: { branches: ["main"] } });
+    expect(ci.on).toHaveProperty("pull_request");
+    expect(ci.permissions).toEqual({ contents: "read" });
+  });
+
+  test("tests against MySQL 8 and Redis 7 service containers with health checks", () => {
+    expect(job.services?.mysql).toMatchObject({ image: "mysql:8", ports: ["3306:3306"] });
+    expect(job.services?.mysql?.env).toMatchObject({ MYSQL_ALLOW_EMPTY_PASSWORD: "yes" });
+    expect(job.services?.redis).toMatchObject({ image: "redis:7", ports: ["6379:6379"] });
+    for (const service of Object.values(job.services ?? {}))
+      expect(service.options).toContain("--health-cmd");
+  });
+
+  test("installs from the lockfile, then lints, typechecks, builds the bundles and tests", () => {
+    expect(runs(job)).toEqual([
+      "pnpm install --frozen-lockfile",
+      "pnpm lint",
+      "pnpm typecheck",
+      "pnpm build",
+      "pnpm test",
+    ]);
+    expect(action(job, "actions/setup-node")[0]?.with).toMatchObject({ "node-version": 22 });
+    expectScriptsExist(job);
+    expectPinnedActions(ci);
+  });
+});
+
+describe("deploy.yml", () => {
+  const deploy = workflow("deploy.yml");
+
+  test("previews pull requests, deploys dev from main and prod by manual dispatch", () => {
+    expect(deploy.on).toMatchObject({ pull_request: { branches: ["main"] }, push: { branches: ["main"] } });
+    expect(deploy.on).toHaveProperty("workflow_dispatch");
+    expect(deploy.permissions).toMatchObject({ "id-token": "write" });
+
+    const expected = {
+      preview: {
+        if: "github.event_name == 'pull_request'",
+        environment: "dev",
+        command: "preview",
+        stack: "dev",
+      },
+      "deploy-dev": {
+        if: "github.event_name == 'push' && github.ref == 'refs/heads/main'",
+        environment: "dev",
+        command: "up",
+        stack: "dev",
+      },
+      "deploy-prod": {
+        if: "github.event_name == 'workflow_dispatch'",
+        environment: "prod",
+        command: "up",
+        stack: "prod",
+      },
+    };
+    expect(Object.keys(deploy.jobs).sort()).toEqual(Object.keys(expected).sort());
+    for (const [name, want] of Object.entries(expected)) {
+      const job = deploy.jobs[name] as Job;
+      expect(job.if).toBe(want.if);
+      expect(job.environment).toBe(want.environment);
+      const [pulumi] = action(job, "pulumi/actions");
+      expect(pulumi?.with).toMatchObject({ command: want.command, "stack-name": want.stack });
+      expect(pulumi?.env?.PULUMI_ACCESS_TOKEN).toBe(expression("secrets.PULUMI_ACCESS_TOKEN"));
+      expect(existsSync(path.join(repoRoot, String(pulumi?.with?.["work-dir"]), "Pulumi.yaml"))).toBe(true);
+    }
+  });
+
+  test("every job authenticates to Google with Workload Identity Federation, after building, before Pulumi", () => {
+    for (const job of Object.values(deploy.jobs)) {
+      const permissions = job.permissions ?? deploy.permissions;
+      expect(permissions).toMatchObject({ "id-token": "write" });
+      const [auth] = action(job, "google-github-actions/auth");
+      expect(auth?.with).toEqual({
+        workload_identity_provider: expression("vars.GCP_WORKLOAD_IDENTITY_PROVIDER"),
+        service_account: expression("vars.GCP_DEPLOY_SERVICE_ACCOUNT"),
+      });
+      const install = indexOf(job, (s) => s.run === "pnpm install --frozen-lockfile");
+      const build = indexOf(job, (s) => s.run === "pnpm build");
+      const authAt = indexOf(job, (s) => Boolean(s.uses?.startsWith("google-github-actions/auth@")));
+      const pulumiAt = indexOf(job, (s) => Boolean(s.uses?.startsWith("pulumi/actions@")));
+      expect(install).toBeGreaterThanOrEqual(0);
+      expect(install).toBeLessThan(build);
+      expect(build).toBeLessThan(pulumiAt);
+      expect(authAt).toBeLessThan(pulumiAt);
+      expectScriptsExist(job);
+    }
+    expectPinnedActions(deploy);
+  });
+
+  test("pull request previews may comment on the pull request; nothing else may write", () => {
+    expect(deploy.jobs.preview?.permissions).toEqual({
+      contents: "read",
+      "id-token": "write",
+      "pull-requests": "write",
+    });
+    expect(action(deploy.jobs.preview as Job, "pulumi/actions")[0]?.with).toMatchObject({
+      "comment-on-pr": true,
+    });
+    expect(deploy.permissions).toEqual({ contents: "read", "id-token": "write" });
+  });
+});
