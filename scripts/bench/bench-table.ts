@@ -47,9 +47,7 @@ export async function ensureBenchTable(spec: BenchTableSpec): Promise<{ created:
            ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`,
     );
     const microsPerRow = (spec.days * 86_400_000_000) / spec.rows;
-    const columns = spec.narrow
-      ? "created_at"
-      : "created_at, user_id, name, amount, score, flag, payload";
+    const columns = spec.narrow ? "created_at" : "created_at, user_id, name, amount, score, flag, payload";
     const values = spec.narrow
       ? "ts"
       : `ts, n % 100000, CONCAT('user-', n % 100000, '-', MD5(n)), (n % 100000) / 100, n * 1.5 / 7, n % 128,
@@ -85,6 +83,8 @@ async function count(db: mysql.Connection, table: string): Promise<number> {
     [table],
   )) as unknown as [unknown[]];
   if (rows.length === 0) return -1;
-  const [[result]] = (await db.query(`SELECT COUNT(*) AS n FROM ${table}`)) as unknown as [[{ n: number | string }]];
+  const [[result]] = (await db.query(`SELECT COUNT(*) AS n FROM ${table}`)) as unknown as [
+    [{ n: number | string }],
+  ];
   return Number(result.n);
 }

@@ -36,7 +36,8 @@ async function runtimeFor(name: string): Promise<Runtime> {
 async function forget(url: string, table: string): Promise<void> {
   const redis = new Redis(url);
   const keys = [`mig_${table}`];
-  for await (const batch of redis.scanStream({ match: `archiver:*${table}*`, count: 1000 })) keys.push(...batch);
+  for await (const batch of redis.scanStream({ match: `archiver:*${table}*`, count: 1000 }))
+    keys.push(...batch);
   for await (const batch of redis.scanStream({ match: `bench-${table}:*`, count: 1000 })) keys.push(...batch);
   await redis.del(...keys);
   redis.disconnect();
@@ -112,7 +113,8 @@ async function plan(table: string) {
 async function startMigrationPlanOnly(runtime: Runtime, table: string): Promise<number> {
   const [result] = await startMigration(deps(runtime), migrationMessage(table, 365));
   await forget(runtime.config.redis.url, table);
-  if ((result?.days.length ?? 0) !== 365) throw new Error(`planned ${result?.days.length} days, expected 365`);
+  if ((result?.days.length ?? 0) !== 365)
+    throw new Error(`planned ${result?.days.length} days, expected 365`);
   return result?.planMs ?? 0;
 }
 
@@ -130,9 +132,25 @@ async function main() {
     return { scenario: "1,000,000 rows on one day into DuckDB", ...(await migrate("bench_one_day", 1)) };
   }
   if (scenario === "plan") {
-    await ensureBenchTable({ table: "bench_plan_1m", rows: 1_000_000, firstDay: "2024-01-01", days: 365, narrow: true });
-    await ensureBenchTable({ table: "bench_plan_10m", rows: 10_000_000, firstDay: "2024-01-01", days: 365, narrow: true });
-    return { scenario: "plan 365 days", small: await plan("bench_plan_1m"), large: await plan("bench_plan_10m") };
+    await ensureBenchTable({
+      table: "bench_plan_1m",
+      rows: 1_000_000,
+      firstDay: "2024-01-01",
+      days: 365,
+      narrow: true,
+    });
+    await ensureBenchTable({
+      table: "bench_plan_10m",
+      rows: 10_000_000,
+      firstDay: "2024-01-01",
+      days: 365,
+      narrow: true,
+    });
+    return {
+      scenario: "plan 365 days",
+      small: await plan("bench_plan_1m"),
+      large: await plan("bench_plan_10m"),
+    };
   }
   throw new Error(`unknown scenario ${scenario} (year, one-day, plan)`);
 }

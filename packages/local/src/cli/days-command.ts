@@ -34,21 +34,30 @@ class DaysError extends Error {}
  * URL; without, the local stack on 127.0.0.1:$PORT with a local token.
  */
 export function daysCommand(io: CliIo = processIo(), deps: DaysDeps = {}): Command {
-  return new Command("days")
-    .description("migrated days of a table, from the loadRedisData function (getSet)")
-    .requiredOption("--table <table>", "source table name; reads the set mig_<table>")
-    .option("--url <function_url>", "a deployed function's URL; default: the local stack on PORT")
-    .option("--token <token>", "with --url: send this identity token instead of fetching one")
-    .option(
-      "--uid <uid>",
-      "local stack: uid of the local token (default: first of DEBUG_UIDS, else local-dev)",
-    )
-    .option("--json", "print a JSON array")
-    .action(async (options: DaysOptions) => {
-      const code = await runDaysCommand(options, io, deps);
-      if (deps.onExit) deps.onExit(code);
-      else process.exitCode = code;
-    });
+  return (
+    new Command("days")
+      .description("migrated days of a table, from the loadRedisData function (getSet)")
+      .requiredOption("--table <table>", "source table name; reads the set mig_<table>")
+      .option("--url <function_url>", "a deployed function's URL; default: the local stack on PORT")
+      .option("--token <token>", "with --url: send this identity token instead of fetching one")
+      .option(
+        "--uid <uid>",
+        "local stack: uid of the local token (default: first of DEBUG_UIDS, else local-dev)",
+      )
+      .option("--json", "print a JSON array")
+      // Added with addCommand it inherits nothing from the program: usage
+      // errors throw a CommanderError for the caller instead of exiting.
+      .exitOverride()
+      .configureOutput({
+        writeOut: (text) => io.stdout.write(text),
+        writeErr: (text) => io.stderr.write(text),
+      })
+      .action(async (options: DaysOptions) => {
+        const code = await runDaysCommand(options, io, deps);
+        if (deps.onExit) deps.onExit(code);
+        else process.exitCode = code;
+      })
+  );
 }
 
 /** Runs the command and returns its exit code: 0, 1 (call failed), or 2 (bad option). */

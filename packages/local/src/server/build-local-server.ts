@@ -57,10 +57,8 @@ export interface LocalServer {
 export async function buildLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   const { config } = options;
   const logger = options.logger ?? createJsonLogger({ level: config.logLevel });
-  const ownRedis = options.redis ? undefined : createRedisClient(config.redis);
-  const ownMysql = options.mysql ? undefined : createMysqlPool(config.mysql);
-  const redis = options.redis ?? (ownRedis as Redis);
-  const mysql = options.mysql ?? (ownMysql as MysqlPool);
+  const redis = options.redis ?? createRedisClient(config.redis);
+  const mysql = options.mysql ?? createMysqlPool(config.mysql);
 
   const tokens = createLocalTokens({
     secret: config.local.tokenSecret,
@@ -77,6 +75,7 @@ export async function buildLocalServer(options: LocalServerOptions): Promise<Loc
     registerTokenGenerator(app, { tokens, allowedUids: config.local.debugUids });
   }
   registerLoadRedisData(app, { tokens, mysql, redis, loader: config.local.loader, logger });
+  // `curl -d` sends form encoding; the API's bodies are JSON whatever the header says.
   app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => {
     try {
       done(null, JSON.parse(body as string));
@@ -109,7 +108,10 @@ export async function buildLocalServer(options: LocalServerOptions): Promise<Loc
     },
     async close() {
       await app.close();
-      await Promise.allSettled([ownRedis?.quit(), ownMysql?.end()]);
+      await Promise.allSettled([
+        options.redis ? undefined : redis.quit(),
+        options.mysql ? undefined : mysql.end(),
+      ]);
     },
   };
 }

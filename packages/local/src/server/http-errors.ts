@@ -3,7 +3,7 @@ import { errorBody, HttpError, toHttpError } from "@table-archiver/redis-reader"
 import type { FastifyError, FastifyInstance } from "fastify";
 
 /** Fastify's own refusals, mapped onto the archiver's error codes. */
-const FASTIFY_CODES: Record<string, (error: FastifyError) => HttpError> = {
+const FASTIFY_CODES: Record<string, () => HttpError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: () =>
     new HttpError(413, "PAYLOAD_TOO_LARGE", "the body is larger than the 16 KB this endpoint accepts"),
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new HttpError(400, "INVALID_INPUT", "send a JSON body"),
@@ -39,7 +39,7 @@ export function installErrorHandling(app: FastifyInstance, logger: Logger): void
 
 function fromFastify(error: FastifyError): HttpError | undefined {
   const mapped = FASTIFY_CODES[error.code];
-  if (mapped) return mapped(error);
+  if (mapped) return mapped();
   if (error instanceof SyntaxError || error.code === "FST_ERR_CTP_INVALID_JSON_BODY") {
     return new HttpError(400, "INVALID_INPUT", "the body is not valid JSON");
   }

@@ -41,6 +41,9 @@ export function createLocalTokens(options: LocalTokenOptions): LocalTokens {
   const key =
     options.secret === undefined ? randomSecret(options.logger) : new TextEncoder().encode(options.secret);
   const allowed = new Set(options.allowedUids);
+  // Signatures already checked, by token: HMAC through WebCrypto is the
+  // largest cost of a reader request. Expiry is still checked on every use.
+  const verified = new Map<string, VerifiedToken>();
 
   return {
     async issue(uid) {
@@ -56,32 +59,56 @@ export function createLocalTokens(options: LocalTokenOptions): LocalTokens {
     },
 
     async verify(token) {
-      if (!token)
+      if (!token) {
         throw unauthenticated("send Authorization: Bearer <token>; get a token from /api/tokenGenerators");
-      let subject: unknown;
-      try {
-        const { payload } = await jwtVerify(token, key, {
-          issuer: LOCAL_TOKEN_ISSUER,
-          algorithms: ["HS256"],
-          requiredClaims: ["sub", "iat", "exp"],
-          currentDate: clock(),
-        });
-        subject = payload.sub;
-      } catch (error) {
-        if (error instanceof errors.JWTExpired) {
-          throw unauthenticated("the token has expired; get a new one from /api/tokenGenerators");
-        }
-        throw unauthenticated("the token is not valid (bad signature, issuer or claims)");
       }
-      if (typeof subject !== "string" || !UID_PATTERN.test(subject)) {
-        throw unauthenticated("the token names no valid uid");
+      const now = clock();
+      let known = verified.get(token);
+      if (!known) {
+        known = await verifySignature(token, key, now);
+        if (verified.size >= MAX_VERIFIED) verified.clear();
+        verified.set(token, known);
       }
-      if (allowed.size > 0 && !allowed.has(subject)) {
-        throw forbidden(`uid "${subject}" is not in DEBUG_UIDS`);
+      // jose's rule: a token is expired from its `exp` second on.
+      if (known.exp <= Math.floor(now.getTime() / 1000)) throw expired();
+      if (allowed.size > 0 && !allowed.has(known.subject)) {
+        throw forbidden(`uid "${known.subject}" is not in DEBUG_UIDS`);
       }
-      return subject;
+      return known.subject;
     },
   };
+}
+
+interface VerifiedToken {
+  readonly subject: string;
+  readonly exp: number;
+}
+
+/** Tokens remembered as verified; the memory is dropped whole when full. */
+const MAX_VERIFIED = 1_000;
+
+async function verifySignature(token: string, key: Uint8Array, now: Date): Promise<VerifiedToken> {
+  let claims: { sub?: unknown; exp?: unknown };
+  try {
+    ({ payload: claims } = await jwtVerify(token, key, {
+      issuer: LOCAL_TOKEN_ISSUER,
+      algorithms: ["HS256"],
+      requiredClaims: ["sub", "iat", "exp"],
+      currentDate: now,
+    }));
+  } catch (error) {
+    if (error instanceof errors.JWTExpired) throw expired();
+    throw unauthenticated("the token is not valid (bad signature, issuer or claims)");
+  }
+  const { sub, exp } = claims;
+  if (typeof sub !== "string" || !UID_PATTERN.test(sub) || typeof exp !== "number") {
+    throw unauthenticated("the token names no valid uid");
+  }
+  return { subject: sub, exp };
+}
+
+function expired() {
+  return unauthenticated("the token has expired; get a new one from /api/tokenGenerators");
 }
 
 function randomSecret(logger: Logger): Uint8Array {

@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { DuckDbWarehouse } from "../../adapters/duckdb/duckdb-warehouse";
 import { VerificationError } from "../../errors";
-import type { Row, TableSchema } from "../types/table-schema";
 import type { Warehouse } from "../../ports/warehouse";
 import { createTestRuntime, type TestRuntime } from "../../testing/test-runtime";
 import { createTestDatabase, type TestDatabase, uniqueName } from "../../testing/test-services";
 import type { CopyDayTask } from "../tasks/task-payload";
+import type { Row, TableSchema } from "../types/table-schema";
 import { type CopyDayDeps, copyDay } from "./copy-day";
 
 const NOW = "2026-11-21T12:00:00Z";

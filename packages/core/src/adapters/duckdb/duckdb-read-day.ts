@@ -1,0 +1,69 @@
+import {
+  DuckDBBlobValue,
+  type DuckDBConnection,
+  DuckDBDateValue,
+  DuckDBIntervalValue,
+  DuckDBTimestampValue,
+  type DuckDBValue,
+  quotedIdentifier,
+} from "@duckdb/node-api";
+import type { CalendarDay } from "../../domain/days/calendar-day";
+import type { LogicalType } from "../../domain/types/logical-type";
+import type { Row, TableSchema } from "../../domain/types/table-schema";
+import { formatDateTimeMicros, formatDays, formatTimeMicros } from "./canonical-values";
+import { type DuckDbTable, dayBounds, dayPredicate, qualifiedName } from "./duckdb-catalog";
+
+const MICROS_PER_DAY = 86_400_000_000n;
+
+/**
+ * The rows of one day, the source schema's columns in canonical values,
+ * ordered by all columns from the first. For tests and inspection tools: it
+ * holds the whole day in memory.
+ */
+export async function readDuckDbDay(
+  connection: DuckDBConnection,
+  destination: DuckDbTable,
+  schema: TableSchema,
+  filterColumn: string,
+  day: CalendarDay,
+): Promise<Row[]> {
+  const columns = schema.columns.map((column) => quotedIdentifier(column.name)).join(", ");
+  const reader = await connection.runAndReadAll(
+    `SELECT ${columns} FROM ${qualifiedName(destination)} WHERE ${dayPredicate(filterColumn)} ORDER BY ALL`,
+    dayBounds(day),
+  );
+  return reader
+    .getRows()
+    .map((row) => row.map((value, index) => toCanonical(value, schema.columns[index]?.logicalType)));
+}
+
+/** A value as DuckDB returns it -> the canonical value of the column's logical type. */
+export function toCanonical(value: DuckDBValue, type: LogicalType | undefined): unknown {
+  if (value === null || type === undefined) return value;
+  switch (type.kind) {
+    case "int32":
+    case "year":
+    case "float32":
+      return Number(value);
+    case "int64":
+    case "uint64":
+    case "bit":
+    case "decimal":
+      return String(value);
+    case "datetime":
+      return value instanceof DuckDBTimestampValue
+        ? formatDateTimeMicros(value.micros, type.fractionDigits)
+        : value;
+    case "date":
+      return value instanceof DuckDBDateValue ? formatDays(value.days) : value;
+    case "time":
+      return value instanceof DuckDBIntervalValue
+        ? formatTimeMicros(BigInt(value.days) * MICROS_PER_DAY + value.micros, type.fractionDigits)
+        : value;
+    case "bytes":
+    case "geometry":
+      return value instanceof DuckDBBlobValue ? Uint8Array.from(value.bytes) : value;
+    default:
+      return value;
+  }
+}

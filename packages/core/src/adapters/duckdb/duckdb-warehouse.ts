@@ -1,0 +1,209 @@
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import { type DuckDBConnection, quotedIdentifier } from "@duckdb/node-api";
+import type { CalendarDay } from "../../domain/days/calendar-day";
+import type { DayFigures } from "../../domain/types/day-figures";
+import type { Destination } from "../../domain/types/destination";
+import type { Row, TableSchema } from "../../domain/types/table-schema";
+import { ArchiverError, TransientError } from "../../errors";
+import type { Warehouse } from "../../ports/warehouse";
+import {
+  type DuckDbTable,
+  dayBounds,
+  dayPredicate,
+  ensureTableShape,
+  qualifiedName,
+  qualifiedSchema,
+  requireFilterColumn,
+  tableColumns,
+} from "./duckdb-catalog";
+import { readDuckDbDay } from "./duckdb-read-day";
+import { replaceDayInTransaction } from "./replace-day";
+import { openSharedDatabase } from "./shared-database";
+
+export interface DuckDbWarehouseOptions {
+  /** Database file, or ":memory:". The parent folder of a file is created. */
+  readonly path: string;
+  /** The default dataset (a DuckDB schema); created on open so an empty warehouse can be inspected. */
+  readonly dataset: string;
+}
+
+/** The DuckDB warehouse, plus a way to read a day back for tests and inspection tools. */
+export interface DuckDbWarehouse extends Warehouse {
+  /** The day's rows (the schema's columns) in canonical values, ordered by all columns from the first. */
+  readDay(
+    destination: Destination,
+    filterColumn: string,
+    day: CalendarDay,
+    schema: TableSchema,
+  ): Promise<Row[]>;
+}
+
+/** DDL on different tables may still touch the same schema entry, so it also runs one at a time. */
+const DDL_KEY = "\u0000ddl";
+
+/**
+ * Opens (or creates) a DuckDB warehouse. Warehouses naming the same file share
+ * one DuckDBInstance (see shared-database.ts); each operation runs on a
+ * connection of its own. Writes to a table (ensureTable, replaceDay) run one
+ * at a time per table: two transactions replacing one day would otherwise
+ * both commit, since DuckDB sees no conflict between their inserts, and the
+ * day would hold two copies. A DuckDB conflict that still happens, or a file
+ * locked by another process, surfaces as TransientError.
+ */
+export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Promise<DuckDbWarehouse> {
+  if (!options.path.startsWith(":memory:")) await mkdir(dirname(options.path), { recursive: true });
+  const database = await guard("open", () => openSharedDatabase(options.path));
+  const { instance, locks } = database;
+  const inFlight = new Set<Promise<unknown>>();
+  let closed = false;
+
+  async function withConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    const connection = await instance.connect();
+    try {
+      return await work(connection);
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  /** Runs a public operation: refused once closed, awaited by close(), DuckDB errors mapped. */
+  function operation<T>(action: string, work: () => Promise<T>): Promise<T> {
+    if (closed) return Promise.reject(new Error(`DuckDB warehouse ${options.path} is closed`));
+    const running = guard(action, work);
+    inFlight.add(running);
+    const forget = () => inFlight.delete(running);
+    running.then(forget, forget);
+    return running;
+  }
+
+  let setup: { catalog: string; json: boolean };
+  try {
+    setup = await guard("open", () =>
+      locks.run(DDL_KEY, () =>
+        withConnection(async (connection) => {
+          const reader = await connection.runAndReadAll(
+            `SELECT current_database(),
+                  (SELECT count(*) FROM duckdb_extensions() WHERE extension_name = 'json' AND loaded) > 0`,
+          );
+          const [name, hasJson] = reader.getRows()[0] ?? [];
+          await connection.run(
+            `CREATE SCHEMA IF NOT EXISTS ${qualifiedSchema(String(name), options.dataset)}`,
+          );
+          return { catalog: String(name), json: hasJson === true };
+        }),
+      ),
+    );
+  } catch (error) {
+    database.release();
+    throw error;
+  }
+  const { catalog, json } = setup;
+  const at = (destination: Destination): DuckDbTable => ({
+    catalog,
+    dataset: destination.dataset,
+    table: destination.table,
+  });
+  const tableKey = (destination: Destination) => `${destination.dataset}.${destination.table}`.toLowerCase();
+
+  return {
+    async ensureTable(destination, schema, filterColumn) {
+      requireFilterColumn(schema, filterColumn);
+      await operation("ensureTable", () =>
+        locks.run(tableKey(destination), () =>
+          locks.run(DDL_KEY, () =>
+            withConnection((connection) => ensureTableShape(connection, at(destination), schema, { json })),
+          ),
+        ),
+      );
+    },
+
+    async replaceDay(destination, schema, filterColumn, day, batches) {
+      requireFilterColumn(schema, filterColumn);
+      const target = { destination: at(destination), schema, filterColumn, day };
+      const rowsWritten = await operation("replaceDay", () =>
+        locks.run(tableKey(destination), () =>
+          withConnection((connection) => replaceDayInTransaction(connection, target, batches)),
+        ),
+      );
+      return { rowsWritten };
+    },
+
+    dayFigures(destination, filterColumn, day, keyColumn) {
+      return operation("dayFigures", () =>
+        withConnection((connection) => dayFigures(connection, at(destination), filterColumn, day, keyColumn)),
+      );
+    },
+
+    countRows(destination) {
+      return operation("countRows", () =>
+        withConnection(async (connection) => {
+          const table = at(destination);
+          if ((await tableColumns(connection, table)).length === 0) return 0;
+          const reader = await connection.runAndReadAll(`SELECT COUNT(*) FROM ${qualifiedName(table)}`);
+          return Number(reader.getRows()[0]?.[0]);
+        }),
+      );
+    },
+
+    readDay(destination, filterColumn, day, schema) {
+      return operation("readDay", () =>
+        withConnection((connection) => readDuckDbDay(connection, at(destination), schema, filterColumn, day)),
+      );
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled(inFlight);
+      database.release();
+    },
+  };
+}
+
+async function dayFigures(
+  connection: DuckDBConnection,
+  destination: DuckDbTable,
+  filterColumn: string,
+  day: CalendarDay,
+  keyColumn: string | undefined,
+): Promise<DayFigures> {
+  if ((await tableColumns(connection, destination)).length === 0) {
+    return keyColumn
+      ? { rows: 0, key: { column: keyColumn, count: 0, sum: "0", min: "", max: "" } }
+      : { rows: 0 };
+  }
+  const key = keyColumn ? quotedIdentifier(keyColumn) : "NULL";
+  // SUM over HUGEINT: a day of UBIGINT keys can sum past 2^64.
+  const reader = await connection.runAndReadAll(
+    `SELECT COUNT(*), COUNT(${key}), CAST(COALESCE(SUM(CAST(${key} AS HUGEINT)), 0) AS VARCHAR),
+            COALESCE(CAST(MIN(${key}) AS VARCHAR), ''), COALESCE(CAST(MAX(${key}) AS VARCHAR), '')
+     FROM ${qualifiedName(destination)} WHERE ${dayPredicate(filterColumn)}`,
+    dayBounds(day),
+  );
+  const [rows, count, sum, min, max] = reader.getRows()[0] ?? [];
+  const figures = { rows: Number(rows) };
+  if (!keyColumn) return figures;
+  return {
+    ...figures,
+    key: { column: keyColumn, count: Number(count), sum: String(sum), min: String(min), max: String(max) },
+  };
+}
+
+/**
+ * Runs a DuckDB operation, turning the failures that may pass on their own
+ * (a transaction conflict, the database file locked by another process, memory
+ * or disk running out) into TransientError.
+ */
+async function guard<T>(action: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ArchiverError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    if (/conflict|could not set lock|out of memory|no space left/i.test(message)) {
+      throw new TransientError(`DuckDB ${action}: ${message}`, { cause: error });
+    }
+    throw error;
+  }
+}

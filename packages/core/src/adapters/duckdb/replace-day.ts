@@ -1,0 +1,98 @@
+import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api";
+import type { CalendarDay } from "../../domain/days/calendar-day";
+import { formatDestination } from "../../domain/types/destination";
+import type { Row, TableSchema } from "../../domain/types/table-schema";
+import { InvalidInputError, VerificationError } from "../../errors";
+import { ChunkWriter } from "./chunk-writer";
+import {
+  type DuckDbTable,
+  dayBounds,
+  dayPredicate,
+  qualifiedName,
+  rollback,
+  tableColumns,
+} from "./duckdb-catalog";
+
+export interface DayTarget {
+  readonly destination: DuckDbTable;
+  readonly schema: TableSchema;
+  readonly filterColumn: string;
+  readonly day: CalendarDay;
+}
+
+/**
+ * Replaces the day in one transaction on `connection`: delete the day, append
+ * the batches, count the day, commit. The appender writes into the
+ * connection's open transaction (its rows are invisible to other connections
+ * and vanish on ROLLBACK), so any failure, including `batches` throwing
+ * halfway, leaves the day exactly as it was. Returns the day's row count.
+ */
+export async function replaceDayInTransaction(
+  connection: DuckDBConnection,
+  target: DayTarget,
+  batches: AsyncIterable<readonly Row[]>,
+): Promise<number> {
+  const { destination, filterColumn, day } = target;
+  const label = `${formatDestination(destination)} ${day}`;
+  const bounds = dayBounds(day);
+  await connection.run("BEGIN TRANSACTION");
+  let appender: DuckDBAppender | undefined;
+  try {
+    const columns = await tableColumns(connection, destination);
+    if (columns.length === 0) {
+      throw new InvalidInputError(
+        "destination",
+        `${formatDestination(destination)} does not exist (ensureTable creates it)`,
+      );
+    }
+    const table = qualifiedName(destination);
+    const where = dayPredicate(filterColumn);
+    await connection.run(`DELETE FROM ${table} WHERE ${where}`, bounds);
+    appender = await connection.createAppender(destination.table, destination.dataset, destination.catalog);
+    const writer = ChunkWriter.create(
+      appender,
+      columns.map((column) => column.name),
+      target.schema,
+      label,
+    );
+    let appended = 0;
+    for await (const batch of batches) {
+      writer.write(batch);
+      appended += batch.length;
+    }
+    // The appender flushes into the transaction by itself as its buffer fills;
+    // flushing every batch would cost more than the append (about 1.5 ms each).
+    appender.closeSync();
+    appender = undefined;
+    const counted = await connection.runAndReadAll(`SELECT COUNT(*) FROM ${table} WHERE ${where}`, bounds);
+    const rows = Number(counted.getRows()[0]?.[0] ?? 0);
+    if (rows !== appended) {
+      throw new VerificationError(
+        `${label}: appended ${appended} rows but the day holds ${rows}; ${appended - rows} rows lie outside the day or have no ${filterColumn}`,
+      );
+    }
+    await connection.run("COMMIT");
+    return rows;
+  } catch (error) {
+    discard(appender);
+    await rollback(connection);
+    throw error;
+  }
+}
+
+/**
+ * Drops rows the appender still buffers and closes it while the failed
+ * transaction is still open, so nothing it held can be written outside it.
+ * Errors are not reported: the transaction is rolled back next whatever
+ * happens here, and the error that led here is the one worth seeing.
+ */
+function discard(appender: DuckDBAppender | undefined): void {
+  if (!appender) return;
+  for (const step of [() => appender.clear(), () => appender.closeSync()]) {
+    try {
+      step();
+    } catch {
+      // See above: the rollback that follows discards whatever is left.
+    }
+  }
+}

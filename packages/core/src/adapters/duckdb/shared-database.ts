@@ -1,0 +1,71 @@
+import { resolve } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { KeyedMutex } from "./keyed-mutex";
+
+/** A DuckDB database as every warehouse of this process that names its file shares it. */
+export interface SharedDatabase {
+  readonly instance: DuckDBInstance;
+  /** Serializes writes per table across every warehouse using this database. */
+  readonly locks: KeyedMutex;
+  /** Gives the database back; the last user closes it. */
+  release(): void;
+}
+
+interface OpenFile {
+  readonly opening: Promise<DuckDBInstance>;
+  readonly locks: KeyedMutex;
+  users: number;
+}
+
+// Extensions are never downloaded: the archiver uses only what is built in.
+const OPTIONS = { autoinstall_known_extensions: "false", autoload_known_extensions: "false" };
+
+/**
+ * Two DuckDB instances on one file in one process do not see each other's
+ * writes and would overwrite each other (DuckDB's file lock only keeps other
+ * processes out), so each file is opened once and shared. In-memory databases
+ * are private to their opener.
+ */
+const openFiles = new Map<string, OpenFile>();
+
+export async function openSharedDatabase(path: string): Promise<SharedDatabase> {
+  if (path.startsWith(":memory:")) {
+    const instance = await DuckDBInstance.create(path, OPTIONS);
+    return { instance, locks: new KeyedMutex(), release: () => instance.closeSync() };
+  }
+  const key = resolve(path);
+  let file = openFiles.get(key);
+  if (!file) {
+    const opening = DuckDBInstance.create(key, OPTIONS);
+    const created: OpenFile = { opening, locks: new KeyedMutex(), users: 0 };
+    // A failed open is forgotten so that a later attempt (say, once another process let go of the lock) retries.
+    opening.catch(() => {
+      if (openFiles.get(key) === created) openFiles.delete(key);
+    });
+    openFiles.set(key, created);
+    file = created;
+  }
+  const shared = file;
+  shared.users++;
+  let instance: DuckDBInstance;
+  try {
+    instance = await shared.opening;
+  } catch (error) {
+    shared.users--;
+    throw error;
+  }
+  let released = false;
+  return {
+    instance,
+    locks: shared.locks,
+    release() {
+      if (released) return;
+      released = true;
+      shared.users--;
+      if (shared.users === 0) {
+        openFiles.delete(key);
+        instance.closeSync();
+      }
+    },
+  };
+}

@@ -1,0 +1,234 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CalendarDay } from "../domain/days/calendar-day";
+import type { Destination } from "../domain/types/destination";
+import type { Row, TableSchema } from "../domain/types/table-schema";
+import { TransientError, VerificationError } from "../errors";
+import type { Warehouse } from "../ports/warehouse";
+import { uniqueName } from "./test-services";
+import {
+  allTypesRows,
+  allTypesSchema,
+  batchesOf,
+  failingHalfway,
+  keyedRows,
+  keyedSchema,
+  sumOf,
+} from "./warehouse-contract-fixtures";
+
+/** What a warehouse adapter hands the contract suite. */
+export interface WarehouseContractSubject {
+  readonly warehouse: Warehouse;
+  /**
+   * The day's rows, the schema's columns in canonical values (LogicalType),
+   * ordered by the first column. `schema` says which canonical form to print
+   * (fraction digits, float32); an adapter may ignore it.
+   */
+  readDay(
+    destination: Destination,
+    filterColumn: string,
+    day: CalendarDay,
+    schema: TableSchema,
+  ): Promise<Row[]>;
+  /** Removes what the suite created and closes the warehouse. */
+  cleanup(): Promise<void>;
+}
+
+const DAY = "2024-05-06";
+
+/**
+ * The behaviour every Warehouse adapter must have (see ports/warehouse.ts):
+ * dataset and table creation, schema evolution, exact round trips of every
+ * logical type, atomic day replacement and the figures cleanup relies on.
+ * Each test uses its own table.
+ */
+export function describeWarehouseContract(
+  name: string,
+  setup: () => Promise<WarehouseContractSubject>,
+): void {
+  describe(`Warehouse contract: ${name}`, () => {
+    let subject: WarehouseContractSubject;
+    const dataset = uniqueName("contract");
+    const table = (prefix: string): Destination => ({ dataset, table: uniqueName(prefix) });
+    const w = () => subject.warehouse;
+
+    beforeAll(async () => {
+      subject = await setup();
+    });
+    afterAll(async () => {
+      await subject?.cleanup();
+    });
+
+    it("creates the dataset and the table, and ensureTable is idempotent", async () => {
+      const destination = { dataset: uniqueName("contract_new"), table: uniqueName("orders") };
+      const schema = keyedSchema();
+      expect(await w().countRows(destination)).toBe(0);
+      await w().ensureTable(destination, schema, "created_at");
+      await w().ensureTable(destination, schema, "created_at");
+      expect(await w().countRows(destination)).toBe(0);
+      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(keyedRows(DAY, [1, 2])));
+      await w().ensureTable(destination, schema, "created_at");
+      expect(await w().countRows(destination)).toBe(2);
+    });
+
+    it("adds a new source column and keeps the rows already copied", async () => {
+      const destination = table("evolve");
+      const before = keyedSchema();
+      await w().ensureTable(destination, before, "created_at");
+      await w().replaceDay(
+        destination,
+        before,
+        "created_at",
+        "2024-05-05",
+        batchesOf(keyedRows("2024-05-05", [1])),
+      );
+      const after = keyedSchema({ extraColumn: true });
+      await w().ensureTable(destination, after, "created_at");
+      const rows = keyedRows(DAY, [2, 3], { extraColumn: true });
+      await w().replaceDay(destination, after, "created_at", DAY, batchesOf(rows));
+      expect(await subject.readDay(destination, "created_at", DAY, after)).toEqual(rows);
+      const old = await subject.readDay(destination, "created_at", "2024-05-05", after);
+      expect(old).toEqual(keyedRows("2024-05-05", [1]).map((row) => [...row, null]));
+    });
+
+    it("refuses an incompatible type change with a VerificationError naming the column", async () => {
+      const destination = table("incompatible");
+      await w().ensureTable(destination, keyedSchema(), "created_at");
+      await w().replaceDay(destination, keyedSchema(), "created_at", DAY, batchesOf(keyedRows(DAY, [1])));
+      const changed = keyedSchema({ noteKind: "datetime" });
+      const attempt = w().ensureTable(destination, changed, "created_at");
+      await expect(attempt).rejects.toBeInstanceOf(VerificationError);
+      await expect(attempt).rejects.toThrow(/note/);
+      expect(await subject.readDay(destination, "created_at", DAY, keyedSchema())).toEqual(
+        keyedRows(DAY, [1]),
+      );
+    });
+
+    it("round-trips every logical type exactly, extremes and NULLs included", async () => {
+      const destination = table("types");
+      const schema = allTypesSchema();
+      const rows = allTypesRows(DAY);
+      await w().ensureTable(destination, schema, "at");
+      const { rowsWritten } = await w().replaceDay(destination, schema, "at", DAY, batchesOf(rows));
+      expect(rowsWritten).toBe(rows.length);
+      expect(await subject.readDay(destination, "at", DAY, schema)).toEqual(rows);
+    });
+
+    it("replacing a day twice leaves exactly one copy, and the second copy wins", async () => {
+      const destination = table("twice");
+      const schema = keyedSchema();
+      await w().ensureTable(destination, schema, "created_at");
+      const first = keyedRows(DAY, [1, 2, 3]);
+      expect(
+        (await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(first))).rowsWritten,
+      ).toBe(3);
+      expect(
+        (await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(first))).rowsWritten,
+      ).toBe(3);
+      expect(await subject.readDay(destination, "created_at", DAY, schema)).toEqual(first);
+      const second = keyedRows(DAY, [7, 8]);
+      expect(
+        (await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(second))).rowsWritten,
+      ).toBe(2);
+      expect(await subject.readDay(destination, "created_at", DAY, schema)).toEqual(second);
+      expect(await w().countRows(destination)).toBe(2);
+    });
+
+    it("keeps the day exactly as it was when the rows stop halfway with an error", async () => {
+      const destination = table("halfway");
+      const schema = keyedSchema();
+      await w().ensureTable(destination, schema, "created_at");
+      const previous = keyedRows(DAY, [1, 2]);
+      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(previous));
+      const replacement = keyedRows(
+        DAY,
+        Array.from({ length: 3000 }, (_, i) => 100 + i),
+      );
+      const failing = w().replaceDay(destination, schema, "created_at", DAY, failingHalfway(replacement));
+      await expect(failing).rejects.toThrow("source connection lost");
+      expect(await subject.readDay(destination, "created_at", DAY, schema)).toEqual(previous);
+
+      const fresh = "2024-05-07";
+      const firstTime = w().replaceDay(
+        destination,
+        schema,
+        "created_at",
+        fresh,
+        failingHalfway(keyedRows(fresh, [5, 6])),
+      );
+      await expect(firstTime).rejects.toThrow("source connection lost");
+      expect(await subject.readDay(destination, "created_at", fresh, schema)).toEqual([]);
+      expect(await w().countRows(destination)).toBe(2);
+    });
+
+    it("leaves neighbouring days untouched; both ends of the day belong to it", async () => {
+      const destination = table("neighbours");
+      const schema = keyedSchema();
+      await w().ensureTable(destination, schema, "created_at");
+      const dayBefore = keyedRows("2024-05-05", [1, 2], { times: ["00:00:00", "23:59:59.999999"] });
+      const dayAfter = keyedRows("2024-05-07", [5, 6], { times: ["00:00:00", "23:59:59.999999"] });
+      await w().replaceDay(destination, schema, "created_at", "2024-05-05", batchesOf(dayBefore));
+      await w().replaceDay(destination, schema, "created_at", "2024-05-07", batchesOf(dayAfter));
+      const edges = keyedRows(DAY, [3, 4], { times: ["00:00:00", "23:59:59.999999"] });
+      expect(
+        (await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(edges))).rowsWritten,
+      ).toBe(2);
+      expect(
+        (await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(edges))).rowsWritten,
+      ).toBe(2);
+      expect(await subject.readDay(destination, "created_at", "2024-05-05", schema)).toEqual(dayBefore);
+      expect(await subject.readDay(destination, "created_at", DAY, schema)).toEqual(edges);
+      expect(await subject.readDay(destination, "created_at", "2024-05-07", schema)).toEqual(dayAfter);
+      expect(await w().countRows(destination)).toBe(6);
+    });
+
+    it("counts a day with exact key figures, past 2^64 for BIGINT UNSIGNED keys", async () => {
+      const destination = table("figures");
+      const schema = keyedSchema();
+      await w().ensureTable(destination, schema, "created_at");
+      const ids = ["18446744073709551615", "18446744073709551614", "1", "9007199254740993"];
+      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(keyedRows(DAY, ids)));
+      await w().replaceDay(
+        destination,
+        schema,
+        "created_at",
+        "2024-05-07",
+        batchesOf(keyedRows("2024-05-07", [9])),
+      );
+      expect(await w().dayFigures(destination, "created_at", DAY, "id")).toEqual({
+        rows: 4,
+        key: { column: "id", count: 4, sum: sumOf(ids), min: "1", max: "18446744073709551615" },
+      });
+      expect(await w().dayFigures(destination, "created_at", DAY)).toEqual({ rows: 4 });
+      const empty = await w().dayFigures(destination, "created_at", "2024-05-01", "id");
+      expect(empty.rows).toBe(0);
+      expect(empty.key).toMatchObject({ column: "id", count: 0, sum: "0" });
+      expect(await w().countRows(destination)).toBe(5);
+    });
+
+    it("never duplicates when two replaceDay calls on one table run at the same time", async () => {
+      const destination = table("concurrent");
+      const schema = keyedSchema();
+      await w().ensureTable(destination, schema, "created_at");
+      const a = keyedRows(
+        DAY,
+        Array.from({ length: 2500 }, (_, i) => i + 1),
+      );
+      const b = keyedRows(DAY, [90_001, 90_002]);
+      const other = keyedRows("2024-05-07", [42]);
+      const results = await Promise.allSettled([
+        w().replaceDay(destination, schema, "created_at", DAY, batchesOf(a, 500)),
+        w().replaceDay(destination, schema, "created_at", DAY, batchesOf(b)),
+        w().replaceDay(destination, schema, "created_at", "2024-05-07", batchesOf(other)),
+      ]);
+      for (const result of results) {
+        if (result.status === "rejected") expect(result.reason).toBeInstanceOf(TransientError);
+      }
+      const day = await subject.readDay(destination, "created_at", DAY, schema);
+      expect([a, b, []]).toContainEqual(day);
+      const succeeded = results.filter((result) => result.status === "fulfilled").length;
+      if (succeeded === results.length) {
+        expect(await subject.readDay(destination, "created_at", "2024-05-07", schema)).toEqual(other);
+      }
+    });
+  });
+}
