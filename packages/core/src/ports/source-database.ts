@@ -44,6 +44,16 @@ export interface SourceDatabase {
     from: CalendarDay,
     before: CalendarDay,
   ): Promise<CalendarDay | undefined>;
+  /**
+   * `firstDayWithRows` for each of `froms`, in one round trip: one index probe
+   * per entry, answered together. The planner sends a window of days at once.
+   */
+  firstDaysWithRows(
+    table: string,
+    column: string,
+    froms: readonly CalendarDay[],
+    before: CalendarDay,
+  ): Promise<(CalendarDay | undefined)[]>;
   /** Streams the rows of one day without holding the day in memory. */
   streamDay(schema: TableSchema, column: string, day: CalendarDay, batchRows: number): DayStream;
   /** Counts the day now: rows, and key figures when the key is one integer column. */

@@ -45,11 +45,13 @@ const DDL_KEY = "\u0000ddl";
 /**
  * Opens (or creates) a DuckDB warehouse. Warehouses naming the same file share
  * one DuckDBInstance (see shared-database.ts); each operation runs on a
- * connection of its own. Writes to a table (ensureTable, replaceDay) run one
- * at a time per table: two transactions replacing one day would otherwise
- * both commit, since DuckDB sees no conflict between their inserts, and the
- * day would hold two copies. A DuckDB conflict that still happens, or a file
- * locked by another process, surfaces as TransientError.
+ * connection of its own. Replaces of one day run one at a time: two
+ * transactions replacing the same day would otherwise both commit, since
+ * DuckDB sees no conflict between their inserts, and the day would hold two
+ * copies; replaces of different days run side by side. Schema changes run one
+ * at a time per table, and a shape already ensured is not checked again. A
+ * DuckDB conflict that still happens, or a file locked by another process,
+ * surfaces as TransientError.
  */
 export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Promise<DuckDbWarehouse> {
   if (!options.path.startsWith(":memory:")) await mkdir(dirname(options.path), { recursive: true });
@@ -105,10 +107,14 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
     table: destination.table,
   });
   const tableKey = (destination: Destination) => `${destination.dataset}.${destination.table}`.toLowerCase();
+  // Shapes this warehouse already made a table match; a copy of the same schema skips the catalog round trips.
+  const ensured = new Map<string, string>();
 
   return {
     async ensureTable(destination, schema, filterColumn) {
       requireFilterColumn(schema, filterColumn);
+      const shape = JSON.stringify(schema.columns.map((c) => [c.name, c.columnType, c.logicalType]));
+      if (ensured.get(tableKey(destination)) === shape) return;
       await operation("ensureTable", () =>
         locks.run(tableKey(destination), () =>
           locks.run(DDL_KEY, () =>
@@ -116,13 +122,17 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
           ),
         ),
       );
+      ensured.set(tableKey(destination), shape);
     },
 
     async replaceDay(destination, schema, filterColumn, day, batches) {
       requireFilterColumn(schema, filterColumn);
       const target = { destination: at(destination), schema, filterColumn, day };
+      // One replace per day at a time: DuckDB does not see two transactions inserting the same day
+      // as a conflict, so this lock is what keeps a duplicate task from leaving two copies. Different
+      // days touch disjoint rows and run side by side.
       const rowsWritten = await operation("replaceDay", () =>
-        locks.run(tableKey(destination), () =>
+        locks.run(`${tableKey(destination)}|${day}`, () =>
           withConnection((connection) => replaceDayInTransaction(connection, target, batches)),
         ),
       );

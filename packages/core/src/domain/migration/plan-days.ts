@@ -4,6 +4,9 @@ import { addDays, type CalendarDay } from "../days/calendar-day";
 /** The earliest day MySQL's DATETIME can hold; zero dates sort before it and are never planned. */
 export const FIRST_DAY: CalendarDay = "1000-01-01";
 
+/** Probes sent in one round trip: enough to plan the default 20 days with rows at once. */
+export const PROBE_WINDOW = 32;
+
 export interface PlanDaysInput {
   readonly table: string;
   readonly column: string;
@@ -18,24 +21,39 @@ export interface PlanDaysInput {
 
 /**
  * The oldest days in [from, before) that have rows and are not excluded, at
- * most `limit`. Each step is one index probe for the next day with rows, so
- * the cost grows with the days visited, not with the table's size; a run of
- * excluded days is stepped over without probing each of them.
+ * most `limit`. Days are found by index probes (the first value at or after a
+ * day), never by scanning rows, so the cost grows with the days visited, not
+ * with the table's size. Probes go out in windows: one probe for each of the
+ * next PROBE_WINDOW days that are not excluded, answered in one round trip.
+ * Every day with rows up to the last probe's answer is then known, because
+ * such a day is either excluded or is itself the start of a probe.
  */
 export async function planDays(source: SourceDatabase, input: PlanDaysInput): Promise<CalendarDay[]> {
   const days: CalendarDay[] = [];
-  let cursor = skipExcluded(input.from, input.exclude);
+  let cursor = input.from;
   while (days.length < input.limit && cursor < input.before) {
-    const day = await source.firstDayWithRows(input.table, input.column, cursor, input.before);
-    if (day === undefined) break;
-    if (!input.exclude.has(day)) days.push(day);
-    cursor = skipExcluded(addDays(day, 1), input.exclude);
+    const froms = windowFrom(cursor, input.before, input.exclude);
+    if (froms.length === 0) break;
+    const firsts = await source.firstDaysWithRows(input.table, input.column, froms, input.before);
+    for (const day of new Set(firsts)) {
+      if (day !== undefined && !input.exclude.has(day) && days.length < input.limit) days.push(day);
+    }
+    const last = firsts.at(-1);
+    if (last === undefined) break;
+    cursor = addDays(last, 1);
   }
   return days;
 }
 
-function skipExcluded(day: CalendarDay, exclude: ReadonlySet<CalendarDay>): CalendarDay {
-  let cursor = day;
-  while (exclude.has(cursor)) cursor = addDays(cursor, 1);
-  return cursor;
+/** The next PROBE_WINDOW days from `cursor` (inclusive) before `before` that are not excluded. */
+function windowFrom(
+  cursor: CalendarDay,
+  before: CalendarDay,
+  exclude: ReadonlySet<CalendarDay>,
+): CalendarDay[] {
+  const froms: CalendarDay[] = [];
+  for (let day = cursor; day < before && froms.length < PROBE_WINDOW; day = addDays(day, 1)) {
+    if (!exclude.has(day)) froms.push(day);
+  }
+  return froms;
 }

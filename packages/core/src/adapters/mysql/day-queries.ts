@@ -1,0 +1,84 @@
+import { type CalendarDay, startOfDay } from "../../domain/days/calendar-day";
+import type { TableSchema } from "../../domain/types/table-schema";
+import { dayCondition } from "./day-range";
+import { quoteIdentifier } from "./quote-identifier";
+import { readPlan } from "./read-plan";
+
+/** A statement and its bound values. */
+export interface SqlQuery {
+  readonly sql: string;
+  readonly values: readonly string[];
+}
+
+/**
+ * The earliest value of `column` in [from, before). On an indexed column
+ * MIN over a range of that column is one descent of the index ("Select
+ * tables optimized away"): its cost does not grow with the table. Without an
+ * index each probe scans the table; the planner flags such columns.
+ */
+export function firstValueQuery(
+  table: string,
+  column: string,
+  from: CalendarDay,
+  before: CalendarDay,
+): SqlQuery {
+  const c = quoteIdentifier(column);
+  return {
+    sql: `SELECT MIN(${c}) FROM ${quoteIdentifier(table)} WHERE ${c} >= ? AND ${c} < ?`,
+    values: [startOfDay(from), startOfDay(before)],
+  };
+}
+
+/** One `firstValueQuery` per start day, as scalar subqueries of one SELECT: many probes, one round trip. */
+export function firstValuesQuery(
+  table: string,
+  column: string,
+  froms: readonly CalendarDay[],
+  before: CalendarDay,
+): SqlQuery {
+  const c = quoteIdentifier(column);
+  const probe = `(SELECT MIN(${c}) FROM ${quoteIdentifier(table)} WHERE ${c} >= ? AND ${c} < ?)`;
+  return {
+    sql: `SELECT ${froms.map(() => probe).join(", ")}`,
+    values: froms.flatMap((from) => [startOfDay(from), startOfDay(before)]),
+  };
+}
+
+/**
+ * Every row of the day, in canonical values (see readPlan). Ordered by the
+ * filter column only when it leads an index: the range scan then returns
+ * rows in that order for free. Without an index the day is found by a full
+ * scan anyway, and ORDER BY would add a filesort of the whole day before the
+ * first row for an order the warehouse does not need (it replaces the day as
+ * a whole), so those days stream in scan order.
+ */
+export function dayRowsQuery(schema: TableSchema, column: string, day: CalendarDay): SqlQuery {
+  const c = quoteIdentifier(column);
+  const range = dayCondition(c, day);
+  const order = schema.indexLeadingColumns.includes(column) ? ` ORDER BY ${c}` : "";
+  return {
+    sql: `SELECT ${readPlan(schema).selectList} FROM ${quoteIdentifier(schema.name)} WHERE ${range.sql}${order}`,
+    values: range.values,
+  };
+}
+
+/**
+ * Row count of the day and, with a key column, its count, sum, min and max as
+ * text. SUM of an integer column is DECIMAL, exact beyond 2^64; an empty day
+ * sums to 0.
+ */
+export function dayFiguresQuery(
+  schema: TableSchema,
+  column: string,
+  day: CalendarDay,
+  key?: string,
+): SqlQuery {
+  const range = dayCondition(quoteIdentifier(column), day);
+  const from = `FROM ${quoteIdentifier(schema.name)} WHERE ${range.sql}`;
+  if (!key) return { sql: `SELECT COUNT(*) ${from}`, values: range.values };
+  const k = quoteIdentifier(key);
+  return {
+    sql: `SELECT COUNT(*), COUNT(${k}), CAST(COALESCE(SUM(${k}), 0) AS CHAR), CAST(MIN(${k}) AS CHAR), CAST(MAX(${k}) AS CHAR) ${from}`,
+    values: range.values,
+  };
+}

@@ -1,0 +1,116 @@
+import type { TableSchema } from "../../domain/types/table-schema";
+import { integerKeyColumn } from "../../domain/types/table-schema";
+import { InvalidInputError } from "../../errors";
+import type { SourceDatabase } from "../../ports/source-database";
+import type { MysqlPool } from "./create-mysql-pool";
+import {
+  dayFiguresQuery,
+  dayRowsQuery,
+  firstValueQuery,
+  firstValuesQuery,
+  type SqlQuery,
+} from "./day-queries";
+import { firstDayAfterZeroDate, isZeroDate } from "./day-range";
+import { introspectTable } from "./introspect-table";
+import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
+import { readPlan } from "./read-plan";
+import { streamRows } from "./stream-rows";
+
+/**
+ * The SourceDatabase port on a pool made by createMysqlPool, whose options are
+ * what make values arrive canonical. Days stream in filter-column order when
+ * that column leads an index, in scan order otherwise (see dayRowsQuery).
+ */
+export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
+  const source: SourceDatabase = {
+    describeTable: (table) => introspectTable(pool, table),
+
+    async firstDaysWithRows(table, column, froms, before) {
+      if (froms.length === 0) return [];
+      const firsts = await queryRow(pool, firstValuesQuery(table, column, froms, before), { table, column });
+      return Promise.all(
+        froms.map((from, index) => {
+          const first = firsts[index];
+          if (first === null || first === undefined) return undefined;
+          const value = String(first);
+          // A partial zero date names no day: probe on from there, one at a time.
+          return isZeroDate(value)
+            ? source.firstDayWithRows(table, column, from, before)
+            : value.slice(0, 10);
+        }),
+      );
+    },
+
+    async firstDayWithRows(table, column, from, before) {
+      let start = from;
+      // Partial zero dates (2020-05-00) sort among real dates but name no day;
+      // each one found moves the probe on to the next real day.
+      while (start < before) {
+        const [first] = await queryRow(pool, firstValueQuery(table, column, start, before), {
+          table,
+          column,
+        });
+        if (first === null || first === undefined) return undefined;
+        const value = String(first);
+        if (!isZeroDate(value)) return value.slice(0, 10);
+        start = firstDayAfterZeroDate(value);
+      }
+      return undefined;
+    },
+
+    streamDay(schema, column, day, batchRows) {
+      requireColumn(schema, column);
+      return streamRows(pool, {
+        ...dayRowsQuery(schema, column, day),
+        batchRows,
+        zeroDateColumns: readPlan(schema).zeroDateColumns,
+        context: { table: schema.name, column },
+      });
+    },
+
+    async dayFigures(schema, column, day) {
+      requireColumn(schema, column);
+      const context = { table: schema.name, column };
+      const key = integerKeyColumn(schema)?.name;
+      const [rows, count, sum, min, max] = await queryRow(
+        pool,
+        dayFiguresQuery(schema, column, day, key),
+        context,
+      );
+      if (!key) return { rows: Number(rows) };
+      return {
+        rows: Number(rows),
+        key: {
+          column: key,
+          count: Number(count),
+          sum: String(sum),
+          // An empty day has no bounds; figuresAgree ignores them when count is 0.
+          min: min === null ? "" : String(min),
+          max: max === null ? "" : String(max),
+        },
+      };
+    },
+
+    close: () => pool.end(),
+  };
+  return source;
+}
+
+async function queryRow(
+  pool: MysqlPool,
+  query: SqlQuery,
+  context: MysqlErrorContext,
+): Promise<readonly unknown[]> {
+  try {
+    const [rows] = await pool.query({ sql: query.sql, rowsAsArray: true }, [...query.values]);
+    return (rows as unknown[][])[0] ?? [];
+  } catch (error) {
+    throw mapMysqlError(error, context);
+  }
+}
+
+function requireColumn(schema: TableSchema, column: string): void {
+  if (!schema.columns.some((c) => c.name === column)) {
+    throw new InvalidInputError("column", `column "${column}" does not exist in table "${schema.name}"`);
+  }
+}
