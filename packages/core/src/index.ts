@@ -1,13 +1,24 @@
+// The BigQuery, DuckDB, Cloud Tasks and Cloud SQL drivers load lazily (createRuntime,
+// createMysqlPool); only their types and the SDK-free helpers are re-exported.
+export type { BigQueryWarehouseOptions } from "./adapters/bigquery/bigquery-warehouse";
+export type { CloudTasksQueueOptions } from "./adapters/cloud-tasks/cloud-tasks-queue";
+export * from "./adapters/cloud-tasks/retry-info";
+export type { DuckDbWarehouse, DuckDbWarehouseOptions } from "./adapters/duckdb/duckdb-warehouse";
 export * from "./adapters/local-queue/bullmq-task-queue";
 export * from "./adapters/local-queue/local-queue-keys";
 export * from "./adapters/local-queue/local-worker";
 export * from "./adapters/logging/json-logger";
+export type { MysqlConnectionOptions } from "./adapters/mysql/cloud-sql-options";
 export * from "./adapters/mysql/create-mysql-pool";
 export * from "./adapters/mysql/map-mysql-error";
+export * from "./adapters/mysql/mysql-day-deleter";
+export * from "./adapters/mysql/mysql-load-probe";
+export * from "./adapters/mysql/mysql-source-database";
 export * from "./adapters/mysql/quote-identifier";
 export * from "./adapters/redis/bullmq-connection";
 export * from "./adapters/redis/create-redis-client";
 export * from "./adapters/redis/map-redis-error";
+export * from "./adapters/redis/redis-cleanup-state";
 export * from "./adapters/redis/redis-migration-ledger";
 export * from "./config";
 export * from "./domain/cleanup/clean-day";
@@ -32,6 +43,8 @@ export * from "./domain/types/to-logical-type";
 export * from "./errors";
 export * from "./ports";
 export type * from "./ports/cleanup-state";
+export type * from "./ports/day-deleter";
+export type * from "./ports/load-probe";
 export { createRuntime, type RuntimeOptions } from "./runtime/create-runtime";
 export type { Runtime } from "./runtime/runtime";
 export { closeSharedRuntime, sharedRuntime } from "./runtime/shared-runtime";

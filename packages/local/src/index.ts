@@ -1,5 +1,6 @@
 export type { CliIo } from "./cli/cli-io";
 export { runCli } from "./cli/run-cli";
 export { readStatus, type Status } from "./cli/status-command";
+export { buildLocalServer } from "./server/build-local-server";
 export { unreachableServices } from "./services/check-services";
 export { runWorker } from "./worker/run-worker";

@@ -8,6 +8,7 @@ import {
 import { Command, CommanderError } from "commander";
 import { unreachableServices } from "../services/check-services";
 import { type CliIo, EXIT, writeLine } from "./cli-io";
+import { daysCommand } from "./days-command";
 import { publishCommand } from "./publish-command";
 import { statusCommand } from "./status-command";
 import { workerCommand } from "./worker-command";
@@ -54,6 +55,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       action = (runtime) => statusCommand(runtime, options, io);
     });
 
+  let daysExit: number | undefined;
+  program.addCommand(
+    daysCommand(io, {
+      onExit: (code) => {
+        daysExit = code;
+      },
+    }),
+  );
+
   try {
     await program.parseAsync([...argv], { from: "user" });
   } catch (error) {
@@ -64,7 +74,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     throw error;
   }
-  if (!action) return EXIT.ok;
+  if (!action) return daysExit ?? EXIT.ok;
   return runAction(action, io);
 }
 

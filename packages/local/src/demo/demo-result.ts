@@ -1,6 +1,8 @@
-import { parseDestination, type Runtime } from "@table-archiver/core";
+import { parseDestination, type Runtime, silentLogger } from "@table-archiver/core";
 import type { Connection } from "mysql2/promise";
 import { type CliIo, writeLine } from "../cli/cli-io";
+import { fetchMigratedDays } from "../cli/days-command";
+import { buildLocalServer } from "../server/build-local-server";
 import { DEMO_DESTINATION, DEMO_TABLE } from "./demo-table";
 
 /** Prints the summary: days, rows, rows/s, both counts side by side, and the members of mig_orders. */
@@ -32,8 +34,21 @@ export async function showDemoResult(
     io.stdout,
     `summary: ${Math.round(copied / run.seconds)} rows/s over ${run.seconds.toFixed(1)} s`,
   );
-  writeLine(
-    io.stdout,
-    `summary: members of mig_${DEMO_TABLE} (${days.length}): ${days.slice(0, 5).join(", ")} ... ${days.slice(-3).join(", ")}`,
-  );
+  await showGetSetAnswer(runtime, io);
+}
+
+/** Asks the reader function `loadRedisData` for `mig_orders` over HTTP, as an operator would (spec 4.2). */
+async function showGetSetAnswer(runtime: Runtime, io: CliIo): Promise<void> {
+  const server = await buildLocalServer({ config: runtime.config, logger: silentLogger });
+  try {
+    const base = await server.listen({ port: 0, host: "127.0.0.1" });
+    const { token } = await server.tokens.issue("demo");
+    const days = await fetchMigratedDays({ table: DEMO_TABLE, url: base, token }, io.env);
+    writeLine(io.stdout, "");
+    writeLine(io.stdout, `POST ${base}/loadRedisData {"method":"getSet","data":"mig_${DEMO_TABLE}"}`);
+    writeLine(io.stdout, `answered the ${days.length} members of mig_${DEMO_TABLE}:`);
+    writeLine(io.stdout, JSON.stringify(days));
+  } finally {
+    await server.close();
+  }
 }

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "./load-config";
+
+describe("loadConfig: cleanup", () => {
+  it("defaults to chunks of 5000, no pause, throttles off, two minutes of patience", () => {
+    expect(loadConfig({}).cleanup).toEqual({
+      chunkRows: 5000,
+      pauseMs: 0,
+      maxReplicaLagSeconds: 0,
+      replicaUrls: [],
+      maxThreadsRunning: 0,
+      maxWaitMs: 120_000,
+    });
+  });
+
+  it("reads every CLEANUP_ variable, replica URLs split on commas", () => {
+    const cleanup = loadConfig({
+      CLEANUP_CHUNK_ROWS: "2000",
+      CLEANUP_PAUSE_MS: "50",
+      CLEANUP_MAX_REPLICA_LAG_SECONDS: "5",
+      CLEANUP_REPLICA_URLS: " mysql://u:p@replica-1:3306 , mysql://replica-2 ,",
+      CLEANUP_MAX_THREADS_RUNNING: "40",
+      CLEANUP_MAX_WAIT_SECONDS: "30",
+    }).cleanup;
+    expect(cleanup).toEqual({
+      chunkRows: 2000,
+      pauseMs: 50,
+      maxReplicaLagSeconds: 5,
+      replicaUrls: ["mysql://u:p@replica-1:3306", "mysql://replica-2"],
+      maxThreadsRunning: 40,
+      maxWaitMs: 30_000,
+    });
+  });
+
+  it("rejects a lag limit with no replica to measure, and a replica URL that is not mysql://, hiding its password", () => {
+    expect(() => loadConfig({ CLEANUP_MAX_REPLICA_LAG_SECONDS: "5" })).toThrow(
+      /CLEANUP_MAX_REPLICA_LAG_SECONDS: set, but CLEANUP_REPLICA_URLS names no replica/,
+    );
+    let message = "";
+    try {
+      loadConfig({ CLEANUP_REPLICA_URLS: "http://u:secret@replica-1" });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/CLEANUP_REPLICA_URLS: .* is not a mysql:\/\/host\[:port\] URL/);
+    expect(message).not.toContain("secret");
+  });
+
+  it("rejects a chunk size of 0", () => {
+    expect(() => loadConfig({ CLEANUP_CHUNK_ROWS: "0" })).toThrow(/CLEANUP_CHUNK_ROWS/);
+  });
+});

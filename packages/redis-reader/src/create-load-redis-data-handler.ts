@@ -1,0 +1,47 @@
+import type { ServerResponse } from "node:http";
+import { type Logger, silentLogger } from "@table-archiver/core";
+import { authorizeSetKey } from "./authorize-set-key";
+import { errorBody } from "./http-error";
+import { parseReaderRequest, type ReaderRequest } from "./parse-reader-request";
+import { createSetReader, type SetSource } from "./set-reader";
+import { toHttpError } from "./to-http-error";
+
+export interface LoadRedisDataOptions {
+  /** The Redis client, asked for on each request so it can be created lazily and only once. */
+  readonly redis: () => SetSource;
+  readonly logger?: Logger;
+  /** Answer 503 when Redis has not answered after this long (default 2000 ms). */
+  readonly redisTimeoutMs?: number;
+}
+
+/** An HTTP function as the Functions Framework calls it (its Request and Response extend these). */
+export type LoadRedisDataHandler = (req: ReaderRequest, res: ServerResponse) => Promise<void>;
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/**
+ * The `loadRedisData` function (spec 4.2): `POST {"method":"getSet","data":"mig_<table>"}`
+ * answers the members of that set as a JSON array sorted ascending (`[]` for an
+ * unknown set). It reads nothing but `mig_<table>` sets. Errors are answered as
+ * `{"error":{"code","message"}}` with 400, 403, 405, 413, or 503 when Redis is
+ * unreachable.
+ */
+export function createLoadRedisDataHandler(options: LoadRedisDataOptions): LoadRedisDataHandler {
+  const logger = options.logger ?? silentLogger;
+  const readSet = createSetReader(options.redis, { timeoutMs: options.redisTimeoutMs ?? 2000 });
+
+  return async (req, res) => {
+    try {
+      const call = parseReaderRequest(req);
+      const body = await readSet(authorizeSetKey(call.data));
+      res.writeHead(200, { "content-type": JSON_TYPE, "content-length": body.length }).end(body);
+    } catch (error) {
+      const failure = toHttpError(error);
+      if (failure.status >= 500) {
+        logger.error(`loadRedisData failed: ${failure.message}`, { code: failure.code, error });
+      }
+      const body = JSON.stringify(errorBody(failure.code, failure.message));
+      res.writeHead(failure.status, { ...failure.headers, "content-type": JSON_TYPE }).end(body);
+    }
+  };
+}
