@@ -107,7 +107,7 @@ describe("archiverTaskHandler through the Functions Framework", () => {
     ["an unreal day", copy("2020-02-30")],
     ["an extra field", copy("2020-01-01", { force: true })],
     ["a missing table", { ...copy("2020-01-01"), table: "no_such_table" }],
-    ["a filter column that is not DATETIME", copy("2020-01-01", { filterColumn: "amount" })],
+    ["a filter column that is not DATETIME", copy("2020-01-02", { filterColumn: "amount" })],
     ["a day that is not over yet", copy("2999-01-01")],
   ])("answers 400 for %s and records nothing", async (_case, body) => {
     const response = await post(body);

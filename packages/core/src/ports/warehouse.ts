@@ -21,14 +21,20 @@ export interface Warehouse {
    * new source columns, and throws VerificationError on an incompatible change.
    */
   ensureTable(destination: Destination, schema: TableSchema, filterColumn: string): Promise<void>;
-  /** Replaces the whole day with `batches`; returns the rows the warehouse now holds for the day. */
+  /**
+   * Replaces the whole day with `batches`; returns the rows the warehouse now
+   * holds for the day, and, when the warehouse can count them in the same
+   * transaction, the day's figures for `keyColumn` (else callers ask
+   * `dayFigures`).
+   */
   replaceDay(
     destination: Destination,
     schema: TableSchema,
     filterColumn: string,
     day: CalendarDay,
     batches: AsyncIterable<readonly Row[]>,
-  ): Promise<{ readonly rowsWritten: number }>;
+    keyColumn?: string,
+  ): Promise<{ readonly rowsWritten: number; readonly figures?: DayFigures }>;
   /** Counts the day: rows, and key figures for `keyColumn` when given. */
   dayFigures(
     destination: Destination,

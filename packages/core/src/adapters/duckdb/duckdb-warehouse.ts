@@ -7,6 +7,7 @@ import type { Destination } from "../../domain/types/destination";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
 import { ArchiverError, TransientError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
+import { dayFiguresOn } from "./day-figures";
 import {
   type DuckDbTable,
   dayBounds,
@@ -16,6 +17,7 @@ import {
   qualifiedSchema,
   requireFilterColumn,
   tableColumns,
+  type WarehouseColumn,
 } from "./duckdb-catalog";
 import { readDuckDbDay } from "./duckdb-read-day";
 import { replaceDayInTransaction } from "./replace-day";
@@ -107,36 +109,43 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
     table: destination.table,
   });
   const tableKey = (destination: Destination) => `${destination.dataset}.${destination.table}`.toLowerCase();
-  // Shapes this warehouse already made a table match; a copy of the same schema skips the catalog round trips.
-  const ensured = new Map<string, string>();
+  // Per table, the source shape this warehouse last made it match and the columns it then had: a copy
+  // of the same schema skips the catalog round trips.
+  const ensured = new Map<string, { shape: string; columns: readonly WarehouseColumn[] }>();
 
   return {
     async ensureTable(destination, schema, filterColumn) {
       requireFilterColumn(schema, filterColumn);
       const shape = JSON.stringify(schema.columns.map((c) => [c.name, c.columnType, c.logicalType]));
-      if (ensured.get(tableKey(destination)) === shape) return;
+      if (ensured.get(tableKey(destination))?.shape === shape) return;
       await operation("ensureTable", () =>
         locks.run(tableKey(destination), () =>
           locks.run(DDL_KEY, () =>
-            withConnection((connection) => ensureTableShape(connection, at(destination), schema, { json })),
+            withConnection(async (connection) => {
+              await ensureTableShape(connection, at(destination), schema, { json });
+              ensured.set(tableKey(destination), {
+                shape,
+                columns: await tableColumns(connection, at(destination)),
+              });
+            }),
           ),
         ),
       );
-      ensured.set(tableKey(destination), shape);
     },
 
-    async replaceDay(destination, schema, filterColumn, day, batches) {
+    async replaceDay(destination, schema, filterColumn, day, batches, keyColumn) {
       requireFilterColumn(schema, filterColumn);
-      const target = { destination: at(destination), schema, filterColumn, day };
+      const columns = ensured.get(tableKey(destination))?.columns;
+      const target = { destination: at(destination), schema, filterColumn, day, columns, keyColumn };
       // One replace per day at a time: DuckDB does not see two transactions inserting the same day
       // as a conflict, so this lock is what keeps a duplicate task from leaving two copies. Different
       // days touch disjoint rows and run side by side.
-      const rowsWritten = await operation("replaceDay", () =>
+      const figures = await operation("replaceDay", () =>
         locks.run(`${tableKey(destination)}|${day}`, () =>
           withConnection((connection) => replaceDayInTransaction(connection, target, batches)),
         ),
       );
-      return { rowsWritten };
+      return { rowsWritten: figures.rows, figures };
     },
 
     dayFigures(destination, filterColumn, day, keyColumn) {
@@ -183,21 +192,7 @@ async function dayFigures(
       ? { rows: 0, key: { column: keyColumn, count: 0, sum: "0", min: "", max: "" } }
       : { rows: 0 };
   }
-  const key = keyColumn ? quotedIdentifier(keyColumn) : "NULL";
-  // SUM over HUGEINT: a day of UBIGINT keys can sum past 2^64.
-  const reader = await connection.runAndReadAll(
-    `SELECT COUNT(*), COUNT(${key}), CAST(COALESCE(SUM(CAST(${key} AS HUGEINT)), 0) AS VARCHAR),
-            COALESCE(CAST(MIN(${key}) AS VARCHAR), ''), COALESCE(CAST(MAX(${key}) AS VARCHAR), '')
-     FROM ${qualifiedName(destination)} WHERE ${dayPredicate(filterColumn)}`,
-    dayBounds(day),
-  );
-  const [rows, count, sum, min, max] = reader.getRows()[0] ?? [];
-  const figures = { rows: Number(rows) };
-  if (!keyColumn) return figures;
-  return {
-    ...figures,
-    key: { column: keyColumn, count: Number(count), sum: String(sum), min: String(min), max: String(max) },
-  };
+  return dayFiguresOn(connection, destination, filterColumn, day, keyColumn);
 }
 
 /**

@@ -1,9 +1,11 @@
 import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api";
 import type { CalendarDay } from "../../domain/days/calendar-day";
+import type { DayFigures } from "../../domain/types/day-figures";
 import { formatDestination } from "../../domain/types/destination";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
 import { InvalidInputError, VerificationError } from "../../errors";
 import { ChunkWriter } from "./chunk-writer";
+import { dayFiguresOn } from "./day-figures";
 import {
   type DuckDbTable,
   dayBounds,
@@ -11,6 +13,7 @@ import {
   qualifiedName,
   rollback,
   tableColumns,
+  type WarehouseColumn,
 } from "./duckdb-catalog";
 
 export interface DayTarget {
@@ -18,6 +21,10 @@ export interface DayTarget {
   readonly schema: TableSchema;
   readonly filterColumn: string;
   readonly day: CalendarDay;
+  /** The table's columns when already known (saves a catalog query per day). */
+  readonly columns?: readonly WarehouseColumn[];
+  /** The key whose figures are counted, in the same transaction, with the rows. */
+  readonly keyColumn?: string;
 }
 
 /**
@@ -25,20 +32,21 @@ export interface DayTarget {
  * the batches, count the day, commit. The appender writes into the
  * connection's open transaction (its rows are invisible to other connections
  * and vanish on ROLLBACK), so any failure, including `batches` throwing
- * halfway, leaves the day exactly as it was. Returns the day's row count.
+ * halfway, leaves the day exactly as it was. Returns the day's figures as
+ * counted inside the transaction, just before it commits.
  */
 export async function replaceDayInTransaction(
   connection: DuckDBConnection,
   target: DayTarget,
   batches: AsyncIterable<readonly Row[]>,
-): Promise<number> {
+): Promise<DayFigures> {
   const { destination, filterColumn, day } = target;
   const label = `${formatDestination(destination)} ${day}`;
   const bounds = dayBounds(day);
   await connection.run("BEGIN TRANSACTION");
   let appender: DuckDBAppender | undefined;
   try {
-    const columns = await tableColumns(connection, destination);
+    const columns = target.columns ?? (await tableColumns(connection, destination));
     if (columns.length === 0) {
       throw new InvalidInputError(
         "destination",
@@ -64,15 +72,15 @@ export async function replaceDayInTransaction(
     // flushing every batch would cost more than the append (about 1.5 ms each).
     appender.closeSync();
     appender = undefined;
-    const counted = await connection.runAndReadAll(`SELECT COUNT(*) FROM ${table} WHERE ${where}`, bounds);
-    const rows = Number(counted.getRows()[0]?.[0] ?? 0);
+    const figures = await dayFiguresOn(connection, destination, filterColumn, day, target.keyColumn);
+    const rows = figures.rows;
     if (rows !== appended) {
       throw new VerificationError(
         `${label}: appended ${appended} rows but the day holds ${rows}; ${appended - rows} rows lie outside the day or have no ${filterColumn}`,
       );
     }
     await connection.run("COMMIT");
-    return rows;
+    return figures;
   } catch (error) {
     discard(appender);
     await rollback(connection);

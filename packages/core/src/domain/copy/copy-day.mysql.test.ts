@@ -3,7 +3,7 @@ import type { DuckDbWarehouse } from "../../adapters/duckdb/duckdb-warehouse";
 import { VerificationError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
 import { createTestRuntime, type TestRuntime } from "../../testing/test-runtime";
-import { createTestDatabase, type TestDatabase, uniqueName } from "../../testing/test-services";
+import { createTestDatabase, type TestDatabase, testRedisUrl, uniqueName } from "../../testing/test-services";
 import type { CopyDayTask } from "../tasks/task-payload";
 import type { Row, TableSchema } from "../types/table-schema";
 import { type CopyDayDeps, copyDay } from "./copy-day";
@@ -154,9 +154,21 @@ describe("copyDay", () => {
       Array.from({ length: 250 }, (_, i) => `2024-01-05 ${pad(i % 24)}:${pad(i % 60)}:00`),
     );
     await copyDay(await deps(), task(table, "2024-01-05"));
+    // The second copy runs as if the first had crashed after writing the warehouse but before recording.
+    await forgetDay(table, "2024-01-05");
     await copyDay(await deps(), task(table, "2024-01-05"));
     const warehouse = await t.runtime.warehouse();
     expect(await warehouse.countRows({ dataset: "archive", table: `${table}_archive` })).toBe(250);
+  });
+
+  it("a duplicate task for a migrated day whose source rows are gone changes nothing", async () => {
+    const table = await simpleTable(["2024-01-08 08:00:00", "2024-01-08 09:00:00", "2024-01-08 10:00:00"]);
+    const first = await copyDay(await deps(), task(table, "2024-01-08"));
+    await db.connection.query(`DELETE FROM ${table} WHERE id <= 2`);
+    const again = await copyDay(await deps(), task(table, "2024-01-08"));
+    expect(again).toEqual(first);
+    const warehouse = await t.runtime.warehouse();
+    expect(await warehouse.countRows({ dataset: "archive", table: `${table}_archive` })).toBe(3);
   });
 
   it("a copy killed half way records nothing, and the retry leaves exact counts", async () => {
@@ -215,6 +227,15 @@ describe("copyDay", () => {
     expect(await t.runtime.ledger.copiedDay(table, "2024-01-07")).toBeUndefined();
   });
 });
+
+/** Removes the day from mig_<table> and its record, as if the copy had crashed just before recording. */
+async function forgetDay(table: string, day: string): Promise<void> {
+  const { Redis } = await import("ioredis");
+  const redis = new Redis(testRedisUrl);
+  await redis.srem(`mig_${table}`, day);
+  await redis.hdel(`archiver:copied:${table}`, day);
+  redis.disconnect();
+}
 
 function pad(n: number): string {
   return String(n).padStart(2, "0");

@@ -26,7 +26,8 @@ export interface CopyDayDeps {
  * Copies one day: streams the day's rows from the source into the warehouse,
  * replacing the day there as a whole, checks the warehouse holds exactly the
  * rows read, and only then records the day's figures and adds it to
- * `mig_<table>`. Safe to run again for the same day at any point.
+ * `mig_<table>`. Safe to run again for the same day at any point: a day
+ * already recorded is left as it is.
  */
 export async function copyDay(deps: CopyDayDeps, task: CopyDayTask): Promise<CopiedDayRecord> {
   const started = performance.now();
@@ -37,22 +38,33 @@ export async function copyDay(deps: CopyDayDeps, task: CopyDayTask): Promise<Cop
       `${task.day} is not a whole past day (today is ${today} in ${deps.timeZone})`,
     );
   }
+  const recorded = await deps.ledger.copiedDay(task.table, task.day);
+  if (recorded) {
+    // The planner never queues a migrated day, so this is a duplicate delivery or a retry after the
+    // record was written. Copying again could replace the warehouse's day with what cleanup left of
+    // the source's: the copy that was verified and recorded stands.
+    deps.logger.info("day already migrated; duplicate task ignored", { table: task.table, day: task.day });
+    return recorded;
+  }
   const schema = await describeExisting(deps.source, task.table, "table");
   requireDatetimeColumn(schema, task.filterColumn, "filterColumn");
   const destination = parseDestination(task.destination, { field: "destination", ...deps.destinations });
 
   await deps.warehouse.ensureTable(destination, schema, task.filterColumn);
   const stream = deps.source.streamDay(schema, task.filterColumn, task.day, deps.batchRows);
-  const { rowsWritten } = await deps.warehouse.replaceDay(
+  const key = integerKeyColumn(schema)?.name;
+  const replaced = await deps.warehouse.replaceDay(
     destination,
     schema,
     task.filterColumn,
     task.day,
     stream.batches,
+    key,
   );
+  const rowsWritten = replaced.rowsWritten;
   const read = stream.stats();
-  const key = integerKeyColumn(schema)?.name;
-  const figures = await deps.warehouse.dayFigures(destination, task.filterColumn, task.day, key);
+  const figures =
+    replaced.figures ?? (await deps.warehouse.dayFigures(destination, task.filterColumn, task.day, key));
   if (
     rowsWritten !== read.rows ||
     figures.rows !== read.rows ||

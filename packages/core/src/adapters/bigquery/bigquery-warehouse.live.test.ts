@@ -1,0 +1,47 @@
+import { BigQuery } from "@google-cloud/bigquery";
+import type { Warehouse } from "../../ports/warehouse";
+import { describeWarehouseContract } from "../../testing/warehouse-contract";
+import { createBigQueryWarehouse } from "./bigquery-warehouse";
+import { describeSkipped, googleLiveProject, NO_GOOGLE_CREDENTIALS } from "./testing/google-live";
+import { liveReadDay } from "./testing/live-read-day";
+
+// The shared warehouse contract suite against real BigQuery. Runs when
+// GOOGLE_CLOUD_PROJECT and credentials are set (`pnpm test:live`); datasets it
+// creates are deleted afterwards. BIGQUERY_LOCATION picks the location (US).
+
+const project = googleLiveProject();
+
+if (project) {
+  const location = process.env.BIGQUERY_LOCATION ?? "US";
+  describeWarehouseContract(`BigQuery (live, project ${project}, ${location})`, async () => {
+    const client = new BigQuery({ projectId: project, location });
+    const datasets = new Set<string>();
+    const inner = createBigQueryWarehouse({ project, location, client });
+    // Records every dataset the suite touches, so cleanup removes exactly those.
+    const warehouse: Warehouse = {
+      ensureTable(destination, schema, filterColumn) {
+        datasets.add(destination.dataset);
+        return inner.ensureTable(destination, schema, filterColumn);
+      },
+      replaceDay(destination, schema, filterColumn, day, batches) {
+        datasets.add(destination.dataset);
+        return inner.replaceDay(destination, schema, filterColumn, day, batches);
+      },
+      dayFigures: (destination, filterColumn, day, keyColumn) =>
+        inner.dayFigures(destination, filterColumn, day, keyColumn),
+      countRows: (destination) => inner.countRows(destination),
+      close: () => inner.close(),
+    };
+    return {
+      warehouse,
+      readDay: (destination, filterColumn, day, schema) =>
+        liveReadDay(client, project, destination, filterColumn, day, schema),
+      async cleanup() {
+        await Promise.allSettled([...datasets].map((id) => client.dataset(id).delete({ force: true })));
+        await warehouse.close();
+      },
+    };
+  });
+} else {
+  describeSkipped("BigQuery warehouse (live)", NO_GOOGLE_CREDENTIALS);
+}

@@ -1,0 +1,241 @@
+import { BigQuery, type Job, type Table, type TableMetadata } from "@google-cloud/bigquery";
+import type { CalendarDay } from "../../domain/days/calendar-day";
+import { type Destination, formatDestination } from "../../domain/types/destination";
+import type { TableSchema } from "../../domain/types/table-schema";
+import { VerificationError } from "../../errors";
+import type { Warehouse } from "../../ports/warehouse";
+import { isAlreadyExists, isNotFound, mapBigQueryError } from "./bigquery-errors";
+import { type BigQueryField, bigQueryFields, planSchema } from "./bigquery-types";
+import {
+  dayFiguresQuery,
+  emptyDayFigures,
+  type FiguresQuery,
+  parseDayFigures,
+  tablePath,
+} from "./day-figures-query";
+import { loadJobMetadata, partitionTableId } from "./load-job";
+import { createNdjsonEncoder } from "./ndjson-encoder";
+import { streamLoad } from "./stream-load";
+
+export interface BigQueryWarehouseOptions {
+  /** Project that runs the jobs, and holds destinations that name no project (BIGQUERY_PROJECT). */
+  readonly project: string;
+  /** Location of new datasets and of every job (BIGQUERY_LOCATION). */
+  readonly location: string;
+  /** WAREHOUSE_DATASET; destinations already carry their dataset, so only accepted to take `config.warehouse` as is. */
+  readonly dataset?: string;
+  /** Another API root, such as a local stand-in (`http://127.0.0.1:9050`). */
+  readonly apiEndpoint?: string;
+  /** A ready client; `project`, `location` and `apiEndpoint` then only name things. */
+  readonly client?: BigQuery;
+}
+
+/**
+ * The warehouse on BigQuery. Each destination is a table partitioned by DAY on
+ * the filter column (DATETIME), created from the source schema on first use.
+ * A day is replaced by one load job into the partition `table$YYYYMMDD` with
+ * WRITE_TRUNCATE, fed by streaming the day's rows as newline-delimited JSON
+ * through `table.createWriteStream`, batch by batch with backpressure. The job
+ * swaps the partition only when it succeeds, so a failure anywhere leaves the
+ * day as it was. Day figures come from a query restricted to the partition.
+ *
+ * Needs roles/bigquery.dataEditor on the dataset (or on the project, to create
+ * datasets) and roles/bigquery.jobUser on the project.
+ */
+export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Warehouse {
+  const { project, location } = options;
+  const client =
+    options.client ??
+    new BigQuery({
+      projectId: project,
+      location,
+      ...(options.apiEndpoint ? { apiEndpoint: options.apiEndpoint } : {}),
+    });
+
+  function tableOf(destination: Destination, id = destination.table): Table {
+    return client
+      .dataset(destination.dataset, { projectId: destination.project ?? project, location })
+      .table(id, { location });
+  }
+
+  function contextOf(destination: Destination, action: string) {
+    return { action, project: destination.project ?? project, dataset: destination.dataset };
+  }
+
+  async function readTable(destination: Destination): Promise<TableMetadata | undefined> {
+    try {
+      const [metadata] = await tableOf(destination).getMetadata();
+      return metadata as TableMetadata;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async function createDataset(destination: Destination): Promise<void> {
+    try {
+      await client.createDataset(destination.dataset, {
+        location,
+        projectId: destination.project ?? project,
+      });
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+    }
+  }
+
+  async function createTable(
+    destination: Destination,
+    fields: readonly BigQueryField[],
+    filterColumn: string,
+    datasetChecked = false,
+  ): Promise<void> {
+    const dataset = client.dataset(destination.dataset, {
+      projectId: destination.project ?? project,
+      location,
+    });
+    try {
+      await dataset.createTable(destination.table, {
+        schema: { fields: fields.map((field) => ({ ...field })) },
+        timePartitioning: { type: "DAY", field: filterColumn },
+        description: "Rows archived by table-archiver, one DAY partition per copied day.",
+      });
+    } catch (error) {
+      if (isNotFound(error) && !datasetChecked) {
+        await createDataset(destination);
+        return createTable(destination, fields, filterColumn, true);
+      }
+      if (!isAlreadyExists(error)) throw error;
+    }
+  }
+
+  /** Makes the table fit the source; returns the schema loads send. */
+  async function prepareTable(
+    destination: Destination,
+    schema: TableSchema,
+    filterColumn: string,
+  ): Promise<readonly BigQueryField[]> {
+    const wanted = bigQueryFields(schema.name, schema.columns);
+    let current = await readTable(destination);
+    if (!current) {
+      await createTable(destination, wanted, filterColumn);
+      current = await readTable(destination);
+      if (!current)
+        throw new VerificationError(`${formatDestination(destination)} vanished right after it was created`);
+    }
+    checkPartitioning(destination, current, filterColumn);
+    const plan = planSchema((current.schema?.fields ?? []) as BigQueryField[], wanted);
+    if (plan.conflicts.length > 0) {
+      throw new VerificationError(
+        `${formatDestination(destination)} cannot take the rows of ${schema.name} without changing values: ${plan.conflicts.join("; ")}. Change the BigQuery column by hand or pick a new destination table.`,
+      );
+    }
+    if (plan.added.length > 0) {
+      await tableOf(destination).setMetadata({
+        schema: { fields: plan.fields.map((field) => ({ ...field })) },
+      });
+    }
+    return plan.fields;
+  }
+
+  /**
+   * The source had no row for the day. Planning only picks days with rows, so
+   * this is a copy running after the day's rows left the source (a late
+   * duplicate task after cleanup): emptying the partition then would lose the
+   * only copy. A day that already holds rows is refused; an empty one stays.
+   */
+  async function keepEmptyDay(destination: Destination, filterColumn: string, day: CalendarDay): Promise<0> {
+    const held = parseDayFigures((await query(dayFiguresQuery(destination, project, filterColumn, day)))[0]);
+    if (held.rows > 0) {
+      throw new VerificationError(
+        `${formatDestination(destination)} ${day}: the source has no rows for the day but the warehouse holds ${held.rows}; refusing to empty a copied day`,
+      );
+    }
+    return 0;
+  }
+
+  async function query(sql: FiguresQuery): Promise<Record<string, unknown>[]> {
+    // The client sends a DATETIME parameter's value only when it is wrapped;
+    // a plain string goes out as an empty parameterValue.
+    const params = Object.fromEntries(
+      Object.entries(sql.params).map(([name, value]) => [
+        name,
+        sql.types[name] === "DATETIME" ? BigQuery.datetime(value) : value,
+      ]),
+    );
+    const [rows] = await client.query({ query: sql.query, params, types: { ...sql.types }, location });
+    return rows as Record<string, unknown>[];
+  }
+
+  return {
+    async ensureTable(destination, schema, filterColumn) {
+      try {
+        await prepareTable(destination, schema, filterColumn);
+      } catch (error) {
+        throw mapBigQueryError(error, contextOf(destination, `preparing ${formatDestination(destination)}`));
+      }
+    },
+
+    async replaceDay(destination, schema, filterColumn, day, batches) {
+      const context = contextOf(destination, `loading ${formatDestination(destination)} ${day}`);
+      try {
+        const fields = await prepareTable(destination, schema, filterColumn);
+        const partition = tableOf(destination, partitionTableId(destination.table, day));
+        const metadata = loadJobMetadata({ table: destination.table, fields, filterColumn, day });
+        const job = await streamLoad(
+          partition,
+          metadata,
+          batches,
+          createNdjsonEncoder(schema.name, schema.columns),
+        );
+        if (!job) return { rowsWritten: await keepEmptyDay(destination, filterColumn, day) };
+        return { rowsWritten: outputRows(job, context.action) };
+      } catch (error) {
+        throw mapBigQueryError(error, context);
+      }
+    },
+
+    async dayFigures(destination, filterColumn, day: CalendarDay, keyColumn) {
+      const sql = dayFiguresQuery(destination, project, filterColumn, day, keyColumn);
+      try {
+        return parseDayFigures((await query(sql))[0], keyColumn);
+      } catch (error) {
+        if (isNotFound(error)) return emptyDayFigures(keyColumn);
+        throw mapBigQueryError(
+          error,
+          contextOf(destination, `counting ${formatDestination(destination)} ${day}`),
+        );
+      }
+    },
+
+    async countRows(destination) {
+      const sql = `SELECT CAST(COUNT(*) AS STRING) AS row_count FROM ${tablePath(destination, project)}`;
+      try {
+        return Number((await query({ query: sql, params: {}, types: {} }))[0]?.row_count ?? 0);
+      } catch (error) {
+        if (isNotFound(error)) return 0;
+        throw mapBigQueryError(error, contextOf(destination, `counting ${formatDestination(destination)}`));
+      }
+    },
+
+    async close() {},
+  };
+}
+
+function checkPartitioning(destination: Destination, metadata: TableMetadata, filterColumn: string): void {
+  const partitioning = metadata.timePartitioning;
+  if (partitioning?.type !== "DAY" || partitioning.field?.toLowerCase() !== filterColumn.toLowerCase()) {
+    const found = partitioning ? `${partitioning.type} on ${partitioning.field ?? "ingestion time"}` : "none";
+    throw new VerificationError(
+      `${formatDestination(destination)} must be partitioned by DAY on ${filterColumn} (found: ${found}); days are replaced partition by partition`,
+    );
+  }
+}
+
+function outputRows(job: Job, action: string): number {
+  const text = job.metadata?.statistics?.load?.outputRows;
+  const rows = Number(text);
+  if (text === undefined || text === null || !Number.isSafeInteger(rows)) {
+    throw new VerificationError(`BigQuery ${action}: job ${job.id} finished without an output row count`);
+  }
+  return rows;
+}

@@ -1,0 +1,38 @@
+import type { Row, TableSchema } from "../../../domain/types/table-schema";
+
+/** A two-column source table for the stand-in tests: `id` and the filter column `created_at`. */
+export function ordersSchema(
+  idType: "uint64" | "int64" = "uint64",
+  extra: TableSchema["columns"] = [],
+): TableSchema {
+  return {
+    name: "orders",
+    columns: [
+      {
+        name: "id",
+        dataType: "bigint",
+        columnType: "bigint",
+        nullable: false,
+        logicalType: { kind: idType },
+      },
+      {
+        name: "created_at",
+        dataType: "datetime",
+        columnType: "datetime",
+        nullable: false,
+        logicalType: { kind: "datetime", fractionDigits: 0, zone: "local" },
+      },
+      ...extra,
+    ],
+    primaryKey: ["id"],
+    indexLeadingColumns: ["created_at"],
+  };
+}
+
+/** A row of `ordersSchema`. */
+export const order = (id: string, day: string, time = "12:00:00"): Row => [id, `${day} ${time}`];
+
+/** `rows` as an async stream of batches (one batch by default). */
+export async function* batchesOf(rows: readonly Row[], size = rows.length): AsyncIterable<readonly Row[]> {
+  for (let start = 0; start < rows.length; start += Math.max(size, 1)) yield rows.slice(start, start + size);
+}

@@ -1,0 +1,73 @@
+import { AuthTypes, Connector, IpAddressTypes } from "@google-cloud/cloud-sql-connector";
+import type { PoolOptions } from "mysql2/promise";
+import type { Env } from "../../config";
+import { TransientError } from "../../errors";
+import { type MysqlTlsSettings, mysqlTlsOptions } from "./mysql-tls-options";
+
+export type CloudSqlSettings = Pick<Env, "CLOUD_SQL_INSTANCE" | "CLOUD_SQL_IAM_AUTH" | "CLOUD_SQL_IP_TYPE">;
+
+/** Pool options to merge over the MYSQL_URL ones, and what to release after the pool ended. */
+export interface MysqlConnectionOptions {
+  readonly options: Partial<PoolOptions>;
+  close(): Promise<void>;
+}
+
+/** The part of the Cloud SQL connector used here, so tests can stand in for it. */
+export interface CloudSqlConnector {
+  getOptions(options: {
+    instanceConnectionName: string;
+    ipType: IpAddressTypes;
+    authType: AuthTypes;
+  }): Promise<{ stream: () => unknown }>;
+  close(): void;
+}
+
+/**
+ * Connections through the Cloud SQL connector to CLOUD_SQL_INSTANCE
+ * (`project:region:instance`) over the CLOUD_SQL_IP_TYPE address: TLS with an
+ * ephemeral certificate, authorised by IAM (roles/cloudsql.client). With
+ * CLOUD_SQL_IAM_AUTH the database login is IAM database authentication too:
+ * MYSQL_URL then names the IAM database user (a service account's email
+ * without `@PROJECT.iam.gserviceaccount.com`) and no password. The stream
+ * factory replaces MYSQL_URL's host and port. `close()` stops the connector's
+ * certificate refresh; call it after the pool has ended.
+ */
+export async function cloudSqlOptions(
+  settings: CloudSqlSettings & { readonly CLOUD_SQL_INSTANCE: string },
+  connector: CloudSqlConnector = new Connector(),
+): Promise<MysqlConnectionOptions> {
+  try {
+    const driver = await connector.getOptions({
+      instanceConnectionName: settings.CLOUD_SQL_INSTANCE,
+      ipType: IpAddressTypes[settings.CLOUD_SQL_IP_TYPE],
+      authType: settings.CLOUD_SQL_IAM_AUTH ? AuthTypes.IAM : AuthTypes.PASSWORD,
+    });
+    return {
+      options: { stream: driver.stream as PoolOptions["stream"] },
+      async close() {
+        connector.close();
+      },
+    };
+  } catch (error) {
+    connector.close();
+    throw new TransientError(
+      `Cloud SQL connector could not prepare connections to ${settings.CLOUD_SQL_INSTANCE}: ${(error as Error).message} (it needs roles/cloudsql.client and the Cloud SQL Admin API)`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * The production additions to the MySQL pool options: the Cloud SQL
+ * connector when CLOUD_SQL_INSTANCE is set, else TLS from MYSQL_TLS_CA /
+ * MYSQL_TLS_REJECT_UNAUTHORIZED (nothing when neither is set). Pass `config`
+ * or anything with its `env`.
+ */
+export async function mysqlConnectionOptions(
+  config: { readonly env: CloudSqlSettings & MysqlTlsSettings },
+  connector?: CloudSqlConnector,
+): Promise<MysqlConnectionOptions> {
+  const instance = config.env.CLOUD_SQL_INSTANCE;
+  if (instance) return cloudSqlOptions({ ...config.env, CLOUD_SQL_INSTANCE: instance }, connector);
+  return { options: mysqlTlsOptions(config.env), async close() {} };
+}

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DayScope } from "../../ports/day-deleter";
+import { createTestDatabase, type TestDatabase, testMysqlServerUrl } from "../../testing/test-services";
+import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
+import { createMysqlDayDeleter } from "./mysql-day-deleter";
+import { createMysqlLoadProbe } from "./mysql-load-probe";
+
+let db: TestDatabase;
+let pool: MysqlPool;
+
+beforeAll(async () => {
+  db = await createTestDatabase("deleter");
+  pool = createMysqlPool({ url: db.url, password: undefined });
+  await db.connection.query(`
+    CREATE TABLE big (id BIGINT UNSIGNED NOT NULL PRIMARY KEY, at DATETIME(6) NOT NULL, KEY (at));
+    INSERT INTO big VALUES
+      (18446744073709551610, '2024-01-01 00:00:00'), (18446744073709551611, '2024-01-01 01:00:00'),
+      (18446744073709551612, '2024-01-01 02:00:00'), (18446744073709551613, '2024-01-01 23:59:59.999999'),
+      (18446744073709551614, '2024-01-02 00:00:00'), (18446744073709551615, '2023-12-31 23:59:59.999999');
+    CREATE TABLE neg (id INT NOT NULL PRIMARY KEY, at DATETIME NOT NULL);
+    INSERT INTO neg VALUES (-5, '2024-01-01 01:00:00'), (-3, '2024-01-01 02:00:00'), (-1, '2024-01-01 03:00:00'),
+      (2, '2024-01-01 04:00:00'), (4, '2024-01-02 04:00:00');
+    SET SESSION sql_mode = '';
+    CREATE TABLE zero (at DATETIME NOT NULL, note VARCHAR(8));
+    INSERT INTO zero VALUES ('2024-01-31 10:00:00', 'a'), ('2024-01-31 11:00:00', 'b'), ('2024-02-00 10:00:00', 'zero'),
+      ('2024-02-01 00:00:00', 'next');
+  `);
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await db?.drop();
+});
+
+const deleter = () => createMysqlDayDeleter(pool);
+const day = (table: string, d: string): DayScope => ({ table, column: "at", day: d });
+
+async function ids(table: string): Promise<string[]> {
+  const [rows] = await db.connection.query(`SELECT CAST(id AS CHAR) AS k FROM ${table} ORDER BY id`);
+  return (rows as { k: string }[]).map((row) => row.k);
+}
+
+describe("createMysqlDayDeleter", () => {
+  it("plans BIGINT UNSIGNED keys near 2^64 exactly, within the day and the recorded range", async () => {
+    const range = {
+      column: "id",
+      unsigned: true,
+      min: "18446744073709551610",
+      max: "18446744073709551613",
+      rows: 4,
+    };
+    const chunks = await deleter().planKeyChunks(day("big", "2024-01-01"), range, 3);
+    expect(chunks).toEqual([
+      { first: "18446744073709551610", last: "18446744073709551612", rows: 3, sum: "55340232221128654833" },
+      { first: "18446744073709551613", last: "18446744073709551613", rows: 1, sum: "18446744073709551613" },
+    ]);
+    const narrower = await deleter().planKeyChunks(
+      day("big", "2024-01-01"),
+      { ...range, max: "18446744073709551611" },
+      3,
+    );
+    expect(narrower.map((c) => [c.first, c.last])).toEqual([
+      ["18446744073709551610", "18446744073709551611"],
+    ]);
+  });
+
+  it("deletes a chunk only while its rows are exactly the planned ones", async () => {
+    const key = { column: "id", unsigned: true };
+    const scope = day("big", "2024-01-01");
+    const [first] = await deleter().planKeyChunks(
+      scope,
+      { ...key, min: "0", max: "18446744073709551615", rows: 4 },
+      3,
+    );
+    if (!first) throw new Error("no chunk");
+
+    const tampered = { ...first, sum: "1" };
+    expect(await deleter().deleteKeyChunk(scope, key, tampered)).toMatchObject({ kind: "changed", rows: 3 });
+    expect(await ids("big")).toHaveLength(6);
+
+    expect(await deleter().deleteKeyChunk(scope, key, first)).toEqual({ kind: "deleted", rows: 3 });
+    expect(await deleter().deleteKeyChunk(scope, key, first)).toEqual({ kind: "absent" });
+    expect(await ids("big")).toEqual([
+      "18446744073709551613",
+      "18446744073709551614",
+      "18446744073709551615",
+    ]);
+  });
+
+  it("handles signed keys below zero", async () => {
+    const key = { column: "id", unsigned: false };
+    const scope = day("neg", "2024-01-01");
+    const chunks = await deleter().planKeyChunks(scope, { ...key, min: "-5", max: "2", rows: 4 }, 2);
+    expect(chunks).toEqual([
+      { first: "-5", last: "-3", rows: 2, sum: "-8" },
+      { first: "-1", last: "2", rows: 2, sum: "1" },
+    ]);
+    for (const chunk of chunks) await deleter().deleteKeyChunk(scope, key, chunk);
+    expect(await ids("neg")).toEqual(["4"]);
+  });
+
+  it("without a key: counts and deletes by LIMIT within the day, never a partial zero date", async () => {
+    const scope = day("zero", "2024-01-31");
+    expect(await deleter().countDay(scope)).toBe(2);
+    expect(await deleter().deleteRows(scope, 1)).toBe(1);
+    expect(await deleter().deleteRows(scope, 5)).toBe(1);
+    expect(await deleter().deleteRows(scope, 5)).toBe(0);
+    const [rows] = await db.connection.query("SELECT note FROM zero ORDER BY note");
+    expect((rows as { note: string }[]).map((row) => row.note)).toEqual(["next", "zero"]);
+  });
+
+  it("describes the statement an operator would run, values written in", () => {
+    const range = { column: "id", unsigned: true, min: "10", max: "20", rows: 11 };
+    expect(deleter().describeDelete(day("big", "2024-01-01"), range)).toBe(
+      "DELETE FROM `big` WHERE `at` >= '2024-01-01 00:00:00' AND `at` < '2024-01-02 00:00:00' AND `id` BETWEEN 10 AND 20",
+    );
+    expect(deleter().describeDelete(day("zero", "2024-01-31"))).toBe(
+      "DELETE FROM `zero` WHERE `at` >= '2024-01-31 00:00:00' AND `at` < '2024-02-01 00:00:00' AND MONTH(`at`) <> 0 AND DAYOFMONTH(`at`) <> 0",
+    );
+  });
+});
+
+describe("createMysqlLoadProbe on a real server", () => {
+  it("reads Threads_running, and reports a server that is not a replica as unknown lag", async () => {
+    const probe = createMysqlLoadProbe({ primary: pool, replicaUrls: [testMysqlServerUrl] });
+    try {
+      expect(await probe.threadsRunning()).toBeGreaterThanOrEqual(1);
+      const [lag] = await probe.replicaLags();
+      expect(lag).toMatchObject({ seconds: null, reason: "not a replica" });
+    } finally {
+      await probe.close();
+    }
+  });
+});

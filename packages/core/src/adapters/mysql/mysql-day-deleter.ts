@@ -1,0 +1,223 @@
+import type { ChunkOutcome, DayDeleter, DayScope, KeyChunk, KeyRange } from "../../ports/day-deleter";
+import type { MysqlPool, MysqlPoolConnection } from "./create-mysql-pool";
+import { dayCondition, type SqlCondition } from "./day-range";
+import { mapMysqlError } from "./map-mysql-error";
+import { quoteIdentifier } from "./quote-identifier";
+
+/** Keys read per planning query; whole chunks, so a page never splits one. */
+const PLAN_PAGE_KEYS = 50_000;
+/**
+ * A key range at most this many times wider than the rows it holds is read
+ * through the primary key (FORCE INDEX): the scan then touches at most that
+ * many rows per row wanted, and locks only the rows of the chunk's range.
+ * Sparser ranges (keys not following time) are left to the optimizer, which
+ * then walks the filter column's index instead.
+ */
+const DENSE_FACTOR = 4n;
+
+type Key = Pick<KeyRange, "column" | "unsigned">;
+
+/**
+ * DayDeleter on a pool made by createMysqlPool. Keys are bound as text and
+ * compared as `CAST(? AS SIGNED|UNSIGNED)`, so keys beyond 2^53 compare as
+ * integers, never as doubles. Each keyed chunk is one transaction on one
+ * connection: a locking read of the chunk (count and key sum), the delete only
+ * on an exact match, and a commit only when the delete removed exactly the
+ * locked rows.
+ */
+export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
+  return {
+    async planKeyChunks(scope, range, chunkRows) {
+      requireChunkRows(chunkRows);
+      const pageKeys = Math.max(chunkRows, Math.floor(PLAN_PAGE_KEYS / chunkRows) * chunkRows);
+      const max = integerText(range.max);
+      const chunks: KeyChunk[] = [];
+      let cursor = integerText(range.min);
+      for (;;) {
+        const keys = await readKeys(pool, scope, range, cursor, max, pageKeys);
+        for (let start = 0; start < keys.length; start += chunkRows) {
+          chunks.push(toChunk(keys.slice(start, start + chunkRows)));
+        }
+        const last = keys.at(-1);
+        if (keys.length < pageKeys || last === undefined || BigInt(last) >= BigInt(max)) return chunks;
+        cursor = (BigInt(last) + 1n).toString();
+      }
+    },
+
+    async deleteKeyChunk(scope, key, chunk) {
+      const connection = await connect(pool, scope);
+      try {
+        await connection.query({ sql: "START TRANSACTION" });
+        const outcome = await lockAndDelete(connection, scope, key, chunk);
+        await connection.query({ sql: outcome.kind === "deleted" ? "COMMIT" : "ROLLBACK" });
+        connection.release();
+        return outcome;
+      } catch (error) {
+        // A failed COMMIT may or may not have committed; the chunk is then
+        // either intact or gone, and a retry tells which ("absent").
+        await rollbackOrDestroy(connection);
+        throw mapMysqlError(error, { table: scope.table, column: scope.column });
+      }
+    },
+
+    async countDay(scope) {
+      const day = dayCondition(quoteIdentifier(scope.column), scope.day);
+      const [row] = await run(
+        pool,
+        scope,
+        `SELECT COUNT(*) FROM ${quoteIdentifier(scope.table)} WHERE ${day.sql}`,
+        [...day.values],
+      );
+      return Number((row as unknown[] | undefined)?.[0] ?? 0);
+    },
+
+    async deleteRows(scope, limit) {
+      requireChunkRows(limit);
+      const day = dayCondition(quoteIdentifier(scope.column), scope.day);
+      // One statement commits on its own (autocommit). Without a key there is
+      // no order that names the same rows on a statement-based replica; see
+      // docs/cleanup.md on binlog formats.
+      const result = await execute(
+        pool,
+        scope,
+        `DELETE FROM ${quoteIdentifier(scope.table)} WHERE ${day.sql} LIMIT ${limit}`,
+        [...day.values],
+      );
+      return result.affectedRows;
+    },
+
+    describeDelete(scope, range) {
+      const day = dayCondition(quoteIdentifier(scope.column), scope.day);
+      const values = [...day.values];
+      const where = day.sql.replace(/\?/g, () => `'${values.shift()}'`);
+      const keyed = range
+        ? ` AND ${quoteIdentifier(range.column)} BETWEEN ${integerText(range.min)} AND ${integerText(range.max)}`
+        : "";
+      return `DELETE FROM ${quoteIdentifier(scope.table)} WHERE ${where}${keyed}`;
+    },
+  };
+}
+
+async function lockAndDelete(
+  connection: MysqlPoolConnection,
+  scope: DayScope,
+  key: Key,
+  chunk: KeyChunk,
+): Promise<ChunkOutcome> {
+  const where = chunkCondition(scope, key, chunk);
+  const k = quoteIdentifier(key.column);
+  const table = quoteIdentifier(scope.table);
+  const hint = isDense(chunk.first, chunk.last, chunk.rows) ? " FORCE INDEX (PRIMARY)" : "";
+  const [rows] = await connection.query(
+    {
+      sql: `SELECT COUNT(*), CAST(COALESCE(SUM(${k}), 0) AS CHAR) FROM ${table}${hint} WHERE ${where.sql} FOR UPDATE`,
+      rowsAsArray: true,
+    },
+    [...where.values],
+  );
+  const [count, sum] = (rows as unknown[][])[0] ?? [0, "0"];
+  const found = { rows: Number(count), sum: String(sum) };
+  if (found.rows === 0) return { kind: "absent" };
+  if (found.rows !== chunk.rows || BigInt(found.sum) !== BigInt(chunk.sum))
+    return { kind: "changed", ...found };
+  const [result] = await connection.query({ sql: `DELETE FROM ${table} WHERE ${where.sql}` }, [
+    ...where.values,
+  ]);
+  const deleted = (result as { affectedRows: number }).affectedRows;
+  // Under READ COMMITTED no gap lock keeps a new row out of the range between
+  // the two statements; a delete that removed more than it locked rolls back.
+  if (deleted !== found.rows) return { kind: "changed", rows: deleted, sum: "unknown" };
+  return { kind: "deleted", rows: deleted };
+}
+
+function chunkCondition(scope: DayScope, key: Key, chunk: { first: string; last: string }): SqlCondition {
+  const day = dayCondition(quoteIdentifier(scope.column), scope.day);
+  const k = quoteIdentifier(key.column);
+  const cast = key.unsigned ? "UNSIGNED" : "SIGNED";
+  return {
+    sql: `${day.sql} AND ${k} >= CAST(? AS ${cast}) AND ${k} <= CAST(? AS ${cast})`,
+    values: [...day.values, integerText(chunk.first), integerText(chunk.last)],
+  };
+}
+
+async function readKeys(
+  pool: MysqlPool,
+  scope: DayScope,
+  range: KeyRange,
+  from: string,
+  to: string,
+  limit: number,
+): Promise<string[]> {
+  const where = chunkCondition(scope, range, { first: from, last: to });
+  const k = quoteIdentifier(range.column);
+  const hint = isDense(range.min, range.max, range.rows) ? " FORCE INDEX (PRIMARY)" : "";
+  const rows = await run(
+    pool,
+    scope,
+    `SELECT ${k} FROM ${quoteIdentifier(scope.table)}${hint} WHERE ${where.sql} ORDER BY ${k} LIMIT ${limit}`,
+    [...where.values],
+  );
+  return (rows as unknown[][]).map((row) => integerText(String(row[0])));
+}
+
+function toChunk(keys: readonly string[]): KeyChunk {
+  let sum = 0n;
+  for (const key of keys) sum += BigInt(key);
+  return { first: keys[0] ?? "0", last: keys.at(-1) ?? "0", rows: keys.length, sum: sum.toString() };
+}
+
+function isDense(first: string, last: string, rows: number): boolean {
+  return BigInt(last) - BigInt(first) + 1n <= DENSE_FACTOR * BigInt(Math.max(rows, 1));
+}
+
+/** A key as canonical decimal text; anything else is a bug upstream and must never reach SQL. */
+function integerText(value: string): string {
+  if (!/^-?\d+$/.test(value)) throw new Error(`not an integer key: ${JSON.stringify(value)}`);
+  return BigInt(value).toString();
+}
+
+function requireChunkRows(rows: number): void {
+  if (!Number.isSafeInteger(rows) || rows < 1)
+    throw new Error(`chunk size must be a positive integer, got ${rows}`);
+}
+
+async function connect(pool: MysqlPool, scope: DayScope): Promise<MysqlPoolConnection> {
+  try {
+    return await pool.getConnection();
+  } catch (error) {
+    throw mapMysqlError(error, { table: scope.table });
+  }
+}
+
+/** A connection whose rollback fails is in an unknown state: close it rather than hand it back. */
+async function rollbackOrDestroy(connection: MysqlPoolConnection): Promise<void> {
+  try {
+    await connection.query({ sql: "ROLLBACK" });
+    connection.release();
+  } catch {
+    connection.destroy();
+  }
+}
+
+async function run(pool: MysqlPool, scope: DayScope, sql: string, values: unknown[]): Promise<unknown[]> {
+  try {
+    const [rows] = await pool.query({ sql, rowsAsArray: true }, values);
+    return rows as unknown[];
+  } catch (error) {
+    throw mapMysqlError(error, { table: scope.table, column: scope.column });
+  }
+}
+
+async function execute(
+  pool: MysqlPool,
+  scope: DayScope,
+  sql: string,
+  values: unknown[],
+): Promise<{ affectedRows: number }> {
+  try {
+    const [result] = await pool.query({ sql }, values);
+    return result as { affectedRows: number };
+  } catch (error) {
+    throw mapMysqlError(error, { table: scope.table, column: scope.column });
+  }
+}

@@ -1,0 +1,112 @@
+import type { LoadProbe, ReplicaLag } from "../../ports/load-probe";
+import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
+import { mapMysqlError } from "./map-mysql-error";
+
+/** The statement each server understands, newest spelling first. */
+const STATUS_STATEMENTS = ["SHOW REPLICA STATUS", "SHOW SLAVE STATUS"] as const;
+/** ER_PARSE_ERROR: the server predates `SHOW REPLICA STATUS` (MySQL < 8.0.22, MariaDB < 10.5.1). */
+const PARSE_ERROR = 1064;
+
+export interface MysqlLoadProbeOptions {
+  /** The primary, whose Threads_running is read. */
+  readonly primary: MysqlPool;
+  /** mysql:// URLs of the replicas whose lag is read. */
+  readonly replicaUrls: readonly string[];
+  /** MYSQL_PASSWORD, used for a replica whose URL carries no password. */
+  readonly password?: string | undefined;
+  /** Opens a replica's pool; tests pass fakes. */
+  readonly connect?: (url: string, password: string | undefined) => MysqlPool;
+}
+
+/**
+ * LoadProbe over MySQL or MariaDB. Lag comes from `SHOW REPLICA STATUS`, or
+ * `SHOW SLAVE STATUS` on servers that do not know the new spelling, reading
+ * `Seconds_Behind_Source` (MySQL 8.0.22+) or `Seconds_Behind_Master`; a
+ * multi-source replica reports its largest lag. A replica that cannot be
+ * reached, is not replicating, or reports NULL lag answers null with the
+ * reason. Replicas are reached over one small pool each, opened on first use.
+ */
+export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe {
+  const connect = options.connect ?? defaultConnect;
+  const replicas = options.replicaUrls.map((url) => ({
+    url,
+    name: displayName(url),
+    pool: undefined as MysqlPool | undefined,
+    statement: 0,
+  }));
+
+  async function lagOf(replica: (typeof replicas)[number]): Promise<ReplicaLag> {
+    try {
+      replica.pool ??= connect(replica.url, new URL(replica.url).password ? undefined : options.password);
+      const rows = await replicaStatus(replica.pool, replica);
+      if (rows.length === 0) return { replica: replica.name, seconds: null, reason: "not a replica" };
+      let worst = 0;
+      for (const row of rows) {
+        const value = row.Seconds_Behind_Source ?? row.Seconds_Behind_Master;
+        if (value === null || value === undefined) {
+          const io = row.Replica_IO_Running ?? row.Slave_IO_Running;
+          const sql = row.Replica_SQL_Running ?? row.Slave_SQL_Running;
+          return {
+            replica: replica.name,
+            seconds: null,
+            reason: `replication not running (IO ${String(io)}, SQL ${String(sql)})`,
+          };
+        }
+        worst = Math.max(worst, Number(value));
+      }
+      return { replica: replica.name, seconds: worst };
+    } catch (error) {
+      return { replica: replica.name, seconds: null, reason: `unreachable: ${(error as Error).message}` };
+    }
+  }
+
+  return {
+    replicaLags: () => Promise.all(replicas.map(lagOf)),
+
+    async threadsRunning() {
+      try {
+        const [rows] = await options.primary.query({
+          sql: "SHOW GLOBAL STATUS LIKE 'Threads_running'",
+          rowsAsArray: true,
+        });
+        return Number((rows as unknown[][])[0]?.[1] ?? 0);
+      } catch (error) {
+        throw mapMysqlError(error);
+      }
+    },
+
+    async close() {
+      await Promise.allSettled(replicas.map((replica) => replica.pool?.end()));
+    },
+  };
+}
+
+type StatusRow = Readonly<Record<string, unknown>>;
+
+async function replicaStatus(pool: MysqlPool, replica: { statement: number }): Promise<StatusRow[]> {
+  for (;;) {
+    const sql = STATUS_STATEMENTS[replica.statement] ?? STATUS_STATEMENTS[1];
+    try {
+      const [rows] = await pool.query({ sql });
+      return rows as StatusRow[];
+    } catch (error) {
+      const errno = (error as { errno?: unknown }).errno;
+      if (errno !== PARSE_ERROR || replica.statement >= STATUS_STATEMENTS.length - 1) throw error;
+      replica.statement += 1;
+    }
+  }
+}
+
+function defaultConnect(url: string, password: string | undefined): MysqlPool {
+  return createMysqlPool({ url, password }, { connectionLimit: 1, connectTimeout: 3_000 });
+}
+
+/** host:port only: replica URLs may carry credentials, which must never reach a log. */
+function displayName(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || "3306"}`;
+  } catch {
+    return "(invalid replica URL)";
+  }
+}

@@ -1,0 +1,58 @@
+import type { SourceColumn, TableSchema } from "../../domain/types/table-schema";
+import { toLogicalType } from "../../domain/types/to-logical-type";
+import { quoteIdentifier } from "./quote-identifier";
+
+/** How to read a table's rows as canonical values. */
+export interface ReadPlan {
+  /** The SELECT list, one expression per schema column, in schema order. */
+  readonly selectList: string;
+  /** Positions of DATE/DATETIME/TIMESTAMP columns, the only ones that can hold zero dates. */
+  readonly zeroDateColumns: readonly number[];
+}
+
+/**
+ * Most columns arrive canonical with the pool's options (see createMysqlPool);
+ * the rest get a select expression so no value needs converting in JS:
+ * - float32: as DOUBLE, because MariaDB prints FLOAT with 6 significant digits
+ *   (123456.789 reads "123457"); the double holds the stored float exactly;
+ * - geometry: ST_AsBinary, the WKB (mysql2 would otherwise parse it into objects);
+ * - bit: the unsigned value as decimal text;
+ * - a type without a mapping (MariaDB INET6, UUID, ...): its text in utf8mb4.
+ */
+export function readPlan(schema: TableSchema): ReadPlan {
+  const zeroDateColumns: number[] = [];
+  const expressions = schema.columns.map((column, index) => {
+    const kind = column.logicalType.kind;
+    if (kind === "datetime" || kind === "date") zeroDateColumns.push(index);
+    return selectExpression(column);
+  });
+  return { selectList: expressions.join(", "), zeroDateColumns };
+}
+
+function selectExpression(column: SourceColumn): string {
+  const name = quoteIdentifier(column.name);
+  switch (column.logicalType.kind) {
+    case "float32":
+      return `CAST(${name} AS DOUBLE) AS ${name}`;
+    case "geometry":
+      return `ST_AsBinary(${name}) AS ${name}`;
+    case "bit":
+      // CAST AS UNSIGNED alone comes back as a small integer type for narrow BITs.
+      return `CAST(CAST(${name} AS UNSIGNED) AS CHAR) AS ${name}`;
+    case "string":
+      return isUnmapped(column) ? `CAST(${name} AS CHAR CHARACTER SET utf8mb4) AS ${name}` : name;
+    default:
+      return name;
+  }
+}
+
+function isUnmapped(column: SourceColumn): boolean {
+  const facts = {
+    dataType: column.dataType,
+    columnType: column.columnType,
+    numericPrecision: null,
+    numericScale: null,
+    datetimePrecision: null,
+  };
+  return toLogicalType(facts) === undefined;
+}

@@ -1,0 +1,154 @@
+import type { Row } from "../../domain/types/table-schema";
+import type { DayStream, DayStreamStats } from "../../ports/source-database";
+import type { MysqlPool } from "./create-mysql-pool";
+import { isZeroDate } from "./day-range";
+import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
+
+/** A query whose rows are read in batches. */
+export interface StreamedQuery {
+  readonly sql: string;
+  readonly values: readonly unknown[];
+  readonly batchRows: number;
+  /** Positions whose zero dates become null (see ReadPlan). */
+  readonly zeroDateColumns: readonly number[];
+  readonly context: MysqlErrorContext;
+}
+
+/**
+ * mysql2's callback-style connection, as far as streaming uses it. Its
+ * typings call `PoolConnection.connection` a promise connection, but at run
+ * time it is this one.
+ */
+interface StreamingConnection {
+  query(options: { sql: string; values: unknown[]; rowsAsArray: true }): QueryEvents;
+  pause(): void;
+  resume(): void;
+  readonly stream?: { readonly bytesRead?: number; destroy?(): void };
+}
+
+interface QueryEvents {
+  on(event: "result", listener: (row: unknown[]) => void): QueryEvents;
+  on(event: "error", listener: (error: unknown) => void): QueryEvents;
+  on(event: "end", listener: () => void): QueryEvents;
+}
+
+/**
+ * Streams a query's rows on a connection of its own, in batches of
+ * `batchRows`. Backpressure: once a full batch waits for the consumer, the
+ * connection is paused, so memory holds the batch being consumed, at most one
+ * waiting batch and one socket read, never the whole result. Rows are the
+ * arrays mysql2 builds (rowsAsArray, no typeCast function); only zero dates
+ * are rewritten in place.
+ *
+ * The connection goes back to the pool once every row has been read. When
+ * the consumer stops early or the read fails it is destroyed instead: a
+ * connection with rows still in flight cannot serve another query, and
+ * draining it could mean reading the rest of a large day for nothing.
+ */
+export function streamRows(pool: MysqlPool, query: StreamedQuery): DayStream {
+  if (!Number.isInteger(query.batchRows) || query.batchRows < 1) {
+    throw new RangeError(`batchRows must be a positive integer, got ${query.batchRows}`);
+  }
+  const stats = { rows: 0, bytes: 0, zeroDates: 0 };
+  return {
+    batches: { [Symbol.asyncIterator]: () => readBatches(pool, query, stats) },
+    stats: (): DayStreamStats => ({ ...stats }),
+  };
+}
+
+async function* readBatches(
+  pool: MysqlPool,
+  query: StreamedQuery,
+  stats: { rows: number; bytes: number; zeroDates: number },
+): AsyncGenerator<readonly Row[], void, undefined> {
+  const { batchRows, zeroDateColumns } = query;
+  const pooled = await pool.getConnection().catch((error: unknown) => {
+    throw mapMysqlError(error, query.context);
+  });
+  const connection = pooled.connection as StreamingConnection;
+  const bytesAtStart = connection.stream?.bytesRead ?? 0;
+  const bytesSoFar = () => (connection.stream?.bytesRead ?? bytesAtStart) - bytesAtStart;
+
+  const waiting: unknown[][][] = [];
+  let filling: unknown[][] = [];
+  let paused = false;
+  let ended = false;
+  let failure: { error: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  const signal = () => {
+    const resolve = wake;
+    wake = undefined;
+    resolve?.();
+  };
+
+  const onRow = (row: unknown[]) => {
+    for (const index of zeroDateColumns) {
+      const value = row[index];
+      if (typeof value === "string" && isZeroDate(value)) {
+        row[index] = null;
+        stats.zeroDates++;
+      }
+    }
+    filling.push(row);
+    if (filling.length === batchRows) {
+      waiting.push(filling);
+      filling = [];
+      if (!paused) {
+        paused = true;
+        connection.pause();
+      }
+      signal();
+    }
+  };
+  let complete = false;
+  try {
+    connection
+      .query({ sql: query.sql, values: [...query.values], rowsAsArray: true })
+      .on("result", onRow)
+      .on("error", (error) => {
+        failure = { error };
+        signal();
+      })
+      .on("end", () => {
+        ended = true;
+        signal();
+      });
+    for (;;) {
+      if (failure) throw mapMysqlError(failure.error, query.context);
+      const batch = waiting.shift() ?? (ended && filling.length > 0 ? takeFilling() : undefined);
+      if (batch) {
+        stats.rows += batch.length;
+        stats.bytes = bytesSoFar();
+        // Read the next batch while the consumer handles this one.
+        if (paused) {
+          paused = false;
+          connection.resume();
+        }
+        yield batch;
+      } else if (ended) {
+        break;
+      } else {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+    }
+    complete = true;
+  } finally {
+    stats.bytes = bytesSoFar();
+    if (complete) {
+      pooled.release();
+    } else {
+      pooled.destroy();
+      // destroy() only half-closes the socket; a paused reader would leave the
+      // server blocked writing the rest of the day for net_write_timeout.
+      connection.stream?.destroy?.();
+    }
+  }
+
+  function takeFilling(): unknown[][] {
+    const last = filling;
+    filling = [];
+    return last;
+  }
+}

@@ -1,0 +1,85 @@
+import type { CalendarDay } from "../domain/days/calendar-day";
+import type { DayFigures } from "../domain/types/day-figures";
+import type { KeyChunk } from "./day-deleter";
+
+/**
+ * How a verified day will be deleted: by the planned key chunks (tables with a
+ * single integer key), or, without such a key, by LIMIT chunks that together
+ * delete at most `rows` rows.
+ */
+export type CleanupPlan =
+  | {
+      readonly kind: "keys";
+      readonly key: { readonly column: string; readonly unsigned: boolean };
+      readonly chunks: readonly KeyChunk[];
+    }
+  | { readonly kind: "count"; readonly rows: number };
+
+/**
+ * A day's cleanup: `verified` (figures agreed, plan made, nothing deleted),
+ * `deleting` (chunks may have committed; a retry resumes, never re-verifies),
+ * `done` (the day is cleaned; it stays in `mig_<table>`).
+ */
+export interface DayCleanup {
+  readonly status: "verified" | "deleting" | "done";
+  /** The figures source, warehouse and copy record agreed on. */
+  readonly figures: DayFigures;
+  readonly plan: CleanupPlan;
+  readonly verifiedAt: string;
+  /** Chunks known to be finished (deleted, or found already gone). */
+  readonly chunksDone: number;
+  readonly rowsDeleted: number;
+  /**
+   * Rows of a LIMIT chunk that was started but not known to have committed
+   * (tables without a key); 0 otherwise.
+   */
+  readonly pendingRows: number;
+  readonly doneAt?: string;
+}
+
+/**
+ * Per-day cleanup progress and the cleaned-days bookkeeping (`cleanedDays` of
+ * `archiver status`), kept apart from `mig_<table>`.
+ *
+ * Guarantees: `markVerified` never replaces a day that is `deleting` or
+ * `done` (it throws instead), so a plan in use cannot change under a running
+ * delete. `markDone` sets the status and adds the day to the cleaned days in
+ * one atomic step. A claim is a lease: at most one holder per day until it is
+ * released or its time runs out. Failures to reach the store surface as
+ * TransientError.
+ *
+ * Leaves out: any check of the figures; the caller verifies.
+ */
+export interface CleanupState {
+  read(table: string, day: CalendarDay): Promise<DayCleanup | undefined>;
+  markVerified(
+    table: string,
+    day: CalendarDay,
+    verified: { readonly figures: DayFigures; readonly plan: CleanupPlan; readonly verifiedAt: string },
+  ): Promise<void>;
+  markDeleting(table: string, day: CalendarDay): Promise<void>;
+  recordProgress(
+    table: string,
+    day: CalendarDay,
+    progress: { readonly chunksDone: number; readonly rowsDeleted: number; readonly pendingRows: number },
+  ): Promise<void>;
+  /** Marks the day cleaned; `figures` is given when the day had no `verified` state (already clean). */
+  markDone(
+    table: string,
+    day: CalendarDay,
+    done: {
+      readonly rowsDeleted: number;
+      readonly chunksDone: number;
+      readonly doneAt: string;
+      readonly figures?: DayFigures;
+    },
+  ): Promise<void>;
+  /** Days of `table` marked done, oldest first. */
+  cleanedDays(table: string): Promise<CalendarDay[]>;
+  /** Takes the day's lease for `ttlMs` when nobody holds it; false when someone else does. */
+  claim(table: string, day: CalendarDay, holder: string, ttlMs: number): Promise<boolean>;
+  /** Extends the lease; false when `holder` no longer holds it. */
+  renew(table: string, day: CalendarDay, holder: string, ttlMs: number): Promise<boolean>;
+  /** Gives the lease up when `holder` still holds it. */
+  release(table: string, day: CalendarDay, holder: string): Promise<void>;
+}

@@ -1,0 +1,23 @@
+/** One replica's lag; `seconds` is null when the replica cannot tell (replication stopped, not a replica, unreachable). */
+export interface ReplicaLag {
+  /** host:port of the replica, never its credentials. */
+  readonly replica: string;
+  readonly seconds: number | null;
+  /** Why `seconds` is null, for the log. */
+  readonly reason?: string;
+}
+
+/**
+ * How loaded the source is, asked before each cleanup chunk.
+ *
+ * Guarantees: `replicaLags` answers one entry per configured replica and
+ * never throws for one replica's failure (that replica reports null);
+ * `threadsRunning` is the primary's `Threads_running`.
+ *
+ * Leaves out: deciding whether to wait (the throttle does).
+ */
+export interface LoadProbe {
+  replicaLags(): Promise<readonly ReplicaLag[]>;
+  threadsRunning(): Promise<number>;
+  close(): Promise<void>;
+}
