@@ -7,9 +7,21 @@ import { existsSync } from "node:fs";
  * figures; they never fail on a target, but the targets are shown beside them.
  */
 const benches: Record<string, { file: string; args?: string[]; target: string }> = {
-  migration: { file: "migration.ts", args: ["year"], target: ">= 300,000 rows/s end to end, peak RSS <= 300 MB" },
-  "one-day": { file: "migration.ts", args: ["one-day"], target: "peak RSS <= 300 MB for a 1,000,000-row day" },
-  plan: { file: "migration.ts", args: ["plan"], target: "365 days planned in <= 100 ms, no slower on 10x rows" },
+  migration: {
+    file: "migration.ts",
+    args: ["year"],
+    target: ">= 300,000 rows/s end to end, peak RSS <= 300 MB",
+  },
+  "one-day": {
+    file: "migration.ts",
+    args: ["one-day"],
+    target: "peak RSS <= 300 MB for a 1,000,000-row day",
+  },
+  plan: {
+    file: "migration.ts",
+    args: ["plan"],
+    target: "365 days planned in <= 100 ms, no slower on 10x rows",
+  },
   cleanup: { file: "cleanup.ts", target: ">= 120,000 rows/s, no chunk longer than 250 ms" },
   bigquery: { file: "bigquery-upload.ts", target: ">= 250,000 rows/s into the local stand-in, memory flat" },
   reader: { file: "reader-latency.ts", target: "p99 <= 50 ms with 200 clients, 3,650-member set" },
