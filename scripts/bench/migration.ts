@@ -88,6 +88,7 @@ async function migrate(table: string, limit: number) {
       mbPerSecond: round(bytes / 1e6 / seconds),
       planMs: round(plan?.planMs ?? 0),
       peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+      settings: settingsOf(runtime),
     };
   } finally {
     await runtime.close();
@@ -116,6 +117,18 @@ async function startMigrationPlanOnly(runtime: Runtime, table: string): Promise<
   if ((result?.days.length ?? 0) !== 365)
     throw new Error(`planned ${result?.days.length} days, expected 365`);
   return result?.planMs ?? 0;
+}
+
+/** The settings that move the figures, so a line of output says what it measured. */
+function settingsOf(runtime: Runtime) {
+  const { warehouse, workerConcurrency, copyBatchRows } = runtime.config;
+  return {
+    workerConcurrency,
+    copyBatchRows,
+    ...(warehouse.kind === "duckdb"
+      ? { duckdbMemoryLimit: warehouse.memoryLimit, duckdbCheckpointThreshold: warehouse.checkpointThreshold }
+      : {}),
+  };
 }
 
 function round(n: number): number {

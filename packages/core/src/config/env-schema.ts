@@ -15,6 +15,11 @@ const timeZone = z.string().refine(
   { message: "not an IANA time zone (for example UTC or Europe/Madrid)" },
 );
 
+/** A size as DuckDB settings take it: 128MB, 1.5GiB, ... */
+const duckDbSize = z
+  .string()
+  .regex(/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, "a size such as 128MB or 1GiB");
+
 /**
  * Every environment variable the archiver reads, by its public name.
  * These names are the interface: infra gives exactly these to the functions.
@@ -29,6 +34,12 @@ export const envSchema = z.object({
   REDIS_TLS_CA: z.string().optional(),
   WAREHOUSE: z.enum(["duckdb", "bigquery"]).default("duckdb"),
   DUCKDB_PATH: z.string().min(1).default(".data/warehouse.duckdb"),
+  /** DuckDB's memory_limit: its buffer pool spills past this (the process's RSS is more). */
+  DUCKDB_MEMORY_LIMIT: duckDbSize.default("32MB"),
+  /** DuckDB's worker threads; unset means one per core. */
+  DUCKDB_THREADS: z.coerce.number().int().min(1).max(256).optional(),
+  /** WAL size past which a commit checkpoints the DuckDB file (DuckDB's checkpoint_threshold). */
+  DUCKDB_CHECKPOINT_THRESHOLD: duckDbSize.default("256MB"),
   WAREHOUSE_DATASET: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]{0,1023}$/, "letters, digits and _ only")
@@ -38,8 +49,8 @@ export const envSchema = z.object({
   QUEUE: z.enum(["local", "cloud-tasks"]).default("local"),
   LOCAL_QUEUE_PREFIX: z.string().min(1).default("archiver"),
   ARCHIVER_TIMEZONE: timeZone.default("UTC"),
-  COPY_BATCH_ROWS: intFrom(100, 1_000_000, 10_000),
-  WORKER_CONCURRENCY: intFrom(1, 64, 2),
+  COPY_BATCH_ROWS: intFrom(100, 1_000_000, 2_048),
+  WORKER_CONCURRENCY: intFrom(1, 64, 4),
   TASK_ATTEMPTS: intFrom(1, 100, 5),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 

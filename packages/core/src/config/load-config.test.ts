@@ -16,10 +16,29 @@ function problems(env: Record<string, string>): string {
 describe("loadConfig", () => {
   it("runs on the embedded default with an empty environment", () => {
     const config = loadConfig({});
-    expect(config.warehouse).toEqual({ kind: "duckdb", path: ".data/warehouse.duckdb", dataset: "archive" });
+    expect(config.warehouse).toEqual({
+      kind: "duckdb",
+      path: ".data/warehouse.duckdb",
+      dataset: "archive",
+      memoryLimit: "32MB",
+      threads: undefined,
+      checkpointThreshold: "256MB",
+    });
     expect(config.queue.kind).toBe("local");
     expect(config.timeZone).toBe("UTC");
     expect(config.mysql.url).toBe("mysql://root@127.0.0.1:3306/archiver_demo");
+  });
+
+  it("reads DuckDB's settings and refuses a size DuckDB would not take", () => {
+    const warehouse = loadConfig({
+      DUCKDB_MEMORY_LIMIT: "1GiB",
+      DUCKDB_THREADS: "1",
+      DUCKDB_CHECKPOINT_THRESHOLD: "64MB",
+    }).warehouse;
+    expect(warehouse).toMatchObject({ memoryLimit: "1GiB", threads: 1, checkpointThreshold: "64MB" });
+    expect(problems({ DUCKDB_MEMORY_LIMIT: "lots", DUCKDB_THREADS: "0" })).toMatch(
+      /DUCKDB_MEMORY_LIMIT[\s\S]*DUCKDB_THREADS|DUCKDB_THREADS[\s\S]*DUCKDB_MEMORY_LIMIT/,
+    );
   });
 
   it("treats empty strings as unset", () => {

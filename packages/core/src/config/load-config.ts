@@ -12,7 +12,14 @@ export interface Config {
     readonly tlsCa?: string | undefined;
   };
   readonly warehouse:
-    | { readonly kind: "duckdb"; readonly path: string; readonly dataset: string }
+    | {
+        readonly kind: "duckdb";
+        readonly path: string;
+        readonly dataset: string;
+        readonly memoryLimit: string;
+        readonly threads: number | undefined;
+        readonly checkpointThreshold: string;
+      }
     | {
         readonly kind: "bigquery";
         readonly project: string;
@@ -155,7 +162,14 @@ function toConfig(env: Env): Config {
             location: env.BIGQUERY_LOCATION ?? "",
             dataset: env.WAREHOUSE_DATASET,
           }
-        : { kind: "duckdb", path: env.DUCKDB_PATH, dataset: env.WAREHOUSE_DATASET },
+        : {
+            kind: "duckdb",
+            path: env.DUCKDB_PATH,
+            dataset: env.WAREHOUSE_DATASET,
+            memoryLimit: env.DUCKDB_MEMORY_LIMIT,
+            threads: env.DUCKDB_THREADS,
+            checkpointThreshold: env.DUCKDB_CHECKPOINT_THRESHOLD,
+          },
     queue: { kind: env.QUEUE, localPrefix: env.LOCAL_QUEUE_PREFIX },
     timeZone: env.ARCHIVER_TIMEZONE,
     copyBatchRows: env.COPY_BATCH_ROWS,

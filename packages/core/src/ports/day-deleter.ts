@@ -8,15 +8,17 @@ export interface DayScope {
   readonly day: CalendarDay;
 }
 
-/** The table's single integer primary key and the range of it recorded when the day was copied. */
-export interface KeyRange {
+/** The table's single integer primary key. */
+export interface KeyColumn {
   readonly column: string;
   readonly unsigned: boolean;
+}
+
+/** A range of the key: the one recorded when the day was copied bounds every delete of the day. */
+export interface KeyRange extends KeyColumn {
   /** Inclusive bounds, as decimal strings (keys exceed 2^53). */
   readonly min: string;
   readonly max: string;
-  /** Rows the copy recorded in the range (the day's rows). */
-  readonly rows: number;
 }
 
 /**
@@ -58,16 +60,13 @@ export type ChunkOutcome =
  */
 export interface DayDeleter {
   /**
-   * The day's keys within `range`, in key order, cut into chunks of at most
-   * `chunkRows` keys. Reads keys only; locks nothing.
+   * Every key of the day, in key order, cut into chunks of at most
+   * `chunkRows` keys: together they are the source's figures of the day.
+   * Reads keys only; locks nothing.
    */
-  planKeyChunks(scope: DayScope, range: KeyRange, chunkRows: number): Promise<KeyChunk[]>;
+  planKeyChunks(scope: DayScope, key: KeyColumn, chunkRows: number): Promise<KeyChunk[]>;
   /** Deletes one planned chunk if, and only if, its rows are still exactly the planned ones. */
-  deleteKeyChunk(
-    scope: DayScope,
-    key: Pick<KeyRange, "column" | "unsigned">,
-    chunk: KeyChunk,
-  ): Promise<ChunkOutcome>;
+  deleteKeyChunk(scope: DayScope, key: KeyColumn, chunk: KeyChunk): Promise<ChunkOutcome>;
   /** Rows of the day now (tables without a single integer key). */
   countDay(scope: DayScope): Promise<number>;
   /** Deletes at most `limit` rows of the day in one statement; returns how many it deleted. */

@@ -24,9 +24,12 @@ export interface RunWorkerOptions {
 export async function runWorker(runtime: Runtime, options: RunWorkerOptions) {
   const progress = { done: 0, failed: 0, retried: 0, remaining: 0, rows: 0 };
   let last: TaskPayload | undefined;
-  const report = async () => {
+  const report = () => options.onProgress?.({ ...progress, last });
+  // The local worker counts the queue after every task and says so in a progress event; counting
+  // here too would double the Redis round trips per task.
+  const recount = async () => {
     progress.remaining = await runtime.queue.count().catch(() => progress.remaining);
-    options.onProgress?.({ ...progress, last });
+    report();
   };
   const worker = startLocalWorker({
     redis: runtime.config.redis,
@@ -42,15 +45,17 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions) {
       if (event.type === "completed") progress.done += 1;
       else if (event.type === "failed" && event.final) progress.failed += 1;
       else if (event.type === "failed") progress.retried += 1;
-      void report();
+      else if (event.type === "progress") progress.remaining = event.remaining;
+      else return;
+      report();
     },
   });
   return {
     progress: () => ({ ...progress, last }),
     async drained() {
-      await report();
+      await recount();
       await worker.drained();
-      await report();
+      await recount();
     },
     close: () => worker.close(),
   };

@@ -17,6 +17,7 @@ import {
   keyedSchema,
 } from "../../testing/warehouse-contract-fixtures";
 import { createDuckDbWarehouse, type DuckDbWarehouse } from "./duckdb-warehouse";
+import { openSharedDatabase } from "./shared-database";
 
 const DAY = "2024-05-06";
 
@@ -69,6 +70,29 @@ describe("DuckDB warehouse files", () => {
     expect(await again.countRows(destination)).toBe(4);
     expect(await again.readDay(destination, "at", DAY, schema)).toEqual(allTypesRows(DAY));
     await again.close();
+  });
+
+  it("opens the database with the configured memory limit, threads and checkpoint threshold", async () => {
+    const path = join(folder, "settings.duckdb");
+    const warehouse = await createDuckDbWarehouse({
+      path,
+      dataset: "archive",
+      memoryLimit: "48MB",
+      threads: 1,
+      checkpointThreshold: "1GB",
+    });
+    const shared = await openSharedDatabase(path);
+    try {
+      const connection = await shared.instance.connect();
+      const reader = await connection.runAndReadAll(
+        `SELECT current_setting('memory_limit'), current_setting('threads'), current_setting('checkpoint_threshold')`,
+      );
+      connection.closeSync();
+      expect(reader.getRows()[0]).toEqual(["45.7 MiB", 1n, "953.6 MiB"]);
+    } finally {
+      shared.release();
+      await warehouse.close();
+    }
   });
 
   it("shares one database between warehouses opened on the same file in one process", async () => {

@@ -1,6 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { type DuckDBConnection, quotedIdentifier } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import type { CalendarDay } from "../../domain/days/calendar-day";
 import type { DayFigures } from "../../domain/types/day-figures";
 import type { Destination } from "../../domain/types/destination";
@@ -10,8 +10,6 @@ import type { Warehouse } from "../../ports/warehouse";
 import { dayFiguresOn } from "./day-figures";
 import {
   type DuckDbTable,
-  dayBounds,
-  dayPredicate,
   ensureTableShape,
   qualifiedName,
   qualifiedSchema,
@@ -21,9 +19,9 @@ import {
 } from "./duckdb-catalog";
 import { readDuckDbDay } from "./duckdb-read-day";
 import { replaceDayInTransaction } from "./replace-day";
-import { openSharedDatabase } from "./shared-database";
+import { type DuckDbSettings, openSharedDatabase } from "./shared-database";
 
-export interface DuckDbWarehouseOptions {
+export interface DuckDbWarehouseOptions extends DuckDbSettings {
   /** Database file, or ":memory:". The parent folder of a file is created. */
   readonly path: string;
   /** The default dataset (a DuckDB schema); created on open so an empty warehouse can be inspected. */
@@ -41,13 +39,18 @@ export interface DuckDbWarehouse extends Warehouse {
   ): Promise<Row[]>;
 }
 
+/** Idle connections kept for reuse; more than the worker runs at once gains nothing. */
+const IDLE_CONNECTIONS = 8;
+
 /** DDL on different tables may still touch the same schema entry, so it also runs one at a time. */
 const DDL_KEY = "\u0000ddl";
 
 /**
  * Opens (or creates) a DuckDB warehouse. Warehouses naming the same file share
  * one DuckDBInstance (see shared-database.ts); each operation runs on a
- * connection of its own. Replaces of one day run one at a time: two
+ * connection of its own, taken from a few idle ones that operations which
+ * succeeded gave back (a failed one's connection is closed, so no half-ended
+ * transaction is ever reused). Replaces of one day run one at a time: two
  * transactions replacing the same day would otherwise both commit, since
  * DuckDB sees no conflict between their inserts, and the day would hold two
  * copies; replaces of different days run side by side. Schema changes run one
@@ -57,18 +60,25 @@ const DDL_KEY = "\u0000ddl";
  */
 export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Promise<DuckDbWarehouse> {
   if (!options.path.startsWith(":memory:")) await mkdir(dirname(options.path), { recursive: true });
-  const database = await guard("open", () => openSharedDatabase(options.path));
+  const database = await guard("open", () => openSharedDatabase(options.path, options));
   const { instance, locks } = database;
   const inFlight = new Set<Promise<unknown>>();
   let closed = false;
 
+  const idle: DuckDBConnection[] = [];
+
   async function withConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
-    const connection = await instance.connect();
+    const connection = idle.pop() ?? (await instance.connect());
+    let result: T;
     try {
-      return await work(connection);
-    } finally {
+      result = await work(connection);
+    } catch (error) {
       connection.closeSync();
+      throw error;
     }
+    if (closed || idle.length >= IDLE_CONNECTIONS) connection.closeSync();
+    else idle.push(connection);
+    return result;
   }
 
   /** Runs a public operation: refused once closed, awaited by close(), DuckDB errors mapped. */
@@ -99,6 +109,7 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       ),
     );
   } catch (error) {
+    for (const connection of idle.splice(0)) connection.closeSync();
     database.release();
     throw error;
   }
@@ -175,6 +186,7 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       if (closed) return;
       closed = true;
       await Promise.allSettled(inFlight);
+      for (const connection of idle.splice(0)) connection.closeSync();
       database.release();
     },
   };

@@ -3,6 +3,7 @@ import type { SourceColumn, TableSchema } from "../../domain/types/table-schema"
 import { toLogicalType } from "../../domain/types/to-logical-type";
 import type { MysqlPool } from "./create-mysql-pool";
 import { mapMysqlError } from "./map-mysql-error";
+import { quoteIdentifier } from "./quote-identifier";
 
 // Views are left out: the archiver deletes what it copied, which a view cannot promise.
 // MariaDB lists system-versioned tables under their own TABLE_TYPE.
@@ -103,4 +104,25 @@ function text(value: unknown): string {
 /** Big numbers arrive as strings with bigNumberStrings. */
 function numberOrNull(value: unknown): number | null {
   return value === null || value === undefined ? null : Number(value);
+}
+
+/**
+ * A text that changes whenever anything introspectTable reads can change:
+ * SHOW CREATE TABLE names every column (invisible ones too) with its full
+ * type, nullability and every index, in one round trip instead of three
+ * information_schema queries. The AUTO_INCREMENT counter is left out, since
+ * it moves with every insert. Undefined when no table or view has the name.
+ */
+export async function tableFingerprint(pool: MysqlPool, table: string): Promise<string | undefined> {
+  try {
+    const [rows] = await pool.query({
+      sql: `SHOW CREATE TABLE ${quoteIdentifier(table)}`,
+      rowsAsArray: true,
+    });
+    const [name, definition] = (rows as Values[])[0] ?? [];
+    return `${text(name)}\n${text(definition).replace(/ AUTO_INCREMENT=\d+/g, "")}`;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ER_NO_SUCH_TABLE") return undefined;
+    throw mapMysqlError(error, { table });
+  }
 }

@@ -41,37 +41,43 @@ async function ids(table: string): Promise<string[]> {
 }
 
 describe("createMysqlDayDeleter", () => {
-  it("plans BIGINT UNSIGNED keys near 2^64 exactly, within the day and the recorded range", async () => {
-    const range = {
-      column: "id",
-      unsigned: true,
-      min: "18446744073709551610",
-      max: "18446744073709551613",
-      rows: 4,
-    };
-    const chunks = await deleter().planKeyChunks(day("big", "2024-01-01"), range, 3);
+  it("plans every key of the day near 2^64 exactly, and only the day's", async () => {
+    const chunks = await deleter().planKeyChunks(
+      day("big", "2024-01-01"),
+      { column: "id", unsigned: true },
+      3,
+    );
     expect(chunks).toEqual([
       { first: "18446744073709551610", last: "18446744073709551612", rows: 3, sum: "55340232221128654833" },
       { first: "18446744073709551613", last: "18446744073709551613", rows: 1, sum: "18446744073709551613" },
     ]);
-    const narrower = await deleter().planKeyChunks(
-      day("big", "2024-01-01"),
-      { ...range, max: "18446744073709551611" },
-      3,
+  });
+
+  it("pages through a day larger than one planning query, chunk after chunk", async () => {
+    await db.connection.query(`
+      CREATE TABLE many (id INT UNSIGNED NOT NULL PRIMARY KEY, at DATETIME NOT NULL, KEY (at));
+      INSERT INTO many (id, at)
+        SELECT n, TIMESTAMP('2024-02-01') + INTERVAL (n % 86400) SECOND
+        FROM (SELECT 1 + a.d + 10 * b.d + 100 * c.d + 1000 * e.d + 10000 * f.d AS n
+              FROM ${digits("a")}, ${digits("b")}, ${digits("c")}, ${digits("e")}, ${digits("f")}) s
+        WHERE n <= 60000;
+      INSERT INTO many VALUES (60001, '2024-02-02 00:00:00'), (60002, '2024-01-31 23:59:59');
+    `);
+    const chunks = await deleter().planKeyChunks(
+      day("many", "2024-02-01"),
+      { column: "id", unsigned: true },
+      5000,
     );
-    expect(narrower.map((c) => [c.first, c.last])).toEqual([
-      ["18446744073709551610", "18446744073709551611"],
-    ]);
+    expect(chunks).toHaveLength(12);
+    expect(chunks.every((c, i) => c.rows === 5000 && c.first === String(i * 5000 + 1))).toBe(true);
+    expect(chunks.at(-1)?.last).toBe("60000");
+    expect(chunks.reduce((sum, c) => sum + BigInt(c.sum), 0n)).toBe(1_800_030_000n);
   });
 
   it("deletes a chunk only while its rows are exactly the planned ones", async () => {
     const key = { column: "id", unsigned: true };
     const scope = day("big", "2024-01-01");
-    const [first] = await deleter().planKeyChunks(
-      scope,
-      { ...key, min: "0", max: "18446744073709551615", rows: 4 },
-      3,
-    );
+    const [first] = await deleter().planKeyChunks(scope, key, 3);
     if (!first) throw new Error("no chunk");
 
     const tampered = { ...first, sum: "1" };
@@ -90,7 +96,7 @@ describe("createMysqlDayDeleter", () => {
   it("handles signed keys below zero", async () => {
     const key = { column: "id", unsigned: false };
     const scope = day("neg", "2024-01-01");
-    const chunks = await deleter().planKeyChunks(scope, { ...key, min: "-5", max: "2", rows: 4 }, 2);
+    const chunks = await deleter().planKeyChunks(scope, key, 2);
     expect(chunks).toEqual([
       { first: "-5", last: "-3", rows: 2, sum: "-8" },
       { first: "-1", last: "2", rows: 2, sum: "1" },
@@ -110,7 +116,7 @@ describe("createMysqlDayDeleter", () => {
   });
 
   it("describes the statement an operator would run, values written in", () => {
-    const range = { column: "id", unsigned: true, min: "10", max: "20", rows: 11 };
+    const range = { column: "id", unsigned: true, min: "10", max: "20" };
     expect(deleter().describeDelete(day("big", "2024-01-01"), range)).toBe(
       "DELETE FROM `big` WHERE `at` >= '2024-01-01 00:00:00' AND `at` < '2024-01-02 00:00:00' AND `id` BETWEEN 10 AND 20",
     );
@@ -132,3 +138,8 @@ describe("createMysqlLoadProbe on a real server", () => {
     }
   });
 });
+
+function digits(alias: string): string {
+  return `(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4
+           UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) ${alias}`;
+}

@@ -1,21 +1,17 @@
-import type { ChunkOutcome, DayDeleter, DayScope, KeyChunk, KeyRange } from "../../ports/day-deleter";
+import type { ChunkOutcome, DayDeleter, DayScope, KeyChunk, KeyColumn } from "../../ports/day-deleter";
 import type { MysqlPool, MysqlPoolConnection } from "./create-mysql-pool";
 import { dayCondition, type SqlCondition } from "./day-range";
 import { mapMysqlError } from "./map-mysql-error";
 import { quoteIdentifier } from "./quote-identifier";
 
-/** Keys read per planning query; whole chunks, so a page never splits one. */
-const PLAN_PAGE_KEYS = 50_000;
 /**
- * A key range at most this many times wider than the rows it holds is read
+ * A chunk whose key span is at most this many times its rows is locked
  * through the primary key (FORCE INDEX): the scan then touches at most that
  * many rows per row wanted, and locks only the rows of the chunk's range.
- * Sparser ranges (keys not following time) are left to the optimizer, which
+ * Sparser chunks (keys not following time) are left to the optimizer, which
  * then walks the filter column's index instead.
  */
 const DENSE_FACTOR = 4n;
-
-type Key = Pick<KeyRange, "column" | "unsigned">;
 
 /**
  * DayDeleter on a pool made by createMysqlPool. Keys are bound as text and
@@ -27,21 +23,28 @@ type Key = Pick<KeyRange, "column" | "unsigned">;
  */
 export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
   return {
-    async planKeyChunks(scope, range, chunkRows) {
+    async planKeyChunks(scope, key, chunkRows) {
       requireChunkRows(chunkRows);
-      const pageKeys = Math.max(chunkRows, Math.floor(PLAN_PAGE_KEYS / chunkRows) * chunkRows);
-      const max = integerText(range.max);
-      const chunks: KeyChunk[] = [];
-      let cursor = integerText(range.min);
-      for (;;) {
-        const keys = await readKeys(pool, scope, range, cursor, max, pageKeys);
-        for (let start = 0; start < keys.length; start += chunkRows) {
-          chunks.push(toChunk(keys.slice(start, start + chunkRows)));
-        }
-        const last = keys.at(-1);
-        if (keys.length < pageKeys || last === undefined || BigInt(last) >= BigInt(max)) return chunks;
-        cursor = (BigInt(last) + 1n).toString();
-      }
+      const day = dayCondition(quoteIdentifier(scope.column), scope.day);
+      const k = quoteIdentifier(key.column);
+      // Numbered in key order and summed per chunk by the server, so a day
+      // of millions of keys comes back as one short row per chunk. The filter
+      // column's index holds the key too: the day is read from it alone.
+      const rows = await run(
+        pool,
+        scope,
+        `SELECT COUNT(*), CAST(SUM(k) AS CHAR), CAST(MIN(k) AS CHAR), CAST(MAX(k) AS CHAR) FROM (
+           SELECT ${k} AS k, ROW_NUMBER() OVER (ORDER BY ${k}) - 1 AS n
+           FROM ${quoteIdentifier(scope.table)} WHERE ${day.sql}
+         ) AS numbered GROUP BY n DIV ${chunkRows} ORDER BY MIN(k)`,
+        [...day.values],
+      );
+      return (rows as unknown[][]).map(([count, sum, first, last]) => ({
+        first: integerText(String(first)),
+        last: integerText(String(last)),
+        rows: Number(count),
+        sum: integerText(String(sum)),
+      }));
     },
 
     async deleteKeyChunk(scope, key, chunk) {
@@ -101,7 +104,7 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
 async function lockAndDelete(
   connection: MysqlPoolConnection,
   scope: DayScope,
-  key: Key,
+  key: KeyColumn,
   chunk: KeyChunk,
 ): Promise<ChunkOutcome> {
   const where = chunkCondition(scope, key, chunk);
@@ -130,7 +133,11 @@ async function lockAndDelete(
   return { kind: "deleted", rows: deleted };
 }
 
-function chunkCondition(scope: DayScope, key: Key, chunk: { first: string; last: string }): SqlCondition {
+function chunkCondition(
+  scope: DayScope,
+  key: KeyColumn,
+  chunk: { first: string; last: string },
+): SqlCondition {
   const day = dayCondition(quoteIdentifier(scope.column), scope.day);
   const k = quoteIdentifier(key.column);
   const cast = key.unsigned ? "UNSIGNED" : "SIGNED";
@@ -138,32 +145,6 @@ function chunkCondition(scope: DayScope, key: Key, chunk: { first: string; last:
     sql: `${day.sql} AND ${k} >= CAST(? AS ${cast}) AND ${k} <= CAST(? AS ${cast})`,
     values: [...day.values, integerText(chunk.first), integerText(chunk.last)],
   };
-}
-
-async function readKeys(
-  pool: MysqlPool,
-  scope: DayScope,
-  range: KeyRange,
-  from: string,
-  to: string,
-  limit: number,
-): Promise<string[]> {
-  const where = chunkCondition(scope, range, { first: from, last: to });
-  const k = quoteIdentifier(range.column);
-  const hint = isDense(range.min, range.max, range.rows) ? " FORCE INDEX (PRIMARY)" : "";
-  const rows = await run(
-    pool,
-    scope,
-    `SELECT ${k} FROM ${quoteIdentifier(scope.table)}${hint} WHERE ${where.sql} ORDER BY ${k} LIMIT ${limit}`,
-    [...where.values],
-  );
-  return (rows as unknown[][]).map((row) => integerText(String(row[0])));
-}
-
-function toChunk(keys: readonly string[]): KeyChunk {
-  let sum = 0n;
-  for (const key of keys) sum += BigInt(key);
-  return { first: keys[0] ?? "0", last: keys.at(-1) ?? "0", rows: keys.length, sum: sum.toString() };
 }
 
 function isDense(first: string, last: string, rows: number): boolean {

@@ -11,7 +11,7 @@ import {
   type SqlQuery,
 } from "./day-queries";
 import { firstDayAfterZeroDate, isZeroDate } from "./day-range";
-import { introspectTable } from "./introspect-table";
+import { introspectTable, tableFingerprint } from "./introspect-table";
 import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
 import { readPlan } from "./read-plan";
 import { streamRows } from "./stream-rows";
@@ -22,8 +22,19 @@ import { streamRows } from "./stream-rows";
  * that column leads an index, in scan order otherwise (see dayRowsQuery).
  */
 export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
+  // Every task describes its table; the schema is read again only when the table's definition changed.
+  const described = new Map<string, { readonly fingerprint: string; readonly schema: TableSchema }>();
   const source: SourceDatabase = {
-    describeTable: (table) => introspectTable(pool, table),
+    async describeTable(table) {
+      const fingerprint = await tableFingerprint(pool, table);
+      const known = described.get(table);
+      if (fingerprint !== undefined && known?.fingerprint === fingerprint) return known.schema;
+      described.delete(table);
+      const schema = await introspectTable(pool, table);
+      // A change between the two reads leaves a fingerprint older than the schema: the next call reads again.
+      if (schema && fingerprint !== undefined) described.set(table, { fingerprint, schema });
+      return schema;
+    },
 
     async firstDaysWithRows(table, column, froms, before) {
       if (froms.length === 0) return [];

@@ -161,6 +161,17 @@ describe("copyDay", () => {
     expect(await warehouse.countRows({ dataset: "archive", table: `${table}_archive` })).toBe(250);
   });
 
+  it("a column added between two copies is copied by the second (the schema is never stale)", async () => {
+    const table = await simpleTable(["2024-01-06 08:00:00", "2024-01-07 09:00:00"]);
+    await copyDay(await deps(), task(table, "2024-01-06"));
+    await db.connection.query(`ALTER TABLE ${table} ADD COLUMN note VARCHAR(20) NULL`);
+    await db.connection.query(`UPDATE ${table} SET note = 'added later' WHERE created_at >= '2024-01-07'`);
+    await copyDay(await deps(), task(table, "2024-01-07"));
+    const { schema, rows } = await readBack(table, "2024-01-07");
+    expect(schema.columns.map((c) => c.name)).toEqual(["id", "created_at", "note"]);
+    expect(rows).toEqual([[2, "2024-01-07 09:00:00.000000", "added later"]]);
+  });
+
   it("a duplicate task for a migrated day whose source rows are gone changes nothing", async () => {
     const table = await simpleTable(["2024-01-08 08:00:00", "2024-01-08 09:00:00", "2024-01-08 10:00:00"]);
     const first = await copyDay(await deps(), task(table, "2024-01-08"));

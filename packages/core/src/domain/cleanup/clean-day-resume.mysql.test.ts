@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { uniqueName } from "../../testing/test-services";
+import { cleanDay } from "./clean-day";
+import { type CleanupFixture, cleanTask, createCleanupFixture, failAfter } from "./cleanup-test-fixture";
+
+let fx: CleanupFixture;
+
+beforeAll(async () => {
+  fx = await createCleanupFixture();
+});
+
+afterAll(async () => {
+  await fx?.close();
+});
+
+describe("cleanDay resuming after a kill", () => {
+  it("a kill between chunks, then a retry, deletes exactly the migrated rows", async () => {
+    const table = await fx.keyedTable(["2024-04-01", "2024-04-02"], 10);
+    await fx.copy(table, "2024-04-01");
+    const untouched = await fx.idsOn(table, "2024-04-02");
+    // Dies after its third chunk committed, before recording it.
+    const deleter = failAfter(fx.deleter, 3);
+    const settings = { chunkRows: 2 };
+    await expect(cleanDay(fx.deps({ deleter, settings }), cleanTask(table, "2024-04-01"))).rejects.toThrow(
+      "killed",
+    );
+    expect(await fx.idsOn(table, "2024-04-01")).toHaveLength(4);
+    expect(await fx.deps().state.read(table, "2024-04-01")).toMatchObject({
+      status: "deleting",
+      chunksDone: 2,
+    });
+
+    // The day now holds 4 of its 10 copied rows: a retry that verified again would refuse it.
+    const report = await cleanDay(fx.deps({ settings }), cleanTask(table, "2024-04-01"));
+
+    expect(report).toMatchObject({ outcome: "cleaned", resumed: true, rowsDeleted: 4 + 4, rowsFoundGone: 2 });
+    expect(await fx.idsOn(table, "2024-04-01")).toEqual([]);
+    expect(await fx.idsOn(table, "2024-04-02")).toEqual(untouched);
+    expect(await fx.deps().state.cleanedDays(table)).toEqual(["2024-04-01"]);
+  });
+});
+
+describe("cleanDay on a table without a primary key", () => {
+  it("verifies by count, deletes in LIMIT chunks, and settles a chunk that committed before a kill", async () => {
+    const table = uniqueName("events");
+    await fx.query(
+      `CREATE TABLE \`${table}\` (created_at DATETIME NOT NULL, id BIGINT NOT NULL, KEY (created_at))`,
+    );
+    for (let i = 1; i <= 5; i++) {
+      await fx.query(
+        `INSERT INTO \`${table}\` VALUES ('2024-06-01 0${i}:00:00', ?), ('2024-06-02 0${i}:00:00', ?)`,
+        [i, 100 + i],
+      );
+    }
+    await fx.query(
+      `INSERT INTO \`${table}\` VALUES ('2024-05-31 23:59:59', 0), ('2024-06-02 00:00:00', 200)`,
+    );
+    await fx.copy(table, "2024-06-01");
+    const deleter = failAfter(fx.deleter, 1);
+    const settings = { chunkRows: 2 };
+    await expect(cleanDay(fx.deps({ deleter, settings }), cleanTask(table, "2024-06-01"))).rejects.toThrow(
+      "killed",
+    );
+    expect(await fx.deps().state.read(table, "2024-06-01")).toMatchObject({ rowsDeleted: 0, pendingRows: 2 });
+
+    const report = await cleanDay(fx.deps({ settings }), cleanTask(table, "2024-06-01"));
+
+    expect(report).toMatchObject({ outcome: "cleaned", resumed: true, rowsDeleted: 5 });
+    const left = await fx.query<{ k: string }>(`SELECT CAST(id AS CHAR) AS k FROM \`${table}\` ORDER BY id`);
+    expect(left.map((row) => row.k)).toEqual(["0", "101", "102", "103", "104", "105", "200"]);
+  });
+
+  it("resuming stops when rows came or went while it was away", async () => {
+    const table = uniqueName("events");
+    await fx.query(`CREATE TABLE \`${table}\` (created_at DATETIME NOT NULL, note TEXT, KEY (created_at))`);
+    for (let i = 1; i <= 4; i++)
+      await fx.query(`INSERT INTO \`${table}\` VALUES ('2024-06-03 0${i}:00:00', 'x')`);
+    await fx.copy(table, "2024-06-03");
+    const settings = { chunkRows: 2 };
+    await expect(
+      cleanDay(
+        fx.deps({ deleter: failAfter(fx.deleter, 1, "before"), settings }),
+        cleanTask(table, "2024-06-03"),
+      ),
+    ).rejects.toThrow("killed");
+    await fx.query(`INSERT INTO \`${table}\` VALUES ('2024-06-03 09:00:00', 'late')`);
+
+    await expect(cleanDay(fx.deps({ settings }), cleanTask(table, "2024-06-03"))).rejects.toThrow(
+      /holds 5 rows/,
+    );
+    expect(await fx.query(`SELECT * FROM \`${table}\``)).toHaveLength(5);
+  });
+});
+
+describe("throttle", () => {
+  it("waits while a replica lags over the limit, then deletes", async () => {
+    const table = await fx.keyedTable(["2024-07-01"], 4);
+    await fx.copy(table, "2024-07-01");
+    fx.probe.lags = [{ replica: "replica-1:3306", seconds: 30 }];
+    fx.probe.polls = 0;
+    fx.sleeps.length = 0;
+    const deps = fx.deps({
+      settings: { maxReplicaLagSeconds: 10, replicaUrls: ["mysql://replica-1"], chunkRows: 2 },
+      sleep: async (ms) => {
+        fx.sleeps.push(ms);
+        // Lag falls after three polls; until then not a row may go.
+        if (fx.sleeps.length === 3) {
+          expect(await fx.idsOn(table, "2024-07-01")).toHaveLength(4);
+          fx.probe.lags = [{ replica: "replica-1:3306", seconds: 2 }];
+        }
+      },
+    });
+
+    const report = await cleanDay(deps, cleanTask(table, "2024-07-01"));
+
+    expect(fx.sleeps).toEqual([1000, 1000, 1000]);
+    expect(report).toMatchObject({ outcome: "cleaned", waitedMs: 3000, rowsDeleted: 4 });
+    expect(fx.logs.some((l) => l.message === "cleanup waiting for load to fall" && l.table === table)).toBe(
+      true,
+    );
+  });
+
+  it("gives up after the longest wait with a TransientError, and the retry resumes", async () => {
+    const table = await fx.keyedTable(["2024-07-02"], 4);
+    await fx.copy(table, "2024-07-02");
+    fx.probe.lags = [{ replica: "replica-1:3306", seconds: null, reason: "replication not running" }];
+    const settings = { maxReplicaLagSeconds: 10, replicaUrls: ["mysql://replica-1"], maxWaitMs: 5000 };
+
+    await expect(cleanDay(fx.deps({ settings }), cleanTask(table, "2024-07-02"))).rejects.toThrow(
+      /lag unknown/,
+    );
+    expect(await fx.idsOn(table, "2024-07-02")).toHaveLength(4);
+
+    fx.probe.lags = [];
+    expect(await cleanDay(fx.deps({ settings }), cleanTask(table, "2024-07-02"))).toMatchObject({
+      resumed: true,
+    });
+    expect(await fx.idsOn(table, "2024-07-02")).toEqual([]);
+  });
+});

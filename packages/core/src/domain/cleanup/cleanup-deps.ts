@@ -1,0 +1,36 @@
+import type { Config } from "../../config";
+import type { CleanupState } from "../../ports/cleanup-state";
+import type { Clock } from "../../ports/clock";
+import type { DayDeleter } from "../../ports/day-deleter";
+import type { LoadProbe } from "../../ports/load-probe";
+import type { Logger } from "../../ports/logger";
+import type { MigrationLedger } from "../../ports/migration-ledger";
+import type { SourceDatabase } from "../../ports/source-database";
+import type { TaskQueue } from "../../ports/task-queue";
+import type { Warehouse } from "../../ports/warehouse";
+import type { DestinationRules } from "../migration/resolve-tables";
+
+/** Chunking, pacing and throttles (CLEANUP_* variables). */
+export type CleanupSettings = Config["cleanup"];
+
+/** Everything cleanup mode (`startCleanup`) and a cleanup task (`cleanDay`) use. */
+export interface CleanupDeps {
+  readonly source: SourceDatabase;
+  readonly deleter: DayDeleter;
+  readonly loadProbe: LoadProbe;
+  /** Opened on first use: enqueueing cleanup tasks never needs the warehouse. */
+  readonly warehouse: () => Promise<Warehouse>;
+  readonly ledger: MigrationLedger;
+  readonly state: CleanupState;
+  readonly queue: TaskQueue;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** How recorded destination names resolve (the default dataset), as when the day was copied. */
+  readonly destinations: DestinationRules;
+  readonly settings: CleanupSettings;
+  /** Waits between chunks and while throttled; tests pass a fake. */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** The default `sleep`. */
+export const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

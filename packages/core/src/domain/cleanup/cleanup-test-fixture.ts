@@ -1,0 +1,255 @@
+import type { Redis } from "ioredis";
+import { createDuckDbWarehouse, type DuckDbWarehouse } from "../../adapters/duckdb/duckdb-warehouse";
+import { createLocalTaskQueue } from "../../adapters/local-queue/bullmq-task-queue";
+import { createJsonLogger } from "../../adapters/logging/json-logger";
+import { createMysqlPool, type MysqlPool } from "../../adapters/mysql/create-mysql-pool";
+import { createMysqlDayDeleter } from "../../adapters/mysql/mysql-day-deleter";
+import { createMysqlSourceDatabase } from "../../adapters/mysql/mysql-source-database";
+import { createRedisClient } from "../../adapters/redis/create-redis-client";
+import { createRedisCleanupState } from "../../adapters/redis/redis-cleanup-state";
+import { createRedisMigrationLedger } from "../../adapters/redis/redis-migration-ledger";
+import type { DayDeleter } from "../../ports/day-deleter";
+import type { LoadProbe, ReplicaLag } from "../../ports/load-probe";
+import type { MigrationLedger } from "../../ports/migration-ledger";
+import type { SourceDatabase } from "../../ports/source-database";
+import type { TaskQueue } from "../../ports/task-queue";
+import type { LogLine } from "../../testing/test-runtime";
+import { createTestDatabase, type TestDatabase, testRedisUrl, uniqueName } from "../../testing/test-services";
+import { copyDay } from "../copy/copy-day";
+import type { CalendarDay } from "../days/calendar-day";
+import type { CleanDayTask } from "../tasks/task-payload";
+import type { CleanupDeps, CleanupSettings } from "./cleanup-deps";
+
+/** The "today" copies run on: every test day is in the past. */
+const NOW = new Date("2026-06-01T12:00:00Z");
+
+/** A load probe whose figures a test sets. */
+export interface FakeLoadProbe extends LoadProbe {
+  lags: ReplicaLag[];
+  threads: number;
+  polls: number;
+}
+
+/**
+ * Real MariaDB, Redis and DuckDB wired as cleanup sees them in production,
+ * with days arranged by the real copy path (copyDay). For the cleanup tests
+ * only; every name is unique to the instance.
+ */
+export interface CleanupFixture {
+  readonly db: TestDatabase;
+  readonly pool: MysqlPool;
+  readonly source: SourceDatabase;
+  readonly deleter: DayDeleter;
+  readonly ledger: MigrationLedger;
+  readonly queue: TaskQueue;
+  readonly warehouse: DuckDbWarehouse;
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly probe: FakeLoadProbe;
+  readonly logs: LogLine[];
+  readonly sleeps: number[];
+  deps(
+    overrides?: Partial<Omit<CleanupDeps, "settings">> & { settings?: Partial<CleanupSettings> },
+  ): CleanupDeps;
+  /** Copies one day with the real copy task, recording it in the ledger and mig_<table>. */
+  copy(table: string, day: CalendarDay, filterColumn?: string): Promise<void>;
+  query<T = unknown[]>(sql: string, values?: unknown[]): Promise<T[]>;
+  /** Ids left in the table, ascending, as strings. */
+  ids(table: string): Promise<string[]>;
+  /** Ids of the rows of `day` (by created_at), ascending. */
+  idsOn(table: string, day: CalendarDay): Promise<string[]>;
+  /** A keyed table with `perDay` rows on each day, ids rising with time by `idStep`; returns its name. */
+  keyedTable(days: readonly CalendarDay[], perDay: number, options?: { idStep?: number }): Promise<string>;
+  /** Every Redis key this fixture's cleanup state wrote. */
+  stateKeys(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export async function createCleanupFixture(): Promise<CleanupFixture> {
+  const db = await createTestDatabase("cleanup");
+  const pool = createMysqlPool({ url: db.url, password: undefined });
+  const source = createMysqlSourceDatabase(pool);
+  const redis = createRedisClient({ url: testRedisUrl, auth: undefined });
+  const ledger = createRedisMigrationLedger(redis);
+  const prefix = uniqueName("cleanup");
+  const state = createRedisCleanupState(redis, { prefix });
+  const queue = createLocalTaskQueue({ redis: { url: testRedisUrl, auth: undefined }, prefix, attempts: 3 });
+  const warehouse = await createDuckDbWarehouse({ path: ":memory:", dataset: "archive" });
+  const deleter = createMysqlDayDeleter(pool);
+  const logs: LogLine[] = [];
+  const logger = createJsonLogger({ level: "debug", write: (line) => logs.push(JSON.parse(line)) });
+  const sleeps: number[] = [];
+  const probe: FakeLoadProbe = {
+    lags: [],
+    threads: 1,
+    polls: 0,
+    async replicaLags() {
+      probe.polls += 1;
+      return probe.lags;
+    },
+    async threadsRunning() {
+      return probe.threads;
+    },
+    async close() {},
+  };
+  const settings: CleanupSettings = {
+    chunkRows: 5000,
+    pauseMs: 0,
+    maxReplicaLagSeconds: 0,
+    replicaUrls: [],
+    maxThreadsRunning: 0,
+    maxWaitMs: 120_000,
+  };
+
+  return {
+    db,
+    pool,
+    source,
+    deleter,
+    ledger,
+    queue,
+    warehouse,
+    redis,
+    prefix,
+    probe,
+    logs,
+    sleeps,
+    deps(overrides = {}) {
+      return {
+        source,
+        deleter,
+        loadProbe: probe,
+        warehouse: async () => warehouse,
+        ledger,
+        state,
+        queue,
+        logger,
+        clock: () => NOW,
+        destinations: { defaultDataset: "archive", allowProject: false },
+        sleep: async (ms) => {
+          sleeps.push(ms);
+        },
+        ...overrides,
+        settings: { ...settings, ...overrides.settings },
+      };
+    },
+    async copy(table, day, filterColumn = "created_at") {
+      await copyDay(
+        {
+          source,
+          warehouse,
+          ledger,
+          logger,
+          clock: () => NOW,
+          timeZone: "UTC",
+          destinations: { defaultDataset: "archive", allowProject: false },
+          batchRows: 1000,
+        },
+        { kind: "copy", table, destination: table, filterColumn, day },
+      );
+    },
+    async query<T>(sql: string, values: unknown[] = []) {
+      const [rows] = await db.connection.query(sql, values);
+      return rows as T[];
+    },
+    async ids(table) {
+      const [rows] = await db.connection.query(`SELECT CAST(id AS CHAR) AS k FROM \`${table}\` ORDER BY id`);
+      return (rows as { k: string }[]).map((row) => row.k);
+    },
+    async idsOn(table, day) {
+      const [rows] = await db.connection.query(
+        `SELECT CAST(id AS CHAR) AS k FROM \`${table}\` WHERE created_at >= ? AND created_at < ? + INTERVAL 1 DAY ORDER BY id`,
+        [day, day],
+      );
+      return (rows as { k: string }[]).map((row) => row.k);
+    },
+    async keyedTable(days, perDay, options = {}) {
+      const table = uniqueName("orders");
+      await db.connection.query(
+        `CREATE TABLE \`${table}\` (
+           id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+           created_at DATETIME(6) NULL,
+           qty INT NOT NULL,
+           note VARCHAR(64) NULL,
+           KEY idx_created_at (created_at)
+         )`,
+      );
+      const step = options.idStep ?? 1;
+      let id = step;
+      for (const day of days) {
+        for (let i = 0; i < perDay; i++) {
+          const time = `${day} ${String(i % 24).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}:00.${String(i).padStart(6, "0")}`;
+          await db.connection.query(
+            `INSERT INTO \`${table}\` (id, created_at, qty, note) VALUES (?, ?, ?, ?)`,
+            [id, time, i, `row ${id}`],
+          );
+          id += step;
+        }
+      }
+      return table;
+    },
+    async stateKeys() {
+      return (await redis.keys(`${prefix}:cleanup*`)).concat(await redis.keys(`${prefix}:cleaned*`));
+    },
+    async close() {
+      await Promise.allSettled([queue.close(), warehouse.close(), pool.end()]);
+      redis.disconnect();
+      await db.drop();
+    },
+  };
+}
+
+/** The cleanup task of `day`, filtered by created_at. */
+export function cleanTask(table: string, day: CalendarDay): CleanDayTask {
+  return { kind: "clean", table, filterColumn: "created_at", day };
+}
+
+/** Runs `hook` once, right after the chunk plan is made (verification passed, nothing deleted yet). */
+export function afterPlanning(deleter: DayDeleter, hook: () => Promise<unknown>): DayDeleter {
+  return {
+    ...deleter,
+    async planKeyChunks(...args) {
+      const chunks = await deleter.planKeyChunks(...args);
+      await hook();
+      return chunks;
+    },
+  };
+}
+
+/**
+ * Simulates the process dying on chunk `n`: "after" lets chunk n commit and
+ * dies before the task can record it; "before" dies instead of running it.
+ */
+export function failAfter(deleter: DayDeleter, n: number, when: "after" | "before" = "after"): DayDeleter {
+  let calls = 0;
+  const die = async <T>(run: () => Promise<T>): Promise<T> => {
+    calls += 1;
+    if (calls < n) return run();
+    if (when === "after") await run();
+    throw new Error("killed");
+  };
+  return {
+    ...deleter,
+    deleteKeyChunk: (...args) => die(() => deleter.deleteKeyChunk(...args)),
+    deleteRows: (...args) => die(() => deleter.deleteRows(...args)),
+  };
+}
+
+/** Replaces the warehouse's day with all its rows but one, as a lost row would leave it. */
+export async function dropOneWarehouseRow(
+  fx: CleanupFixture,
+  table: string,
+  day: CalendarDay,
+): Promise<void> {
+  const schema = await fx.source.describeTable(table);
+  if (!schema) throw new Error("no table");
+  const stream = fx.source.streamDay(schema, "created_at", day, 1000);
+  async function* allButFirst() {
+    let dropped = false;
+    for await (const batch of stream.batches) {
+      yield dropped ? batch : batch.slice(1);
+      dropped = true;
+    }
+  }
+  await fx.warehouse.replaceDay({ dataset: "archive", table }, schema, "created_at", day, allButFirst());
+}

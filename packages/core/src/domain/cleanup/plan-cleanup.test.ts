@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { VerificationError } from "../../errors";
+import type { TableSchema } from "../types/table-schema";
+import { figuresOfChunks, keyColumnOf, recordedKeyRange, requireChunksWithin } from "./plan-cleanup";
+
+const scope = { table: "orders", column: "created_at", day: "2024-01-01" };
+const key = { column: "id", unsigned: true };
+const chunk = (first: string, last: string, rows: number, sum: string) => ({ first, last, rows, sum });
+
+function schema(keyType: TableSchema["columns"][number]["logicalType"] | undefined): TableSchema {
+  return {
+    name: "orders",
+    columns: [
+      {
+        name: "id",
+        dataType: "bigint",
+        columnType: "bigint",
+        nullable: false,
+        logicalType: keyType ?? { kind: "string" },
+      },
+      {
+        name: "created_at",
+        dataType: "datetime",
+        columnType: "datetime",
+        nullable: true,
+        logicalType: { kind: "datetime", fractionDigits: 0, zone: "local" },
+      },
+    ],
+    primaryKey: keyType ? ["id"] : [],
+    indexLeadingColumns: ["created_at"],
+  };
+}
+
+describe("figuresOfChunks", () => {
+  it("adds the chunks up to the day's figures, exactly beyond 2^64", () => {
+    const figures = figuresOfChunks(scope, key, [
+      chunk("18446744073709551610", "18446744073709551612", 3, "55340232221128654833"),
+      chunk("18446744073709551615", "18446744073709551615", 1, "18446744073709551615"),
+    ]);
+    expect(figures).toEqual({
+      rows: 4,
+      key: {
+        column: "id",
+        count: 4,
+        sum: "73786976294838206448",
+        min: "18446744073709551610",
+        max: "18446744073709551615",
+      },
+    });
+  });
+
+  it("is an empty day for no chunks", () => {
+    expect(figuresOfChunks(scope, key, [])).toEqual({
+      rows: 0,
+      key: { column: "id", count: 0, sum: "0", min: "", max: "" },
+    });
+  });
+
+  it("rejects overlapping or unordered chunks", () => {
+    expect(() => figuresOfChunks(scope, key, [chunk("1", "5", 5, "15"), chunk("5", "6", 2, "11")])).toThrow(
+      /out of order/,
+    );
+    expect(() => figuresOfChunks(scope, key, [chunk("3", "1", 2, "4")])).toThrow(/out of order/);
+  });
+});
+
+describe("requireChunksWithin", () => {
+  it("stops a plan that leaves the recorded key range", () => {
+    const range = { ...key, min: "10", max: "20" };
+    expect(() => requireChunksWithin(scope, range, [chunk("10", "20", 11, "165")])).not.toThrow();
+    expect(() => requireChunksWithin(scope, range, [chunk("9", "20", 12, "174")])).toThrow(VerificationError);
+    expect(() => requireChunksWithin(scope, range, [chunk("10", "21", 12, "186")])).toThrow(
+      VerificationError,
+    );
+  });
+});
+
+describe("keyColumnOf and recordedKeyRange", () => {
+  it("binds unsigned keys as UNSIGNED and signed ones as SIGNED", () => {
+    expect(keyColumnOf(schema({ kind: "uint64" }))).toEqual({ column: "id", unsigned: true });
+    expect(keyColumnOf(schema({ kind: "int64" }))).toEqual({ column: "id", unsigned: false });
+    expect(keyColumnOf(schema({ kind: "int32", unsigned: true, bits: 32 }))).toEqual({
+      column: "id",
+      unsigned: true,
+    });
+    expect(keyColumnOf(schema(undefined))).toBeUndefined();
+  });
+
+  it("never lets a keyed table fall back to counting when its figures lack the key", () => {
+    expect(() => recordedKeyRange(schema({ kind: "uint64" }), { rows: 3 })).toThrow(VerificationError);
+    expect(recordedKeyRange(schema(undefined), { rows: 3 })).toBeUndefined();
+  });
+});

@@ -1,0 +1,78 @@
+import { VerificationError } from "../../errors";
+import type { DayScope, KeyChunk, KeyColumn, KeyRange } from "../../ports/day-deleter";
+import type { DayFigures } from "../types/day-figures";
+import { integerKeyColumn, type TableSchema } from "../types/table-schema";
+
+/** The table's single integer primary key, as the deleter binds it; undefined without one. */
+export function keyColumnOf(schema: TableSchema): KeyColumn | undefined {
+  const key = integerKeyColumn(schema);
+  if (!key) return undefined;
+  const type = key.logicalType;
+  return { column: key.name, unsigned: type.kind === "uint64" || (type.kind === "int32" && type.unsigned) };
+}
+
+/**
+ * The key range recorded when the day was copied, which bounds every delete
+ * of the day. Undefined for tables without a single integer key.
+ */
+export function recordedKeyRange(schema: TableSchema, figures: DayFigures): KeyRange | undefined {
+  const key = keyColumnOf(schema);
+  if (!key) return undefined;
+  if (figures.key?.column !== key.column || figures.key.count === 0) {
+    // Verification refuses such a day first; a keyed table must never fall back to counting.
+    throw new VerificationError(`${schema.name}: no recorded key range for "${key.column}"`);
+  }
+  return { ...key, min: figures.key.min, max: figures.key.max };
+}
+
+/**
+ * The source's figures of a day, from its key chunks (every key of the day,
+ * in order): what verification compares with the warehouse and the record,
+ * so the chunks that will be deleted are exactly the rows that were checked.
+ * Throws when the chunks are not in strictly rising, disjoint key order.
+ */
+export function figuresOfChunks(scope: DayScope, key: KeyColumn, chunks: readonly KeyChunk[]): DayFigures {
+  let rows = 0;
+  let sum = 0n;
+  let previous: bigint | undefined;
+  for (const chunk of chunks) {
+    const first = BigInt(chunk.first);
+    const last = BigInt(chunk.last);
+    if (chunk.rows < 1 || first > last || (previous !== undefined && first <= previous)) {
+      throw new Error(
+        `${scope.table} ${scope.day}: chunk plan out of order at ${chunk.first}..${chunk.last}`,
+      );
+    }
+    previous = last;
+    rows += chunk.rows;
+    sum += BigInt(chunk.sum);
+  }
+  return {
+    rows,
+    key: {
+      column: key.column,
+      count: rows,
+      sum: sum.toString(),
+      min: chunks[0]?.first ?? "",
+      max: chunks.at(-1)?.last ?? "",
+    },
+  };
+}
+
+/**
+ * Second line of defence after verification: every chunk lies inside the
+ * key range recorded at copy time. Verification already made the day's min
+ * and max equal to it; this keeps a plan that does not from ever reaching a
+ * DELETE.
+ */
+export function requireChunksWithin(scope: DayScope, range: KeyRange, chunks: readonly KeyChunk[]): void {
+  const min = BigInt(range.min);
+  const max = BigInt(range.max);
+  for (const chunk of chunks) {
+    if (BigInt(chunk.first) < min || BigInt(chunk.last) > max) {
+      throw new VerificationError(
+        `${scope.table} ${scope.day}: chunk ${chunk.first}..${chunk.last} leaves the recorded key range ${range.min}..${range.max}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { silentLogger } from "../../adapters/logging/json-logger";
+import { TransientError } from "../../errors";
+import type { LoadProbe, ReplicaLag } from "../../ports/load-probe";
+import { createThrottle } from "./throttle";
+
+/** A probe that answers the next figures of its scripts on each call. */
+function scriptedProbe(lags: (number | null)[], threads: number[] = []): LoadProbe & { calls: number } {
+  const probe = {
+    calls: 0,
+    async replicaLags(): Promise<ReplicaLag[]> {
+      // null is a figure here (lag unknown), so no ?? fallback.
+      const seconds = lags[Math.min(probe.calls++, lags.length - 1)] as number | null;
+      return [{ replica: "r1:3306", seconds, ...(seconds === null ? { reason: "stopped" } : {}) }];
+    },
+    async threadsRunning() {
+      return threads.shift() ?? 1;
+    },
+    async close() {},
+  };
+  return probe;
+}
+
+const settings = { pauseMs: 0, maxReplicaLagSeconds: 10, maxThreadsRunning: 0, maxWaitMs: 60_000 };
+
+function throttleWith(probe: LoadProbe, overrides: Partial<typeof settings> = {}) {
+  const sleeps: number[] = [];
+  let waits = 0;
+  const throttle = createThrottle({
+    probe,
+    settings: { ...settings, ...overrides },
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    logger: silentLogger,
+    context: {},
+    onWait: async () => {
+      waits += 1;
+    },
+  });
+  return { throttle, sleeps, waits: () => waits };
+}
+
+describe("createThrottle", () => {
+  it("pauses between chunks, never before the first", async () => {
+    const { throttle, sleeps } = throttleWith(scriptedProbe([0]), { pauseMs: 250 });
+    await throttle.beforeChunk(true);
+    expect(sleeps).toEqual([]);
+    await throttle.beforeChunk(false);
+    expect(sleeps).toEqual([250]);
+  });
+
+  it("waits while a replica lags over the limit, and keeps the lease meanwhile", async () => {
+    const { throttle, sleeps, waits } = throttleWith(scriptedProbe([30, 12, 11, 10]));
+    expect(await throttle.beforeChunk(true)).toBe(3000);
+    expect(sleeps).toEqual([1000, 1000, 1000]);
+    expect(waits()).toBe(3);
+  });
+
+  it("treats an unknown lag as too much", async () => {
+    const { throttle } = throttleWith(scriptedProbe([null, null, 0]));
+    expect(await throttle.beforeChunk(true)).toBe(2000);
+  });
+
+  it("waits while Threads_running is over its limit", async () => {
+    const { throttle } = throttleWith(scriptedProbe([0], [50, 41, 40]), {
+      maxReplicaLagSeconds: 0,
+      maxThreadsRunning: 40,
+    });
+    expect(await throttle.beforeChunk(true)).toBe(2000);
+  });
+
+  it("asks nothing when both throttles are off", async () => {
+    const probe = scriptedProbe([999], [999]);
+    const { throttle } = throttleWith(probe, { maxReplicaLagSeconds: 0 });
+    expect(await throttle.beforeChunk(true)).toBe(0);
+    expect(probe.calls).toBe(0);
+  });
+
+  it("gives up with a TransientError after the longest wait", async () => {
+    const { throttle, sleeps } = throttleWith(scriptedProbe([30]), { maxWaitMs: 2500 });
+    const run = throttle.beforeChunk(true);
+    await expect(run).rejects.toBeInstanceOf(TransientError);
+    await expect(
+      throttleWith(scriptedProbe([30]), { maxWaitMs: 2500 }).throttle.beforeChunk(true),
+    ).rejects.toThrow(/lags 30 s \(limit 10 s\)/);
+    expect(sleeps).toEqual([1000, 1000, 500]);
+  });
+});

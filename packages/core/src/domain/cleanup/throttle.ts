@@ -1,0 +1,89 @@
+import { TransientError } from "../../errors";
+import type { LoadProbe } from "../../ports/load-probe";
+import type { LogFields, Logger } from "../../ports/logger";
+import type { CleanupSettings } from "./cleanup-deps";
+
+/** How often a throttled task asks again. */
+export const THROTTLE_POLL_MS = 1_000;
+/** How often a long wait is logged again. */
+const LOG_EVERY_MS = 10_000;
+
+export interface ThrottleOptions {
+  readonly probe: LoadProbe;
+  readonly settings: Pick<
+    CleanupSettings,
+    "pauseMs" | "maxReplicaLagSeconds" | "maxThreadsRunning" | "maxWaitMs"
+  >;
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly logger: Logger;
+  /** Fields every log line of this throttle carries (table, day). */
+  readonly context: LogFields;
+  /** Called on every poll while waiting, so the task can keep its lease. */
+  readonly onWait?: () => Promise<void>;
+  readonly pollMs?: number;
+}
+
+/** Paces one day's chunks. */
+export interface Throttle {
+  /**
+   * Waits before a chunk: the configured pause (except before the first chunk
+   * of a run), then for as long as any replica lags over the limit, lag is
+   * unknown, or Threads_running is over the limit. Resolves with the time
+   * spent waiting for load; throws TransientError after `maxWaitMs`, so the
+   * queue retries the task later and the day resumes where it stopped.
+   */
+  beforeChunk(first: boolean): Promise<number>;
+}
+
+export function createThrottle(options: ThrottleOptions): Throttle {
+  const { probe, settings, sleep, logger, context } = options;
+  const pollMs = options.pollMs ?? THROTTLE_POLL_MS;
+
+  async function overload(): Promise<string | undefined> {
+    if (settings.maxReplicaLagSeconds > 0) {
+      for (const lag of await probe.replicaLags()) {
+        // Unknown lag is treated as too much: a stopped replica is exactly
+        // when deletes should not pile up in its relay log.
+        if (lag.seconds === null) return `replica ${lag.replica} lag unknown (${lag.reason ?? "no figure"})`;
+        if (lag.seconds > settings.maxReplicaLagSeconds) {
+          return `replica ${lag.replica} lags ${lag.seconds} s (limit ${settings.maxReplicaLagSeconds} s)`;
+        }
+      }
+    }
+    if (settings.maxThreadsRunning > 0) {
+      const running = await probe.threadsRunning();
+      if (running > settings.maxThreadsRunning) {
+        return `Threads_running is ${running} (limit ${settings.maxThreadsRunning})`;
+      }
+    }
+    return undefined;
+  }
+
+  return {
+    async beforeChunk(first) {
+      if (!first && settings.pauseMs > 0) await sleep(settings.pauseMs);
+      let waited = 0;
+      let lastLog = -Infinity;
+      for (;;) {
+        const reason = await overload();
+        if (reason === undefined) {
+          if (waited > 0) logger.info("cleanup resumes after waiting", { ...context, waitedMs: waited });
+          return waited;
+        }
+        if (waited >= settings.maxWaitMs) {
+          throw new TransientError(
+            `cleanup waited ${Math.round(waited / 1000)} s and ${reason}; the task will be retried and resume`,
+          );
+        }
+        if (waited - lastLog >= LOG_EVERY_MS) {
+          logger.warn("cleanup waiting for load to fall", { ...context, reason, waitedMs: waited });
+          lastLog = waited;
+        }
+        await options.onWait?.();
+        const step = Math.min(pollMs, settings.maxWaitMs - waited);
+        await sleep(step);
+        waited += step;
+      }
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import type { CopiedDayRecord } from "../../ports/migration-ledger";
+import type { DayFigures } from "../types/day-figures";
+import { canonicalInteger, type DayEvidence, judgeDay, sameFigures } from "./verify-day";
+
+const keyed = (rows: number, sum: string, min: string, max: string): DayFigures => ({
+  rows,
+  key: { column: "id", count: rows, sum, min, max },
+});
+
+const record = (figures: DayFigures, filterColumn = "created_at"): CopiedDayRecord => ({
+  day: "2024-01-01",
+  destination: "orders",
+  filterColumn,
+  figures,
+  zeroDates: 0,
+  bytes: 0,
+  durationMs: 0,
+  copiedAt: "2026-01-01T00:00:00.000Z",
+});
+
+const copied = keyed(1000, "500500", "1", "1000");
+
+function evidence(overrides: Partial<DayEvidence> = {}): DayEvidence {
+  return {
+    table: "orders",
+    day: "2024-01-01",
+    filterColumn: "created_at",
+    keyColumn: "id",
+    record: record(copied),
+    source: copied,
+    warehouse: copied,
+    ...overrides,
+  };
+}
+
+describe("judgeDay", () => {
+  it("passes a day whose source, warehouse and record agree", () => {
+    expect(judgeDay(evidence())).toMatchObject({ kind: "ready", figures: copied });
+  });
+
+  it("refuses a day with a late row in the source, naming both figures", () => {
+    const verdict = judgeDay(evidence({ source: keyed(1002, "502503", "1", "1002") }));
+    expect(verdict.kind).toBe("refused");
+    expect(verdict.kind === "refused" && verdict.reason).toMatch(/source 1002 rows.*warehouse 1000 rows/);
+  });
+
+  it("refuses a warehouse missing a row even when the source looks fine", () => {
+    const verdict = judgeDay(evidence({ warehouse: keyed(999, "499500", "1", "999") }));
+    expect(verdict.kind === "refused" && verdict.reason).toMatch(/warehouse 999 rows/);
+  });
+
+  it.each([
+    ["the key sum", keyed(1000, "500501", "1", "1000")],
+    ["the smallest key", keyed(1000, "500500", "0", "1000")],
+    ["the largest key", keyed(1000, "500500", "1", "1001")],
+  ])("refuses when only %s differs", (_what, source) => {
+    expect(judgeDay(evidence({ source })).kind).toBe("refused");
+  });
+
+  it("refuses a day without a copy record, or copied by another column", () => {
+    expect(judgeDay(evidence({ record: undefined })).kind).toBe("refused");
+    const other = judgeDay(evidence({ record: record(copied, "updated_at") }));
+    expect(other.kind === "refused" && other.reason).toMatch(/copied by column "updated_at"/);
+  });
+
+  it("refuses a keyed table whose record has no key figures: it cannot be checked by key", () => {
+    const verdict = judgeDay(evidence({ record: record({ rows: 1000 }) }));
+    expect(verdict.kind === "refused" && verdict.reason).toMatch(/no key figures for "id"/);
+  });
+
+  it("verifies a table without a key by row count only", () => {
+    const rows = { rows: 10 };
+    expect(
+      judgeDay(evidence({ keyColumn: undefined, record: record(rows), source: rows, warehouse: rows })).kind,
+    ).toBe("ready");
+    expect(
+      judgeDay(
+        evidence({ keyColumn: undefined, record: record(rows), source: { rows: 11 }, warehouse: rows }),
+      ).kind,
+    ).toBe("refused");
+  });
+
+  it("calls a day with no source rows and a full warehouse copy already clean", () => {
+    const empty = keyed(0, "0", "", "");
+    expect(judgeDay(evidence({ source: empty })).kind).toBe("already-clean");
+    // ...but not when the warehouse has lost rows too.
+    expect(judgeDay(evidence({ source: empty, warehouse: keyed(999, "499500", "1", "999") })).kind).toBe(
+      "refused",
+    );
+  });
+});
+
+describe("sameFigures and canonicalInteger", () => {
+  it("compares keys beyond 2^53 exactly, whatever the spelling", () => {
+    const a = keyed(2, "36893488147419103231", "18446744073709551614", "18446744073709551615");
+    const b = keyed(2, "36893488147419103231.0", "18446744073709551614", "018446744073709551615");
+    expect(sameFigures(a, b)).toBe(true);
+    expect(
+      sameFigures(a, keyed(2, "36893488147419103232", "18446744073709551614", "18446744073709551615")),
+    ).toBe(false);
+  });
+
+  it("never equates text that is not an integer with a number", () => {
+    expect(canonicalInteger("12.5")).toBe("12.5");
+    expect(canonicalInteger("-007")).toBe("-7");
+    expect(canonicalInteger("")).toBe("");
+  });
+});

@@ -1,0 +1,166 @@
+import type { CopiedDayRecord } from "../../ports/migration-ledger";
+import type { CalendarDay } from "../days/calendar-day";
+import { type DayFigures, describeFigures } from "../types/day-figures";
+import { type Destination, parseDestination } from "../types/destination";
+import { integerKeyColumn, type TableSchema } from "../types/table-schema";
+import type { CleanupDeps } from "./cleanup-deps";
+
+/** What verification decided about one day. */
+export type DayVerdict =
+  /** Source, warehouse and copy record agree and the source still holds the rows: they may be deleted. */
+  | { readonly kind: "ready"; readonly figures: DayFigures; readonly record: CopiedDayRecord }
+  /** The source holds no rows of the day and the warehouse holds the full copy. */
+  | { readonly kind: "already-clean"; readonly figures: DayFigures; readonly record: CopiedDayRecord }
+  /** Something disagrees; the day must not be touched. `reason` names both figures. */
+  | {
+      readonly kind: "refused";
+      readonly reason: string;
+      readonly source?: DayFigures;
+      readonly warehouse?: DayFigures;
+      readonly recorded?: DayFigures;
+    };
+
+/** The three accounts of one day that verification compares. */
+export interface DayEvidence {
+  readonly table: string;
+  readonly day: CalendarDay;
+  readonly filterColumn: string;
+  /** The single integer primary key; undefined means count-only verification. */
+  readonly keyColumn: string | undefined;
+  readonly record: CopiedDayRecord | undefined;
+  readonly source: DayFigures;
+  /** Undefined when there is no record to say where the copy went. */
+  readonly warehouse: DayFigures | undefined;
+}
+
+/**
+ * Decides whether a day may be deleted. Every figure must agree exactly:
+ * rows, and for a single integer key its count, sum, min and max. Anything
+ * missing (no record, a record without key figures for a keyed table, a
+ * record made with another filter column) refuses the day: what cannot be
+ * checked is not deleted.
+ */
+export function judgeDay(evidence: DayEvidence): DayVerdict {
+  const { record, source, warehouse, keyColumn } = evidence;
+  const label = `${evidence.table} ${evidence.day}`;
+  if (!record) {
+    return { kind: "refused", reason: `${label}: no copy record (figures) for this day`, source };
+  }
+  const recorded = record.figures;
+  if (record.filterColumn !== evidence.filterColumn) {
+    return {
+      kind: "refused",
+      reason: `${label}: copied by column "${record.filterColumn}", not "${evidence.filterColumn}"`,
+      source,
+      recorded,
+    };
+  }
+  if (!warehouse)
+    return { kind: "refused", reason: `${label}: warehouse figures unavailable`, source, recorded };
+  if (keyColumn) {
+    const missing = [
+      ["recorded", recorded],
+      ["warehouse", warehouse],
+      ["source", source],
+    ].find(([, figures]) => (figures as DayFigures).key?.column !== keyColumn);
+    if (missing) {
+      return {
+        kind: "refused",
+        reason: `${label}: the ${missing[0]} figures have no key figures for "${keyColumn}", so the day cannot be checked by key`,
+        source,
+        warehouse,
+        recorded,
+      };
+    }
+  }
+  const figures = { source, warehouse, recorded };
+  const all = `source ${describeFigures(source)}, warehouse ${describeFigures(warehouse)}, recorded at copy ${describeFigures(recorded)}`;
+  if (!sameFigures(warehouse, recorded)) {
+    return {
+      kind: "refused",
+      reason: `${label}: the warehouse no longer holds the copy: ${all}`,
+      ...figures,
+    };
+  }
+  if (source.rows === 0) return { kind: "already-clean", figures: recorded, record };
+  if (!sameFigures(source, recorded)) {
+    return { kind: "refused", reason: `${label}: the source changed since the copy: ${all}`, ...figures };
+  }
+  return { kind: "ready", figures: recorded, record };
+}
+
+/** Exact agreement: rows, and key count, sum, min and max when both sides have key figures. */
+export function sameFigures(a: DayFigures, b: DayFigures): boolean {
+  if (a.rows !== b.rows) return false;
+  if (!a.key && !b.key) return true;
+  if (!a.key || !b.key || a.key.column !== b.key.column) return false;
+  if (a.key.count !== b.key.count || a.key.count !== a.rows) return false;
+  if (canonicalInteger(a.key.sum) !== canonicalInteger(b.key.sum)) return false;
+  if (a.key.count === 0) return true;
+  return (
+    canonicalInteger(a.key.min) === canonicalInteger(b.key.min) &&
+    canonicalInteger(a.key.max) === canonicalInteger(b.key.max)
+  );
+}
+
+/**
+ * One spelling per integer, whichever side printed it (`"012"`, `"12.0"` and
+ * `"12"` are the same key sum). Text that is not an integer stays as it is,
+ * so it can only ever equal the same text.
+ */
+export function canonicalInteger(text: string): string {
+  const match = /^\s*([+-]?\d+)(?:\.0*)?\s*$/.exec(text);
+  return match?.[1] ? BigInt(match[1]).toString() : text;
+}
+
+/**
+ * Gathers the day's copy record (unless given), warehouse figures and source
+ * figures, the three at once, and judges them. Reads only.
+ */
+export async function verifyDay(
+  deps: Pick<CleanupDeps, "source" | "ledger" | "warehouse" | "destinations">,
+  input: {
+    readonly schema: TableSchema;
+    readonly filterColumn: string;
+    readonly day: CalendarDay;
+    /** The copy record when the caller has read it already. */
+    readonly record?: CopiedDayRecord;
+    /** The source's figures when the caller counts them its own way (from the keys it will delete). */
+    readonly source?: Promise<DayFigures>;
+  },
+): Promise<DayVerdict> {
+  const { schema, filterColumn, day } = input;
+  const keyColumn = integerKeyColumn(schema)?.name;
+  const readRecord = input.record ? Promise.resolve(input.record) : deps.ledger.copiedDay(schema.name, day);
+  const [record, source, warehouse] = await Promise.all([
+    readRecord,
+    input.source ?? deps.source.dayFigures(schema, filterColumn, day),
+    readRecord.then((r) => (r ? warehouseFigures(deps, r, filterColumn, day, keyColumn) : undefined)),
+  ]);
+  if (warehouse instanceof Error) {
+    return {
+      kind: "refused",
+      reason: `${schema.name} ${day}: ${warehouse.message}`,
+      source,
+      ...(record ? { recorded: record.figures } : {}),
+    };
+  }
+  return judgeDay({ table: schema.name, day, filterColumn, keyColumn, record, source, warehouse });
+}
+
+async function warehouseFigures(
+  deps: Pick<CleanupDeps, "warehouse" | "destinations">,
+  record: CopiedDayRecord,
+  filterColumn: string,
+  day: CalendarDay,
+  keyColumn: string | undefined,
+): Promise<DayFigures | Error> {
+  let destination: Destination;
+  try {
+    destination = parseDestination(record.destination, { field: "destination", ...deps.destinations });
+  } catch (error) {
+    return new Error(`the recorded destination cannot be used: ${(error as Error).message}`);
+  }
+  const warehouse = await deps.warehouse();
+  return warehouse.dayFigures(destination, filterColumn, day, keyColumn);
+}

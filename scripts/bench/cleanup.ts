@@ -1,0 +1,167 @@
+/**
+ * Cleanup benchmark: 1,000,000 rows over 365 days in MariaDB/MySQL (table
+ * archiver_bench.bench_cleanup, 8 columns). Arranges what a finished
+ * migration leaves by copying every day into a DuckDB file with the real copy
+ * task (copyDay: records figures and fills mig_bench_cleanup), queues the
+ * cleanup with startCleanup (dry_run false), then runs the real cleanDay for
+ * every queued day, WORKER_CONCURRENCY (default 2) at a time as the worker
+ * would. Prints one JSON line: rows deleted per second of the 365 cleanup
+ * tasks (verification included; queueing them is timed apart) and the
+ * longest single chunk (one delete transaction).
+ *
+ *   npx tsx scripts/bench/cleanup.ts        (the table is rebuilt when it does not hold 1,000,000 rows)
+ */
+import { mkdir, rm } from "node:fs/promises";
+import { pathToFileURL } from "node:url";
+import {
+  type CalendarDay,
+  type CleanupDeps,
+  type Config,
+  cleanDay,
+  copyDay,
+  createLocalTaskQueue,
+  createMysqlDayDeleter,
+  createMysqlLoadProbe,
+  createMysqlPool,
+  createMysqlSourceDatabase,
+  createRedisCleanupState,
+  createRedisClient,
+  createRedisMigrationLedger,
+  loadConfig,
+  startCleanup,
+} from "@table-archiver/core";
+import { createDuckDbWarehouse } from "../../packages/core/src/adapters/duckdb/duckdb-warehouse";
+import { BENCH_MYSQL_URL, ensureBenchTable } from "./bench-table";
+
+const TABLE = "bench_cleanup";
+const PREFIX = "bench-cleanup";
+const NOW = new Date("2026-11-21T12:00:00Z");
+const quiet = { debug() {}, info() {}, warn() {}, error: (m: string, f?: object) => console.error(m, f) };
+
+export async function main(): Promise<Record<string, unknown>> {
+  const table = await ensureBenchTable({ table: TABLE, rows: 1_000_000, firstDay: "2024-01-01", days: 365 });
+  const config = loadConfig({ ...process.env, MYSQL_URL: BENCH_MYSQL_URL, LOG_LEVEL: "error" });
+  await mkdir(".bench", { recursive: true });
+  const duckdbPath = `.bench/${TABLE}.duckdb`;
+  await rm(duckdbPath, { force: true });
+  await rm(`${duckdbPath}.wal`, { force: true });
+
+  const pool = createMysqlPool(config.mysql, { connectionLimit: 8 });
+  const redis = createRedisClient(config.redis);
+  await forget(redis);
+  const source = createMysqlSourceDatabase(pool);
+  const ledger = createRedisMigrationLedger(redis);
+  const warehouse = await createDuckDbWarehouse({ path: duckdbPath, dataset: "archive" });
+  const queue = createLocalTaskQueue({ redis: config.redis, prefix: PREFIX, attempts: 1 });
+  const loadProbe = createMysqlLoadProbe({ primary: pool, replicaUrls: [] });
+  const deps: CleanupDeps = {
+    source,
+    deleter: createMysqlDayDeleter(pool),
+    loadProbe,
+    warehouse: async () => warehouse,
+    ledger,
+    state: createRedisCleanupState(redis, { prefix: PREFIX }),
+    queue,
+    logger: quiet,
+    clock: () => NOW,
+    destinations: { defaultDataset: "archive", allowProject: false },
+    settings: config.cleanup,
+  };
+  try {
+    const copySeconds = await copyAllDays(deps, config);
+    const enqueueStarted = performance.now();
+    const summary = await startCleanup(deps, {
+      clean_table: TABLE,
+      filter_column: "created_at",
+      dry_run: false,
+    });
+    const days = [...(await queue.queuedDays("clean", TABLE))].sort();
+    const enqueueSeconds = (performance.now() - enqueueStarted) / 1000;
+    const started = performance.now();
+    const reports = await inParallel(days, config.workerConcurrency, (day) =>
+      cleanDay(deps, { kind: "clean", table: TABLE, filterColumn: "created_at", day }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const rows = reports.reduce((sum, r) => sum + r.rowsDeleted, 0);
+    const [[left]] = (await pool.query({ sql: `SELECT COUNT(*) FROM ${TABLE}`, rowsAsArray: true })) as [
+      unknown[][],
+      unknown,
+    ];
+    return {
+      scenario: "clean 365 days / 1,000,000 rows (verified, chunked, key-bounded)",
+      tableBuiltSeconds: round(table.seconds),
+      copySeconds: round(copySeconds),
+      daysQueued: summary.enqueued,
+      enqueueSeconds: round(enqueueSeconds),
+      daysCleaned: reports.filter((r) => r.outcome === "cleaned").length,
+      rowsDeleted: rows,
+      rowsLeft: Number(left?.[0]),
+      seconds: round(seconds),
+      rowsPerSecond: Math.round(rows / seconds),
+      chunks: reports.reduce((sum, r) => sum + r.chunks, 0),
+      chunkRows: config.cleanup.chunkRows,
+      longestChunkMs: Math.max(...reports.map((r) => r.longestChunkMs)),
+      workerConcurrency: config.workerConcurrency,
+    };
+  } finally {
+    await Promise.allSettled([queue.close(), warehouse.close(), loadProbe.close()]);
+    await pool.end();
+    redis.disconnect();
+  }
+}
+
+/** The state a finished migration leaves: every day copied by the real copy task and recorded. */
+async function copyAllDays(deps: CleanupDeps, config: Config): Promise<number> {
+  const started = performance.now();
+  const days: CalendarDay[] = [];
+  for (let i = 0; i < 365; i++) days.push(new Date(Date.UTC(2024, 0, 1 + i)).toISOString().slice(0, 10));
+  const warehouse = await deps.warehouse();
+  await inParallel(days, 2, (day) =>
+    copyDay(
+      {
+        source: deps.source,
+        warehouse,
+        ledger: deps.ledger,
+        logger: quiet,
+        clock: () => NOW,
+        timeZone: "UTC",
+        destinations: deps.destinations,
+        batchRows: config.copyBatchRows,
+      },
+      { kind: "copy", table: TABLE, destination: TABLE, filterColumn: "created_at", day },
+    ),
+  );
+  return (performance.now() - started) / 1000;
+}
+
+/** Drops what an earlier run left in Redis: migrated days, copy records, cleanup state, queue. */
+async function forget(redis: ReturnType<typeof createRedisClient>): Promise<void> {
+  const keys = [`mig_${TABLE}`, `archiver:copied:${TABLE}`];
+  for await (const batch of redis.scanStream({ match: `${PREFIX}:*`, count: 1000 })) keys.push(...batch);
+  await redis.del(...keys);
+}
+
+async function inParallel<T, R>(
+  items: readonly T[],
+  width: number,
+  run: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.max(1, width) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      out[index] = await run(items[index] as T);
+    }
+  });
+  await Promise.all(lanes);
+  return out;
+}
+
+function round(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  console.log(JSON.stringify(await main()));
+}
