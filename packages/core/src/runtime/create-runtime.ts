@@ -26,6 +26,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const ledger = createRedisMigrationLedger(redis);
   const queue = await createQueue(config);
   const cleanupState = createRedisCleanupState(redis);
+  const loadProbe = createMysqlLoadProbe({
+    primary: pool,
+    replicaUrls: config.cleanup.replicaUrls,
+    password: config.mysql.password,
+  });
   const clock = options.clock ?? (() => new Date());
   const destinations = {
     defaultDataset: config.warehouse.dataset,
@@ -51,11 +56,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cleanup: {
       source,
       deleter: createMysqlDayDeleter(pool),
-      loadProbe: createMysqlLoadProbe({
-        primary: pool,
-        replicaUrls: config.cleanup.replicaUrls,
-        password: config.mysql.password,
-      }),
+      loadProbe,
       warehouse: openWarehouse,
       ledger,
       state: cleanupState,
@@ -67,7 +68,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     },
     warehouse: openWarehouse,
     async close() {
-      await Promise.allSettled([queue.close(), source.close(), warehouse?.then((w) => w.close())]);
+      await Promise.allSettled([
+        queue.close(),
+        loadProbe.close(),
+        source.close(),
+        warehouse?.then((w) => w.close()),
+      ]);
       redis.disconnect();
     },
   };
