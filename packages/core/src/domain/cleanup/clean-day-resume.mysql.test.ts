@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type CleanupFixture,
+  cleanTask,
+  createCleanupFixture,
+  failAfter,
+} from "../../testing/cleanup-fixture";
 import { uniqueName } from "../../testing/test-services";
 import { cleanDay } from "./clean-day";
-import { type CleanupFixture, cleanTask, createCleanupFixture, failAfter } from "./cleanup-test-fixture";
 
 let fx: CleanupFixture;
 

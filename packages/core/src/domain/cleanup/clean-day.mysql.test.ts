@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TransientError, VerificationError } from "../../errors";
-import { cleanDay, LEASE_TTL_MS } from "./clean-day";
 import {
   afterPlanning,
   type CleanupFixture,
   cleanTask,
   createCleanupFixture,
   dropOneWarehouseRow,
-} from "./cleanup-test-fixture";
+} from "../../testing/cleanup-fixture";
+import { cleanDay, LEASE_TTL_MS } from "./clean-day";
 
 let fx: CleanupFixture;
 

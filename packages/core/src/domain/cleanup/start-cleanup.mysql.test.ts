@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidInputError, VerificationError } from "../../errors";
+import { type CleanupFixture, createCleanupFixture } from "../../testing/cleanup-fixture";
 import { uniqueName } from "../../testing/test-services";
 import { parseMessage } from "../messages/parse-message";
 import { cleanDay } from "./clean-day";
-import { type CleanupFixture, createCleanupFixture } from "./cleanup-test-fixture";
 import { startCleanup } from "./start-cleanup";
 
 let fx: CleanupFixture;
