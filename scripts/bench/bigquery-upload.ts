@@ -21,8 +21,8 @@ import { createBigQueryWarehouse } from "../../packages/core/src/adapters/bigque
 import { startBigQueryStandIn } from "../../packages/core/src/adapters/bigquery/testing/rest-stand-in";
 import { standInBigQueryClient } from "../../packages/core/src/adapters/bigquery/testing/stand-in-client";
 import { addDays } from "../../packages/core/src/domain/days/calendar-day";
-import type { LogicalType } from "../../packages/core/src/domain/types/logical-type";
-import type { Row, TableSchema } from "../../packages/core/src/domain/types/table-schema";
+import type { Row } from "../../packages/core/src/domain/types/table-schema";
+import { flat, pad2, syntheticSchema } from "./synthetic-schema";
 
 const BATCH_ROWS = 10_000;
 const FIRST_DAY = "2024-03-01";
@@ -36,33 +36,7 @@ interface Scenario {
   readonly heapCapMiB?: number;
 }
 
-const column = (name: string, logicalType: LogicalType) => ({
-  name,
-  dataType: logicalType.kind,
-  columnType: logicalType.kind,
-  nullable: true,
-  logicalType,
-});
-
-const schema: TableSchema = {
-  name: "bench_orders",
-  primaryKey: ["id"],
-  indexLeadingColumns: ["id", "created_at"],
-  columns: [
-    column("id", { kind: "uint64" }),
-    column("created_at", { kind: "datetime", fractionDigits: 6, zone: "local" }),
-    column("user_id", { kind: "int32", unsigned: false, bits: 32 }),
-    column("name", { kind: "string" }),
-    column("amount", { kind: "decimal", precision: 12, scale: 2 }),
-    column("score", { kind: "float64" }),
-    column("flag", { kind: "int32", unsigned: false, bits: 8 }),
-    column("payload", { kind: "json" }),
-  ],
-};
-
-const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
-/** Flat copies of strings, as a driver decoding the wire makes them. */
-const flat = (texts: string[]) => JSON.parse(JSON.stringify(texts)) as string[];
+const schema = syntheticSchema({ fractionDigits: 6 });
 const names = flat(Array.from({ length: 50_000 }, (_, i) => `user-${i}-${"x".repeat(i % 40)}`));
 const payloads = flat(Array.from({ length: 3_000 }, (_, i) => `{"n": ${i}, "tags": ["a", "b"], "ok": true}`));
 

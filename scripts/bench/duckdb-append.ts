@@ -13,8 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createDuckDbWarehouse } from "../../packages/core/src/adapters/duckdb/duckdb-warehouse";
-import type { LogicalType } from "../../packages/core/src/domain/types/logical-type";
-import type { Row, TableSchema } from "../../packages/core/src/domain/types/table-schema";
+import type { Row } from "../../packages/core/src/domain/types/table-schema";
+import { flat, pad2, syntheticSchema } from "./synthetic-schema";
 
 const { values } = parseArgs({
   options: {
@@ -27,32 +27,7 @@ const totalRows = Number(values.rows);
 const batchRows = 10_000;
 const day = "2024-03-01";
 
-const column = (name: string, logicalType: LogicalType) => ({
-  name,
-  dataType: logicalType.kind,
-  columnType: logicalType.kind,
-  nullable: true,
-  logicalType,
-});
-const schema: TableSchema = {
-  name: "bench_orders",
-  primaryKey: ["id"],
-  indexLeadingColumns: ["id", "created_at"],
-  columns: [
-    column("id", { kind: "uint64" }),
-    column("created_at", { kind: "datetime", fractionDigits: 0, zone: "local" }),
-    column("quantity", { kind: "int32", unsigned: false, bits: 32 }),
-    column("customer", { kind: "string" }),
-    column("amount", { kind: "decimal", precision: 12, scale: 2 }),
-    column("score", { kind: "float64" }),
-    column("status", { kind: "int32", unsigned: false, bits: 8 }),
-    column("attributes", { kind: "json" }),
-  ],
-};
-
-const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
-/** Flat copies of strings, as a driver decoding the wire makes them (template literals make ropes). */
-const flat = (texts: string[]) => JSON.parse(JSON.stringify(texts)) as string[];
+const schema = syntheticSchema({ fractionDigits: 0 });
 const customers = flat(Array.from({ length: 50_000 }, (_, i) => `customer-${i}-${"x".repeat(i % 40)}`));
 const attributes = flat(Array.from({ length: 3000 }, (_, i) => `{"sku": "S${i}", "gift": ${i % 2 === 0}}`));
 let generationMs = 0;
