@@ -73,10 +73,14 @@ export const envSchema = z.object({
 
   // Cleanup (deletes).
   CLEANUP_CHUNK_ROWS: intFrom(1, 100_000, 5_000),
+  /** Cleanup tasks one local worker runs at once (copies use WORKER_CONCURRENCY). */
+  CLEANUP_CONCURRENCY: intFrom(1, 64, 2),
   CLEANUP_PAUSE_MS: intFrom(0, 60_000, 0),
   CLEANUP_MAX_REPLICA_LAG_SECONDS: intFrom(0, 86_400, 0),
   CLEANUP_REPLICA_URLS: z.string().optional(),
   CLEANUP_MAX_THREADS_RUNNING: intFrom(0, 100_000, 0),
+  /** Wait while InnoDB's checkpoint age fills more than this share of the redo log; 0 turns it off. */
+  CLEANUP_MAX_REDO_PERCENT: intFrom(0, 95, 0),
   /** Longest a cleanup task waits for lag or load to fall before it gives up and is retried later. */
   CLEANUP_MAX_WAIT_SECONDS: intFrom(1, 3_600, 120),
 

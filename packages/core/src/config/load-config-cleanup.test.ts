@@ -2,13 +2,15 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "./load-config";
 
 describe("loadConfig: cleanup", () => {
-  it("defaults to chunks of 5000, no pause, throttles off, two minutes of patience", () => {
+  it("defaults to chunks of 5000, two tasks at once, no pause, throttles off, two minutes of patience", () => {
     expect(loadConfig({}).cleanup).toEqual({
       chunkRows: 5000,
+      concurrency: 2,
       pauseMs: 0,
       maxReplicaLagSeconds: 0,
       replicaUrls: [],
       maxThreadsRunning: 0,
+      maxRedoPercent: 0,
       maxWaitMs: 120_000,
     });
   });
@@ -16,18 +18,22 @@ describe("loadConfig: cleanup", () => {
   it("reads every CLEANUP_ variable, replica URLs split on commas", () => {
     const cleanup = loadConfig({
       CLEANUP_CHUNK_ROWS: "2000",
+      CLEANUP_CONCURRENCY: "1",
       CLEANUP_PAUSE_MS: "50",
       CLEANUP_MAX_REPLICA_LAG_SECONDS: "5",
       CLEANUP_REPLICA_URLS: " mysql://u:p@replica-1:3306 , mysql://replica-2 ,",
       CLEANUP_MAX_THREADS_RUNNING: "40",
+      CLEANUP_MAX_REDO_PERCENT: "60",
       CLEANUP_MAX_WAIT_SECONDS: "30",
     }).cleanup;
     expect(cleanup).toEqual({
       chunkRows: 2000,
+      concurrency: 1,
       pauseMs: 50,
       maxReplicaLagSeconds: 5,
       replicaUrls: ["mysql://u:p@replica-1:3306", "mysql://replica-2"],
       maxThreadsRunning: 40,
+      maxRedoPercent: 60,
       maxWaitMs: 30_000,
     });
   });
@@ -48,5 +54,6 @@ describe("loadConfig: cleanup", () => {
 
   it("rejects a chunk size of 0", () => {
     expect(() => loadConfig({ CLEANUP_CHUNK_ROWS: "0" })).toThrow(/CLEANUP_CHUNK_ROWS/);
+    expect(() => loadConfig({ CLEANUP_MAX_REDO_PERCENT: "99" })).toThrow(/CLEANUP_MAX_REDO_PERCENT/);
   });
 });

@@ -53,6 +53,11 @@ export interface Config {
   readonly cleanup: {
     /** Rows per delete chunk (CLEANUP_CHUNK_ROWS), each chunk its own transaction. */
     readonly chunkRows: number;
+    /**
+     * Cleanup tasks one local worker runs at once (CLEANUP_CONCURRENCY, default 2); on
+     * Google Cloud the queue's maxConcurrentDispatches bounds every task.
+     */
+    readonly concurrency: number;
     /** Pause between chunks (CLEANUP_PAUSE_MS). */
     readonly pauseMs: number;
     /** Wait while any replica lags more than this (CLEANUP_MAX_REPLICA_LAG_SECONDS); 0 turns it off. */
@@ -61,6 +66,11 @@ export interface Config {
     readonly replicaUrls: readonly string[];
     /** Wait while the primary's Threads_running is above this (CLEANUP_MAX_THREADS_RUNNING); 0 turns it off. */
     readonly maxThreadsRunning: number;
+    /**
+     * Wait while InnoDB's checkpoint age is above this percentage of the redo
+     * log (CLEANUP_MAX_REDO_PERCENT); 0, the default, turns it off.
+     */
+    readonly maxRedoPercent: number;
     /** Longest wait for lag or load before the task gives up and is retried (CLEANUP_MAX_WAIT_SECONDS). */
     readonly maxWaitMs: number;
   };
@@ -195,10 +205,12 @@ function toConfig(env: Env): Config {
     },
     cleanup: {
       chunkRows: env.CLEANUP_CHUNK_ROWS,
+      concurrency: env.CLEANUP_CONCURRENCY,
       pauseMs: env.CLEANUP_PAUSE_MS,
       maxReplicaLagSeconds: env.CLEANUP_MAX_REPLICA_LAG_SECONDS,
       replicaUrls: splitList(env.CLEANUP_REPLICA_URLS),
       maxThreadsRunning: env.CLEANUP_MAX_THREADS_RUNNING,
+      maxRedoPercent: env.CLEANUP_MAX_REDO_PERCENT,
       maxWaitMs: env.CLEANUP_MAX_WAIT_SECONDS * 1000,
     },
     env,

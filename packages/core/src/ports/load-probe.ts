@@ -7,17 +7,27 @@ export interface ReplicaLag {
   readonly reason?: string;
 }
 
+/** How full InnoDB's redo log is: the checkpoint age against the log's capacity. */
+export interface RedoFill {
+  readonly checkpointAgeBytes: number;
+  readonly capacityBytes: number;
+  /** checkpointAgeBytes as a percentage of capacityBytes. */
+  readonly percent: number;
+}
+
 /**
  * How loaded the source is, asked before each cleanup chunk.
  *
  * Guarantees: `replicaLags` answers one entry per configured replica and
  * never throws for one replica's failure (that replica reports null);
- * `threadsRunning` is the primary's `Threads_running`.
+ * `threadsRunning` is the primary's `Threads_running`; `redoFill` is the
+ * primary's redo log fill, or null when the server does not report it.
  *
  * Leaves out: deciding whether to wait (the throttle does).
  */
 export interface LoadProbe {
   replicaLags(): Promise<readonly ReplicaLag[]>;
   threadsRunning(): Promise<number>;
+  redoFill(): Promise<RedoFill | null>;
   close(): Promise<void>;
 }

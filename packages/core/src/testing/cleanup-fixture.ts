@@ -13,7 +13,7 @@ import { copyDay } from "../domain/copy/copy-day";
 import type { CalendarDay } from "../domain/days/calendar-day";
 import type { CleanDayTask } from "../domain/tasks/task-payload";
 import type { DayDeleter } from "../ports/day-deleter";
-import type { LoadProbe, ReplicaLag } from "../ports/load-probe";
+import type { LoadProbe, RedoFill, ReplicaLag } from "../ports/load-probe";
 import type { MigrationLedger } from "../ports/migration-ledger";
 import type { SourceDatabase } from "../ports/source-database";
 import type { TaskQueue } from "../ports/task-queue";
@@ -27,6 +27,7 @@ const NOW = new Date("2026-06-01T12:00:00Z");
 export interface FakeLoadProbe extends LoadProbe {
   lags: ReplicaLag[];
   threads: number;
+  redo: RedoFill | null;
   polls: number;
 }
 
@@ -82,6 +83,7 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
   const probe: FakeLoadProbe = {
     lags: [],
     threads: 1,
+    redo: null,
     polls: 0,
     async replicaLags() {
       probe.polls += 1;
@@ -90,14 +92,19 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
     async threadsRunning() {
       return probe.threads;
     },
+    async redoFill() {
+      return probe.redo;
+    },
     async close() {},
   };
   const settings: CleanupSettings = {
     chunkRows: 5000,
+    concurrency: 2,
     pauseMs: 0,
     maxReplicaLagSeconds: 0,
     replicaUrls: [],
     maxThreadsRunning: 0,
+    maxRedoPercent: 0,
     maxWaitMs: 120_000,
   };
 

@@ -1,5 +1,6 @@
 import { type Runtime, startLocalWorker, type TaskPayload } from "@table-archiver/core";
 import { handleTask } from "@table-archiver/task-handler";
+import { limitCleanup } from "./limit-cleanup";
 
 export interface WorkerProgress {
   readonly done: number;
@@ -19,7 +20,9 @@ export interface RunWorkerOptions {
 
 /**
  * Works the local queue `jobs-migration` with the task handler's own code
- * (`handleTask`), the same code the HTTP function runs.
+ * (`handleTask`), the same code the HTTP function runs. Up to
+ * WORKER_CONCURRENCY tasks run at once, of which at most CLEANUP_CONCURRENCY
+ * are cleanup tasks (see limitCleanup).
  */
 export async function runWorker(runtime: Runtime, options: RunWorkerOptions) {
   const progress = { done: 0, failed: 0, retried: 0, remaining: 0, rows: 0 };
@@ -31,13 +34,14 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions) {
     progress.remaining = await runtime.queue.count().catch(() => progress.remaining);
     report();
   };
+  const handle = limitCleanup(runtime.config.cleanup.concurrency, (task) => handleTask(runtime, task));
   const worker = startLocalWorker({
     redis: runtime.config.redis,
     prefix: runtime.config.queue.localPrefix,
     concurrency: runtime.config.workerConcurrency,
     ...(options.backoffMs === undefined ? {} : { backoffMs: options.backoffMs }),
     process: async (task) => {
-      const result = await handleTask(runtime, task);
+      const result = await handle(task);
       if (result.kind === "copy") progress.rows += result.record.figures.rows;
       last = task;
     },

@@ -131,6 +131,10 @@ describe("createMysqlLoadProbe on a real server", () => {
     const probe = createMysqlLoadProbe({ primary: pool, replicaUrls: [testMysqlServerUrl] });
     try {
       expect(await probe.threadsRunning()).toBeGreaterThanOrEqual(1);
+      const redo = await probe.redoFill();
+      expect(redo?.capacityBytes).toBeGreaterThan(0);
+      expect(redo?.percent).toBeGreaterThanOrEqual(0);
+      expect(redo?.percent).toBeLessThan(100);
       const [lag] = await probe.replicaLags();
       expect(lag).toMatchObject({ seconds: null, reason: "not a replica" });
     } finally {

@@ -88,6 +88,49 @@ describe("createMysqlLoadProbe", () => {
     expect(passwords).toEqual(["from-env", undefined]);
   });
 
+  it("reads MariaDB's checkpoint age against the log file size, the capacity once", async () => {
+    const primary = fakePool((sql) =>
+      sql.startsWith("SHOW GLOBAL VARIABLES")
+        ? [["innodb_log_file_size", "100663296"]]
+        : [["Innodb_checkpoint_age", "50331648"]],
+    );
+    const probe = createMysqlLoadProbe({ primary, replicaUrls: [] });
+    expect(await probe.redoFill()).toEqual({
+      checkpointAgeBytes: 50331648,
+      capacityBytes: 100663296,
+      percent: 50,
+    });
+    await probe.redoFill();
+    expect(primary.asked.filter((sql) => sql.startsWith("SHOW GLOBAL VARIABLES"))).toHaveLength(1);
+  });
+
+  it("reads MySQL 8's checkpoint age metric against innodb_redo_log_capacity", async () => {
+    const primary = fakePool((sql) => {
+      if (sql.startsWith("SHOW GLOBAL VARIABLES"))
+        return [
+          ["innodb_log_file_size", "50331648"],
+          ["innodb_redo_log_capacity", "104857600"],
+        ];
+      if (sql.startsWith("SHOW GLOBAL STATUS")) return [];
+      return [[26214400]];
+    });
+    const probe = createMysqlLoadProbe({ primary, replicaUrls: [] });
+    expect(await probe.redoFill()).toMatchObject({ capacityBytes: 104857600, percent: 25 });
+  });
+
+  it("answers null when the server reports no checkpoint age", async () => {
+    const primary = fakePool((sql) =>
+      sql.startsWith("SHOW GLOBAL VARIABLES")
+        ? [
+            ["innodb_log_file_size", "50331648"],
+            ["innodb_log_files_in_group", "2"],
+          ]
+        : [],
+    );
+    const probe = createMysqlLoadProbe({ primary, replicaUrls: [] });
+    expect(await probe.redoFill()).toBeNull();
+  });
+
   it("reads Threads_running from the primary", async () => {
     const primary = fakePool(() => [["Threads_running", "17"]]);
     const probe = createMysqlLoadProbe({ primary, replicaUrls: [] });

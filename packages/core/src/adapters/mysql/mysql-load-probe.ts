@@ -1,4 +1,4 @@
-import type { LoadProbe, ReplicaLag } from "../../ports/load-probe";
+import type { LoadProbe, RedoFill, ReplicaLag } from "../../ports/load-probe";
 import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
 import { mapMysqlError } from "./map-mysql-error";
 
@@ -25,6 +25,9 @@ export interface MysqlLoadProbeOptions {
  * multi-source replica reports its largest lag. A replica that cannot be
  * reached, is not replicating, or reports NULL lag answers null with the
  * reason. Replicas are reached over one small pool each, opened on first use.
+ * Redo fill is MariaDB's `Innodb_checkpoint_age`, or MySQL's
+ * `log_lsn_checkpoint_age` metric when enabled, against the redo capacity
+ * (`innodb_redo_log_capacity`, or log file size times files in group).
  */
 export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe {
   const connect = options.connect ?? defaultConnect;
@@ -60,8 +63,24 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
     }
   }
 
+  let capacity: Promise<number | null> | undefined;
+
   return {
     replicaLags: () => Promise.all(replicas.map(lagOf)),
+
+    async redoFill(): Promise<RedoFill | null> {
+      try {
+        capacity ??= redoCapacity(options.primary);
+        const capacityBytes = await capacity;
+        if (!capacityBytes) return null;
+        const checkpointAgeBytes = await checkpointAge(options.primary);
+        if (checkpointAgeBytes === null) return null;
+        return { checkpointAgeBytes, capacityBytes, percent: (100 * checkpointAgeBytes) / capacityBytes };
+      } catch (error) {
+        capacity = undefined;
+        throw mapMysqlError(error);
+      }
+    },
 
     async threadsRunning() {
       try {
@@ -82,6 +101,34 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
 }
 
 type StatusRow = Readonly<Record<string, unknown>>;
+
+async function redoCapacity(pool: MysqlPool): Promise<number | null> {
+  const [rows] = await pool.query({
+    sql: "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_redo_log_capacity', 'innodb_log_file_size', 'innodb_log_files_in_group')",
+    rowsAsArray: true,
+  });
+  const variables = new Map((rows as unknown[][]).map(([name, value]) => [String(name), Number(value)]));
+  const capacity = variables.get("innodb_redo_log_capacity");
+  if (capacity) return capacity;
+  const fileSize = variables.get("innodb_log_file_size");
+  return fileSize ? fileSize * (variables.get("innodb_log_files_in_group") || 1) : null;
+}
+
+/** MariaDB reports the checkpoint age as a status; MySQL 8 as an InnoDB metric, when that is enabled. */
+async function checkpointAge(pool: MysqlPool): Promise<number | null> {
+  const [status] = await pool.query({
+    sql: "SHOW GLOBAL STATUS LIKE 'Innodb_checkpoint_age'",
+    rowsAsArray: true,
+  });
+  const reported = (status as unknown[][])[0]?.[1];
+  if (reported !== undefined && reported !== null) return Number(reported);
+  const [metric] = await pool.query({
+    sql: "SELECT `COUNT` FROM information_schema.INNODB_METRICS WHERE NAME = 'log_lsn_checkpoint_age' AND STATUS = 'enabled'",
+    rowsAsArray: true,
+  });
+  const counted = (metric as unknown[][])[0]?.[0];
+  return counted === undefined || counted === null ? null : Number(counted);
+}
 
 async function replicaStatus(pool: MysqlPool, replica: { statement: number }): Promise<StatusRow[]> {
   for (;;) {

@@ -125,6 +125,35 @@ describe("throttle", () => {
     );
   });
 
+  it("holds chunks back while the redo log is fuller than its limit", async () => {
+    const table = await fx.keyedTable(["2024-07-03"], 4);
+    await fx.copy(table, "2024-07-03");
+    const fill = (percent: number) => ({
+      percent,
+      capacityBytes: 100 * 1_048_576,
+      checkpointAgeBytes: percent * 1_048_576,
+    });
+    fx.probe.redo = fill(80);
+    fx.sleeps.length = 0;
+    const deps = fx.deps({
+      settings: { maxRedoPercent: 50, chunkRows: 2 },
+      sleep: async (ms) => {
+        fx.sleeps.push(ms);
+        if (fx.sleeps.length === 2) {
+          expect(await fx.idsOn(table, "2024-07-03")).toHaveLength(4);
+          fx.probe.redo = fill(20);
+        }
+      },
+    });
+    try {
+      const report = await cleanDay(deps, cleanTask(table, "2024-07-03"));
+      expect(fx.sleeps).toEqual([100, 100]);
+      expect(report).toMatchObject({ outcome: "cleaned", waitedMs: 200, rowsDeleted: 4, chunks: 2 });
+    } finally {
+      fx.probe.redo = null;
+    }
+  });
+
   it("gives up after the longest wait with a TransientError, and the retry resumes", async () => {
     const table = await fx.keyedTable(["2024-07-02"], 4);
     await fx.copy(table, "2024-07-02");

@@ -1,13 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../adapters/logging/json-logger";
 import { TransientError } from "../../errors";
-import type { LoadProbe, ReplicaLag } from "../../ports/load-probe";
+import type { LoadProbe, RedoFill, ReplicaLag } from "../../ports/load-probe";
 import { createThrottle } from "./throttle";
 
 /** A probe that answers the next figures of its scripts on each call. */
-function scriptedProbe(lags: (number | null)[], threads: number[] = []): LoadProbe & { calls: number } {
+function scriptedProbe(
+  lags: (number | null)[],
+  threads: number[] = [],
+  redo: (number | null)[] = [],
+): LoadProbe & { calls: number; redoCalls: number } {
   const probe = {
     calls: 0,
+    redoCalls: 0,
     async replicaLags(): Promise<ReplicaLag[]> {
       // null is a figure here (lag unknown), so no ?? fallback.
       const seconds = lags[Math.min(probe.calls++, lags.length - 1)] as number | null;
@@ -16,29 +21,45 @@ function scriptedProbe(lags: (number | null)[], threads: number[] = []): LoadPro
     async threadsRunning() {
       return threads.shift() ?? 1;
     },
+    async redoFill(): Promise<RedoFill | null> {
+      // The last figure stands once the script runs out, as with lags.
+      const percent =
+        redo.length > 0 ? (redo[Math.min(probe.redoCalls, redo.length - 1)] as number | null) : 0;
+      probe.redoCalls += 1;
+      if (percent === null) return null;
+      const capacityBytes = 96 * 1_048_576;
+      return { percent, capacityBytes, checkpointAgeBytes: Math.round((percent / 100) * capacityBytes) };
+    },
     async close() {},
   };
   return probe;
 }
 
-const settings = { pauseMs: 0, maxReplicaLagSeconds: 10, maxThreadsRunning: 0, maxWaitMs: 60_000 };
+const settings = {
+  pauseMs: 0,
+  maxReplicaLagSeconds: 10,
+  maxThreadsRunning: 0,
+  maxRedoPercent: 0,
+  maxWaitMs: 60_000,
+};
 
 function throttleWith(probe: LoadProbe, overrides: Partial<typeof settings> = {}) {
   const sleeps: number[] = [];
   let waits = 0;
+  const logs: string[] = [];
   const throttle = createThrottle({
     probe,
     settings: { ...settings, ...overrides },
     sleep: async (ms) => {
       sleeps.push(ms);
     },
-    logger: silentLogger,
+    logger: { ...silentLogger, info: (message) => logs.push(message), warn: (message) => logs.push(message) },
     context: {},
     onWait: async () => {
       waits += 1;
     },
   });
-  return { throttle, sleeps, waits: () => waits };
+  return { throttle, sleeps, logs, waits: () => waits };
 }
 
 describe("createThrottle", () => {
@@ -70,11 +91,39 @@ describe("createThrottle", () => {
     expect(await throttle.beforeChunk(true)).toBe(2000);
   });
 
-  it("asks nothing when both throttles are off", async () => {
-    const probe = scriptedProbe([999], [999]);
+  it("asks nothing when every throttle is off", async () => {
+    const probe = scriptedProbe([999], [999], [99]);
     const { throttle } = throttleWith(probe, { maxReplicaLagSeconds: 0 });
     expect(await throttle.beforeChunk(true)).toBe(0);
     expect(probe.calls).toBe(0);
+    expect(probe.redoCalls).toBe(0);
+  });
+
+  it("waits in short steps while the redo log is fuller than its limit", async () => {
+    const probe = scriptedProbe([0], [], [80, 62, 51, 50]);
+    const { throttle, sleeps, logs } = throttleWith(probe, { maxReplicaLagSeconds: 0, maxRedoPercent: 50 });
+    expect(await throttle.beforeChunk(true)).toBe(300);
+    expect(sleeps).toEqual([100, 100, 100]);
+    expect(logs[0]).toBe("cleanup waiting for load to fall");
+  });
+
+  it("names the redo figures when it gives up", async () => {
+    const probe = scriptedProbe([0], [], [90]);
+    const { throttle } = throttleWith(probe, { maxReplicaLagSeconds: 0, maxRedoPercent: 50, maxWaitMs: 300 });
+    await expect(throttle.beforeChunk(true)).rejects.toThrow(
+      /redo log 90% full \(checkpoint age 86 of 96 MiB, limit 50%\)/,
+    );
+  });
+
+  it("goes on, saying so once, when the server does not report its redo fill", async () => {
+    const probe = scriptedProbe([0], [], [null, null]);
+    const { throttle, sleeps, logs } = throttleWith(probe, { maxReplicaLagSeconds: 0, maxRedoPercent: 50 });
+    expect(await throttle.beforeChunk(true)).toBe(0);
+    expect(await throttle.beforeChunk(false)).toBe(0);
+    expect(sleeps).toEqual([]);
+    expect(logs).toEqual([
+      "redo log fill not reported by this server; CLEANUP_MAX_REDO_PERCENT has no effect",
+    ]);
   });
 
   it("gives up with a TransientError after the longest wait", async () => {

@@ -5,6 +5,8 @@ import type { CleanupSettings } from "./cleanup-deps";
 
 /** How often a throttled task asks again. */
 export const THROTTLE_POLL_MS = 1_000;
+/** How often a task held back by the redo log asks again: flushing frees it within moments. */
+export const REDO_POLL_MS = 100;
 /** How often a long wait is logged again. */
 const LOG_EVERY_MS = 10_000;
 
@@ -12,7 +14,7 @@ export interface ThrottleOptions {
   readonly probe: LoadProbe;
   readonly settings: Pick<
     CleanupSettings,
-    "pauseMs" | "maxReplicaLagSeconds" | "maxThreadsRunning" | "maxWaitMs"
+    "pauseMs" | "maxReplicaLagSeconds" | "maxThreadsRunning" | "maxRedoPercent" | "maxWaitMs"
   >;
   readonly sleep: (ms: number) => Promise<void>;
   readonly logger: Logger;
@@ -21,6 +23,7 @@ export interface ThrottleOptions {
   /** Called on every poll while waiting, so the task can keep its lease. */
   readonly onWait?: () => Promise<void>;
   readonly pollMs?: number;
+  readonly redoPollMs?: number;
 }
 
 /** Paces one day's chunks. */
@@ -28,7 +31,8 @@ export interface Throttle {
   /**
    * Waits before a chunk: the configured pause (except before the first chunk
    * of a run), then for as long as any replica lags over the limit, lag is
-   * unknown, or Threads_running is over the limit. Resolves with the time
+   * unknown, Threads_running is over the limit, or InnoDB's checkpoint age
+   * fills more of the redo log than allowed. Resolves with the time
    * spent waiting for load; throws TransientError after `maxWaitMs`, so the
    * queue retries the task later and the day resumes where it stopped.
    */
@@ -38,8 +42,41 @@ export interface Throttle {
 export function createThrottle(options: ThrottleOptions): Throttle {
   const { probe, settings, sleep, logger, context } = options;
   const pollMs = options.pollMs ?? THROTTLE_POLL_MS;
+  const redoPollMs = options.redoPollMs ?? REDO_POLL_MS;
+  let redoUnknownLogged = false;
 
-  async function overload(): Promise<string | undefined> {
+  async function overload(): Promise<{ reason: string; pollMs: number } | undefined> {
+    const busy = await loadReason();
+    if (busy !== undefined) return { reason: busy, pollMs };
+    const redo = await redoReason();
+    return redo === undefined ? undefined : { reason: redo, pollMs: redoPollMs };
+  }
+
+  /**
+   * Deletes write redo faster than a small or slowly flushed log frees it; past
+   * about three quarters full InnoDB stops every writer on the server to flush
+   * (seconds-long commits for the application too). Waiting below that keeps
+   * each chunk short. A server that does not report the figure is not held.
+   */
+  async function redoReason(): Promise<string | undefined> {
+    if (settings.maxRedoPercent <= 0) return undefined;
+    const fill = await probe.redoFill();
+    if (fill === null) {
+      if (!redoUnknownLogged) {
+        logger.info(
+          "redo log fill not reported by this server; CLEANUP_MAX_REDO_PERCENT has no effect",
+          context,
+        );
+        redoUnknownLogged = true;
+      }
+      return undefined;
+    }
+    if (fill.percent <= settings.maxRedoPercent) return undefined;
+    const mib = (bytes: number) => Math.round(bytes / 1_048_576);
+    return `redo log ${Math.round(fill.percent)}% full (checkpoint age ${mib(fill.checkpointAgeBytes)} of ${mib(fill.capacityBytes)} MiB, limit ${settings.maxRedoPercent}%)`;
+  }
+
+  async function loadReason(): Promise<string | undefined> {
     if (settings.maxReplicaLagSeconds > 0) {
       for (const lag of await probe.replicaLags()) {
         // Unknown lag is treated as too much: a stopped replica is exactly
@@ -65,11 +102,12 @@ export function createThrottle(options: ThrottleOptions): Throttle {
       let waited = 0;
       let lastLog = -Infinity;
       for (;;) {
-        const reason = await overload();
-        if (reason === undefined) {
+        const busy = await overload();
+        if (busy === undefined) {
           if (waited > 0) logger.info("cleanup resumes after waiting", { ...context, waitedMs: waited });
           return waited;
         }
+        const { reason } = busy;
         if (waited >= settings.maxWaitMs) {
           throw new TransientError(
             `cleanup waited ${Math.round(waited / 1000)} s and ${reason}; the task will be retried and resume`,
@@ -80,7 +118,7 @@ export function createThrottle(options: ThrottleOptions): Throttle {
           lastLog = waited;
         }
         await options.onWait?.();
-        const step = Math.min(pollMs, settings.maxWaitMs - waited);
+        const step = Math.min(busy.pollMs, settings.maxWaitMs - waited);
         await sleep(step);
         waited += step;
       }
