@@ -35,7 +35,7 @@ export const envSchema = z.object({
   WAREHOUSE: z.enum(["duckdb", "bigquery"]).default("duckdb"),
   DUCKDB_PATH: z.string().min(1).default(".data/warehouse.duckdb"),
   /** DuckDB's memory_limit: its buffer pool spills past this (the process's RSS is more). */
-  DUCKDB_MEMORY_LIMIT: duckDbSize.default("32MB"),
+  DUCKDB_MEMORY_LIMIT: duckDbSize.default("16MB"),
   /** DuckDB's worker threads; unset means one per core. */
   DUCKDB_THREADS: z.coerce.number().int().min(1).max(256).optional(),
   /** WAL size past which a commit checkpoints the DuckDB file (DuckDB's checkpoint_threshold). */

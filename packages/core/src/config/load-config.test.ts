@@ -20,7 +20,7 @@ describe("loadConfig", () => {
       kind: "duckdb",
       path: ".data/warehouse.duckdb",
       dataset: "archive",
-      memoryLimit: "32MB",
+      memoryLimit: "16MB",
       threads: undefined,
       checkpointThreshold: "256MB",
     });

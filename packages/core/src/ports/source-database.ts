@@ -13,7 +13,7 @@ export interface DayStreamStats {
 
 /** A day's rows, read once, in batches. */
 export interface DayStream {
-  /** Batches of rows in canonical values (see LogicalType), oldest filter value first. */
+  /** Batches of rows in canonical values (see LogicalType), in an order the adapter chooses. */
   readonly batches: AsyncIterable<readonly Row[]>;
   /** Figures of what was read; complete once `batches` is exhausted. */
   stats(): DayStreamStats;

@@ -19,7 +19,7 @@ interface OpenFile {
 
 /** DuckDB settings of a database; the first opener of a file chooses them. */
 export interface DuckDbSettings {
-  /** DUCKDB_MEMORY_LIMIT. @default "32MB" */
+  /** DUCKDB_MEMORY_LIMIT. @default "16MB" */
   readonly memoryLimit?: string;
   /** DUCKDB_THREADS. @default one per core */
   readonly threads?: number | undefined;
@@ -38,7 +38,7 @@ function duckDbOptions(settings: DuckDbSettings): Record<string, string> {
   return {
     autoinstall_known_extensions: "false",
     autoload_known_extensions: "false",
-    memory_limit: settings.memoryLimit ?? "32MB",
+    memory_limit: settings.memoryLimit ?? "16MB",
     checkpoint_threshold: settings.checkpointThreshold ?? "256MB",
     ...(settings.threads === undefined ? {} : { threads: String(settings.threads) }),
   };

@@ -1,5 +1,5 @@
 import { type CalendarDay, startOfDay } from "../../domain/days/calendar-day";
-import type { TableSchema } from "../../domain/types/table-schema";
+import type { SourceColumn, TableSchema } from "../../domain/types/table-schema";
 import { dayCondition } from "./day-range";
 import { quoteIdentifier } from "./quote-identifier";
 import { readPlan } from "./read-plan";
@@ -60,6 +60,66 @@ export function dayRowsQuery(schema: TableSchema, column: string, day: CalendarD
     sql: `SELECT ${readPlan(schema).selectList} FROM ${quoteIdentifier(schema.name)} WHERE ${range.sql}${order}`,
     values: range.values,
   };
+}
+
+/**
+ * A day is read through its primary-key range when the keys between its
+ * first and last are at most this many times its rows: the clustered index
+ * is then scanned in order (about half the server's work of fetching each
+ * row through the filter column's index), touching at most this many rows
+ * per row wanted. Gaps in the keys cost nothing.
+ */
+export const DENSE_KEY_FACTOR = 4n;
+
+/**
+ * The day's smallest and largest key as text, and its row count. The filter
+ * column's index holds the key (InnoDB secondary indexes end with it), so this
+ * reads that index alone.
+ */
+export function dayKeyBoundsQuery(
+  schema: TableSchema,
+  column: string,
+  day: CalendarDay,
+  key: SourceColumn,
+): SqlQuery {
+  const range = dayCondition(quoteIdentifier(column), day);
+  const k = quoteIdentifier(key.name);
+  return {
+    sql: `SELECT CAST(MIN(${k}) AS CHAR), CAST(MAX(${k}) AS CHAR), COUNT(*) FROM ${quoteIdentifier(schema.name)} WHERE ${range.sql}`,
+    values: range.values,
+  };
+}
+
+/** True when a day's key range is dense enough to be read through the primary key (DENSE_KEY_FACTOR). */
+export function isDenseKeyRange(min: string, max: string, rows: number): boolean {
+  return BigInt(max) - BigInt(min) + 1n <= DENSE_KEY_FACTOR * BigInt(Math.max(rows, 1));
+}
+
+/**
+ * Every row of the day, as dayRowsQuery, read along the primary key between
+ * `min` and `max` (the day's bounds from dayKeyBoundsQuery), in key order.
+ * Keys are bound as text and cast, so keys beyond 2^53 stay exact.
+ */
+export function dayRowsByKeyQuery(
+  schema: TableSchema,
+  column: string,
+  day: CalendarDay,
+  key: SourceColumn,
+  bounds: { readonly min: string; readonly max: string },
+): SqlQuery {
+  const range = dayCondition(quoteIdentifier(column), day);
+  const k = quoteIdentifier(key.name);
+  const cast = key.logicalType.kind === "uint64" ? "UNSIGNED" : "SIGNED";
+  return {
+    sql: `SELECT ${readPlan(schema).selectList} FROM ${quoteIdentifier(schema.name)} FORCE INDEX (PRIMARY) WHERE ${k} >= CAST(? AS ${cast}) AND ${k} <= CAST(? AS ${cast}) AND ${range.sql}`,
+    values: [integerText(bounds.min), integerText(bounds.max), ...range.values],
+  };
+}
+
+/** A key as canonical decimal text; anything else is a bug upstream and must never reach SQL. */
+function integerText(value: string): string {
+  if (!/^-?\d+$/.test(value)) throw new Error(`not an integer key: ${JSON.stringify(value)}`);
+  return BigInt(value).toString();
 }
 
 /**

@@ -5,7 +5,14 @@ import { InvalidInputError, TransientError } from "../../errors";
 import type { SourceDatabase } from "../../ports/source-database";
 import { createTestDatabase, type TestDatabase } from "../../testing/test-services";
 import { createMysqlPool } from "./create-mysql-pool";
-import { dayFiguresQuery, dayRowsQuery, firstValueQuery } from "./day-queries";
+import {
+  dayFiguresQuery,
+  dayKeyBoundsQuery,
+  dayRowsByKeyQuery,
+  dayRowsQuery,
+  firstValueQuery,
+  isDenseKeyRange,
+} from "./day-queries";
 import { createMysqlSourceDatabase } from "./mysql-source-database";
 
 let db: TestDatabase;
@@ -18,6 +25,10 @@ beforeAll(async () => {
     CREATE TABLE empty_events LIKE events;
     CREATE TABLE plain (id INT NOT NULL PRIMARY KEY, at DATETIME NOT NULL);
     CREATE TABLE pairs (a INT NOT NULL, b INT NOT NULL, at DATETIME NOT NULL, PRIMARY KEY (a, b));
+    CREATE TABLE woven (id INT NOT NULL PRIMARY KEY, at DATETIME NOT NULL, KEY (at));
+    INSERT INTO woven SELECT seq, IF(seq % 2 = 1, '2024-06-01 10:00:00', '2024-06-02 10:00:00') - INTERVAL seq SECOND
+      FROM seq_1_to_40;
+    INSERT INTO woven VALUES (41, '2024-05-31 23:59:59.999999'), (42, '2024-06-02 00:00:00');
     INSERT INTO events VALUES
       (1, '2024-01-01 00:00:00.000000'), (2, '2024-01-01 12:00:00'),
       (3, '2024-01-05 23:59:59.999999'), (4, '2024-01-06 00:00:00.000000'),
@@ -127,6 +138,39 @@ describe("day bounds", () => {
     const plan = await explain(dayRowsQuery(await describe_("events"), "at", "2024-01-01"));
     expect(plan[0]).toMatchObject({ type: "range", key: "at" });
     expect(String(plan[0]?.Extra)).not.toContain("filesort");
+  });
+
+  it("streams a day with dense integer keys along the primary key, only that day's rows", async () => {
+    // Odd ids on 2024-06-01, even ids on 2024-06-02, one row each side of the day's edges.
+    const woven = await describe_("woven");
+    const key = woven.columns[0];
+    if (!key) throw new Error("no key");
+    const [bounds] = (await db.connection.query(
+      { sql: dayKeyBoundsQuery(woven, "at", "2024-06-01", key).sql, rowsAsArray: true },
+      [...dayKeyBoundsQuery(woven, "at", "2024-06-01", key).values],
+    )) as unknown as [unknown[][]];
+    expect(bounds[0]?.map(String)).toEqual(["1", "39", "20"]);
+    const byKey = dayRowsByKeyQuery(woven, "at", "2024-06-01", key, { min: "1", max: "39" });
+    expect((await explain(byKey))[0]).toMatchObject({ type: "range", key: "PRIMARY" });
+
+    // Key order, not filter order (times fall as ids rise): the day was read along the key.
+    const expected = Array.from({ length: 20 }, (_, i) => String(2 * i + 1));
+    expect(await idsOf("woven", "2024-06-01")).toEqual(expected);
+    expect(await idsOf("woven", "2024-06-02")).toEqual([
+      ...Array.from({ length: 20 }, (_, i) => String(2 * i + 2)),
+      "42",
+    ]);
+  });
+
+  it("reads a day whose keys are sparse through the filter column's index instead", async () => {
+    expect(isDenseKeyRange("1", "39", 20)).toBe(true);
+    expect(isDenseKeyRange("1", "81", 20)).toBe(false);
+    expect(isDenseKeyRange("8", "18446744073709551615", 3)).toBe(false);
+    expect(await idsOf("events", "2024-04-01")).toEqual([
+      "18446744073709551615",
+      "18446744073709551614",
+      "8",
+    ]);
   });
 
   it("streams a day of a table without an index on the filter column, unordered", async () => {

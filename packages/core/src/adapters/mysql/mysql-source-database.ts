@@ -5,21 +5,26 @@ import type { SourceDatabase } from "../../ports/source-database";
 import type { MysqlPool } from "./create-mysql-pool";
 import {
   dayFiguresQuery,
+  dayKeyBoundsQuery,
+  dayRowsByKeyQuery,
   dayRowsQuery,
   firstValueQuery,
   firstValuesQuery,
+  isDenseKeyRange,
   type SqlQuery,
 } from "./day-queries";
 import { firstDayAfterZeroDate, isZeroDate } from "./day-range";
 import { introspectTable, tableFingerprint } from "./introspect-table";
 import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
 import { readPlan } from "./read-plan";
-import { streamRows } from "./stream-rows";
+import { type AskOnConnection, streamRows } from "./stream-rows";
 
 /**
  * The SourceDatabase port on a pool made by createMysqlPool, whose options are
- * what make values arrive canonical. Days stream in filter-column order when
- * that column leads an index, in scan order otherwise (see dayRowsQuery).
+ * what make values arrive canonical. A day whose filter column leads an index
+ * and whose integer keys are dense streams along the primary key (see
+ * DENSE_KEY_FACTOR), other indexed days in filter-column order, the rest in
+ * scan order (see dayRowsQuery).
  */
 export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
   // Every task describes its table; the schema is read again only when the table's definition changed.
@@ -71,8 +76,24 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
 
     streamDay(schema, column, day, batchRows) {
       requireColumn(schema, column);
+      const byFilter = dayRowsQuery(schema, column, day);
+      const key = integerKeyColumn(schema);
+      const indexed = schema.indexLeadingColumns.includes(column);
       return streamRows(pool, {
-        ...dayRowsQuery(schema, column, day),
+        ...byFilter,
+        ...(key && indexed
+          ? {
+              choose: async (ask: AskOnConnection) => {
+                const [bounds] = await ask(dayKeyBoundsQuery(schema, column, day, key));
+                const [min, max, rows] = bounds ?? [];
+                if (min === null || min === undefined || max === null || max === undefined) return byFilter;
+                const range = { min: String(min), max: String(max) };
+                return isDenseKeyRange(range.min, range.max, Number(rows))
+                  ? dayRowsByKeyQuery(schema, column, day, key, range)
+                  : byFilter;
+              },
+            }
+          : {}),
         batchRows,
         zeroDateColumns: readPlan(schema).zeroDateColumns,
         context: { table: schema.name, column },

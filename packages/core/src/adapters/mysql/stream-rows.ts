@@ -4,10 +4,24 @@ import type { MysqlPool } from "./create-mysql-pool";
 import { isZeroDate } from "./day-range";
 import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
 
+/** Runs a statement on the streaming connection and answers its rows as arrays. */
+export type AskOnConnection = (query: {
+  readonly sql: string;
+  readonly values: readonly unknown[];
+}) => Promise<unknown[][]>;
+
 /** A query whose rows are read in batches. */
 export interface StreamedQuery {
   readonly sql: string;
   readonly values: readonly unknown[];
+  /**
+   * Picks the statement to stream after asking the server first (a day's key
+   * bounds, say). The question and the stream then share one consistent,
+   * read-only snapshot, so the answer describes exactly the rows streamed.
+   */
+  readonly choose?: (
+    ask: AskOnConnection,
+  ) => Promise<{ readonly sql: string; readonly values: readonly unknown[] }>;
   readonly batchRows: number;
   /** Positions whose zero dates become null (see ReadPlan). */
   readonly zeroDateColumns: readonly number[];
@@ -66,6 +80,19 @@ async function* readBatches(
     throw mapMysqlError(error, query.context);
   });
   const connection = pooled.connection as StreamingConnection;
+  let statement: { readonly sql: string; readonly values: readonly unknown[] } = query;
+  if (query.choose) {
+    try {
+      await pooled.query({ sql: "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY" });
+      statement = await query.choose(async (asked) => {
+        const [rows] = await pooled.query({ sql: asked.sql, rowsAsArray: true }, [...asked.values]);
+        return rows as unknown[][];
+      });
+    } catch (error) {
+      pooled.destroy();
+      throw mapMysqlError(error, query.context);
+    }
+  }
   const bytesAtStart = connection.stream?.bytesRead ?? 0;
   const bytesSoFar = () => (connection.stream?.bytesRead ?? bytesAtStart) - bytesAtStart;
 
@@ -103,7 +130,7 @@ async function* readBatches(
   let complete = false;
   try {
     connection
-      .query({ sql: query.sql, values: [...query.values], rowsAsArray: true })
+      .query({ sql: statement.sql, values: [...statement.values], rowsAsArray: true })
       .on("result", onRow)
       .on("error", (error) => {
         failure = { error };
@@ -126,6 +153,11 @@ async function* readBatches(
         }
         yield batch;
       } else if (ended) {
+        if (query.choose) {
+          await pooled.query({ sql: "COMMIT" }).catch((error: unknown) => {
+            throw mapMysqlError(error, query.context);
+          });
+        }
         break;
       } else {
         await new Promise<void>((resolve) => {
