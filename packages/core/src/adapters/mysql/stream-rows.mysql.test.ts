@@ -5,6 +5,7 @@ import type { SourceDatabase } from "../../ports/source-database";
 import { createTestDatabase, type TestDatabase } from "../../testing/test-services";
 import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
 import { createMysqlSourceDatabase } from "./mysql-source-database";
+import { streamRows } from "./stream-rows";
 
 const BIG_DAY = "2024-05-01";
 const BIG_DAY_ROWS = 20_000;
@@ -190,6 +191,35 @@ describe("streamDay batches", () => {
     }
     const [rows] = await withinSeconds(5, pool.query({ sql: "SELECT 1", rowsAsArray: true }));
     expect(rows).toEqual([[1]]);
+  });
+
+  it("asks its question and streams the chosen statement in one snapshot, then gives the connection back", async () => {
+    const seen: unknown[][] = [];
+    const stream = streamRows(pool, {
+      sql: "SELECT 'not this one'",
+      values: [],
+      batchRows: 100,
+      zeroDateColumns: [],
+      context: { table: "rows_by_day" },
+      choose: async (ask) => {
+        seen.push(...(await ask({ sql: "SELECT COUNT(*) FROM rows_by_day WHERE id < ?", values: [1000] })));
+        // Written by another session after the question: the snapshot must not see it.
+        await db.connection.query("INSERT INTO rows_by_day VALUES (26, '2024-04-30 01:00:00', 'late')");
+        return { sql: "SELECT id FROM rows_by_day WHERE id < ? ORDER BY id", values: [1000] };
+      },
+    });
+    try {
+      const ids: unknown[] = [];
+      for await (const batch of stream.batches) ids.push(...batch.map((row) => row[0]));
+      expect(seen.map((row) => Number(row[0]))).toEqual([25]);
+      expect(ids).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+      await withinSeconds(
+        5,
+        Promise.all([pool.getConnection(), pool.getConnection()]).then((cs) => cs.map((c) => c.release())),
+      );
+    } finally {
+      await db.connection.query("DELETE FROM rows_by_day WHERE id = 26");
+    }
   });
 
   it("refuses a batch size that is not a positive integer", () => {

@@ -83,6 +83,9 @@ async function* readBatches(
   let statement: { readonly sql: string; readonly values: readonly unknown[] } = query;
   if (query.choose) {
     try {
+      // Only REPEATABLE READ keeps one snapshot for the whole transaction; a server
+      // configured for READ COMMITTED would give each statement its own.
+      await pooled.query({ sql: "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ" });
       await pooled.query({ sql: "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY" });
       statement = await query.choose(async (asked) => {
         const [rows] = await pooled.query({ sql: asked.sql, rowsAsArray: true }, [...asked.values]);
