@@ -17,6 +17,11 @@ const benches: Record<string, { file: string; args?: string[]; target: string }>
     args: ["one-day"],
     target: "peak RSS <= 300 MB for a 1,000,000-row day",
   },
+  "per-day": {
+    file: "migration.ts",
+    args: ["per-day"],
+    target: "none: what a task costs apart from its rows, to read beside the year figure",
+  },
   plan: {
     file: "migration.ts",
     args: ["plan"],

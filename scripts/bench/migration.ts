@@ -10,6 +10,8 @@ import { BENCH_MYSQL_URL, ensureBenchTable } from "./bench-table";
  * - year: 1,000,000 rows over 365 days, planned and copied through the real
  *   queue and task handler into DuckDB;
  * - one-day: 1,000,000 rows on a single day, copied by one task;
+ * - per-day: ten rows a day for 365 days, so the time is what a task costs
+ *   apart from its rows (queue, bookkeeping, per-day statements);
  * - plan: the time to plan 365 days on a 1M-row table and on a 10M-row table.
  * Prints one JSON line of figures.
  */
@@ -144,6 +146,16 @@ async function main() {
     await ensureBenchTable({ table: "bench_one_day", rows: 1_000_000, firstDay: "2024-06-01", days: 1 });
     return { scenario: "1,000,000 rows on one day into DuckDB", ...(await migrate("bench_one_day", 1)) };
   }
+  if (scenario === "per-day") {
+    // Ten rows a day: what a task costs apart from its rows.
+    await ensureBenchTable({ table: "bench_per_day", rows: 3_650, firstDay: "2024-01-01", days: 365 });
+    const figures = await migrate("bench_per_day", 365);
+    return {
+      scenario: "3,650 rows / 365 days into DuckDB (the cost of a task apart from its rows)",
+      msPerDay: round((figures.seconds * 1000) / figures.days),
+      ...figures,
+    };
+  }
   if (scenario === "plan") {
     await ensureBenchTable({
       table: "bench_plan_1m",
@@ -165,7 +177,7 @@ async function main() {
       large: await plan("bench_plan_10m"),
     };
   }
-  throw new Error(`unknown scenario ${scenario} (year, one-day, plan)`);
+  throw new Error(`unknown scenario ${scenario} (year, one-day, per-day, plan)`);
 }
 
 console.log(JSON.stringify(await main()));
