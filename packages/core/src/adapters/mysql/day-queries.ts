@@ -1,6 +1,7 @@
 import { type CalendarDay, startOfDay } from "../../domain/days/calendar-day";
 import type { SourceColumn, TableSchema } from "../../domain/types/table-schema";
 import { dayCondition } from "./day-range";
+import { integerText } from "./key-range";
 import { quoteIdentifier } from "./quote-identifier";
 import { readPlan } from "./read-plan";
 
@@ -63,15 +64,6 @@ export function dayRowsQuery(schema: TableSchema, column: string, day: CalendarD
 }
 
 /**
- * A day is read through its primary-key range when the keys between its
- * first and last are at most this many times its rows: the clustered index
- * is then scanned in order (about half the server's work of fetching each
- * row through the filter column's index), touching at most this many rows
- * per row wanted. Gaps in the keys cost nothing.
- */
-export const DENSE_KEY_FACTOR = 4n;
-
-/**
  * The day's smallest and largest key as text, and its row count. The filter
  * column's index holds the key (InnoDB secondary indexes end with it), so this
  * reads that index alone.
@@ -90,14 +82,11 @@ export function dayKeyBoundsQuery(
   };
 }
 
-/** True when a day's key range is dense enough to be read through the primary key (DENSE_KEY_FACTOR). */
-export function isDenseKeyRange(min: string, max: string, rows: number): boolean {
-  return BigInt(max) - BigInt(min) + 1n <= DENSE_KEY_FACTOR * BigInt(Math.max(rows, 1));
-}
-
 /**
  * Every row of the day, as dayRowsQuery, read along the primary key between
- * `min` and `max` (the day's bounds from dayKeyBoundsQuery), in key order.
+ * `min` and `max` (the day's bounds from dayKeyBoundsQuery), in key order:
+ * about half the server's work of fetching each row through the filter
+ * column's index, for days whose keys are dense (isDenseKeyRange).
  * Keys are bound as text and cast, so keys beyond 2^53 stay exact.
  */
 export function dayRowsByKeyQuery(
@@ -114,12 +103,6 @@ export function dayRowsByKeyQuery(
     sql: `SELECT ${readPlan(schema).selectList} FROM ${quoteIdentifier(schema.name)} FORCE INDEX (PRIMARY) WHERE ${k} >= CAST(? AS ${cast}) AND ${k} <= CAST(? AS ${cast}) AND ${range.sql}`,
     values: [integerText(bounds.min), integerText(bounds.max), ...range.values],
   };
-}
-
-/** A key as canonical decimal text; anything else is a bug upstream and must never reach SQL. */
-function integerText(value: string): string {
-  if (!/^-?\d+$/.test(value)) throw new Error(`not an integer key: ${JSON.stringify(value)}`);
-  return BigInt(value).toString();
 }
 
 /**

@@ -1,17 +1,9 @@
 import type { ChunkOutcome, DayDeleter, DayScope, KeyChunk, KeyColumn } from "../../ports/day-deleter";
 import type { MysqlPool, MysqlPoolConnection } from "./create-mysql-pool";
 import { dayCondition, type SqlCondition } from "./day-range";
+import { integerText, isDenseKeyRange } from "./key-range";
 import { mapMysqlError } from "./map-mysql-error";
 import { quoteIdentifier } from "./quote-identifier";
-
-/**
- * A chunk whose key span is at most this many times its rows is locked
- * through the primary key (FORCE INDEX): the scan then touches at most that
- * many rows per row wanted, and locks only the rows of the chunk's range.
- * Sparser chunks (keys not following time) are left to the optimizer, which
- * then walks the filter column's index instead.
- */
-const DENSE_FACTOR = 4n;
 
 /**
  * DayDeleter on a pool made by createMysqlPool. Keys are bound as text and
@@ -110,7 +102,8 @@ async function lockAndDelete(
   const where = chunkCondition(scope, key, chunk);
   const k = quoteIdentifier(key.column);
   const table = quoteIdentifier(scope.table);
-  const hint = isDense(chunk.first, chunk.last, chunk.rows) ? " FORCE INDEX (PRIMARY)" : "";
+  // A dense chunk is locked through the primary key: only the rows of its range (see key-range.ts).
+  const hint = isDenseKeyRange(chunk.first, chunk.last, chunk.rows) ? " FORCE INDEX (PRIMARY)" : "";
   const [rows] = await connection.query(
     {
       sql: `SELECT COUNT(*), CAST(COALESCE(SUM(${k}), 0) AS CHAR) FROM ${table}${hint} WHERE ${where.sql} FOR UPDATE`,
@@ -145,16 +138,6 @@ function chunkCondition(
     sql: `${day.sql} AND ${k} >= CAST(? AS ${cast}) AND ${k} <= CAST(? AS ${cast})`,
     values: [...day.values, integerText(chunk.first), integerText(chunk.last)],
   };
-}
-
-function isDense(first: string, last: string, rows: number): boolean {
-  return BigInt(last) - BigInt(first) + 1n <= DENSE_FACTOR * BigInt(Math.max(rows, 1));
-}
-
-/** A key as canonical decimal text; anything else is a bug upstream and must never reach SQL. */
-function integerText(value: string): string {
-  if (!/^-?\d+$/.test(value)) throw new Error(`not an integer key: ${JSON.stringify(value)}`);
-  return BigInt(value).toString();
 }
 
 function requireChunkRows(rows: number): void {

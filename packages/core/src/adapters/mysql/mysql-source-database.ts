@@ -10,11 +10,11 @@ import {
   dayRowsQuery,
   firstValueQuery,
   firstValuesQuery,
-  isDenseKeyRange,
   type SqlQuery,
 } from "./day-queries";
 import { firstDayAfterZeroDate, isZeroDate } from "./day-range";
 import { introspectTable, tableFingerprint } from "./introspect-table";
+import { isDenseKeyRange } from "./key-range";
 import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
 import { readPlan } from "./read-plan";
 import { type AskOnConnection, streamRows } from "./stream-rows";
@@ -23,7 +23,7 @@ import { type AskOnConnection, streamRows } from "./stream-rows";
  * The SourceDatabase port on a pool made by createMysqlPool, whose options are
  * what make values arrive canonical. A day whose filter column leads an index
  * and whose integer keys are dense streams along the primary key (see
- * DENSE_KEY_FACTOR), other indexed days in filter-column order, the rest in
+ * key-range.ts), other indexed days in filter-column order, the rest in
  * scan order (see dayRowsQuery).
  */
 export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
