@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { Redis } from "ioredis";
 import mysql from "mysql2/promise";
 
 /**
@@ -47,4 +48,13 @@ export async function createTestDatabase(prefix = "archiver_test"): Promise<Test
       await connection.end();
     },
   };
+}
+
+/** Deletes every Redis key under `prefix:`, a batch of SCAN at a time (tests give each run its own prefix). */
+export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<void> {
+  for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 }) as AsyncIterable<
+    string[]
+  >) {
+    if (keys.length > 0) await redis.del(...keys);
+  }
 }

@@ -4,7 +4,7 @@ import type { CopyDayTask } from "../../domain/tasks/task-payload";
 import { ConfigError, InvalidInputError, TransientError } from "../../errors";
 import type { TaskQueue } from "../../ports/task-queue";
 import { describeTaskQueueContract } from "../../testing/task-queue-contract";
-import { testRedisUrl, uniqueName } from "../../testing/test-services";
+import { deleteKeysWithPrefix, testRedisUrl, uniqueName } from "../../testing/test-services";
 import { type CloudTasksQueueOptions, createCloudTasksQueue } from "./cloud-tasks-queue";
 import { hourlyRun, taskId } from "./task-request";
 import {
@@ -49,8 +49,7 @@ async function openQueue(standIn: CloudTasksStandIn, extra: Partial<CloudTasksQu
   });
   const cleanup = async () => {
     await queue.close();
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.del(...keys);
+    await deleteKeysWithPrefix(redis, prefix);
   };
   return { queue, cleanup };
 }

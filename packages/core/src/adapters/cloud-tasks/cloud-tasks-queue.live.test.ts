@@ -1,7 +1,7 @@
 import { v2, v2beta3 } from "@google-cloud/tasks";
 import { Redis } from "ioredis";
 import { describeTaskQueueContract } from "../../testing/task-queue-contract";
-import { testRedisUrl, uniqueName } from "../../testing/test-services";
+import { deleteKeysWithPrefix, testRedisUrl, uniqueName } from "../../testing/test-services";
 import { describeSkipped, googleLiveProject, NO_GOOGLE_CREDENTIALS } from "../bigquery/testing/google-live";
 import { createCloudTasksQueue } from "./cloud-tasks-queue";
 import { queuePath } from "./task-request";
@@ -52,8 +52,7 @@ if (project && ready) {
         const [left] = await tasks.listTasks({ parent });
         await Promise.allSettled(left.map((task) => tasks.deleteTask({ name: task.name ?? "" })));
         await subject.close();
-        const keys = await redis.keys(`${prefix}:*`);
-        if (keys.length > 0) await redis.del(...keys);
+        await deleteKeysWithPrefix(redis, prefix);
         await Promise.allSettled([tasks.close(), admin.close(), redis.quit()]);
       },
     };

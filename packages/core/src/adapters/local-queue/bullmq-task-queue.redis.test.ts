@@ -6,7 +6,7 @@ import type { CopyDayTask } from "../../domain/tasks/task-payload";
 import { InvalidInputError, TransientError } from "../../errors";
 import type { TaskQueue } from "../../ports/task-queue";
 import { describeTaskQueueContract } from "../../testing/task-queue-contract";
-import { testRedisUrl, uniqueName } from "../../testing/test-services";
+import { deleteKeysWithPrefix, testRedisUrl, uniqueName } from "../../testing/test-services";
 import { asBullmqOptions, bullmqConnection } from "../redis/bullmq-connection";
 import { createRedisClient } from "../redis/create-redis-client";
 import { createLocalTaskQueue } from "./bullmq-task-queue";
@@ -21,15 +21,6 @@ const copy = (table: string, day: string): CopyDayTask => ({
   filterColumn: "created_at",
   day,
 });
-
-async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== "0");
-}
 
 let redis: Redis;
 beforeAll(() => {
@@ -46,7 +37,7 @@ describeTaskQueueContract("local BullMQ queue", async () => {
     queue,
     async cleanup() {
       await queue.close();
-      await deleteKeys(redis, prefix);
+      await deleteKeysWithPrefix(redis, prefix);
     },
   };
 });
@@ -59,7 +50,7 @@ describe("createLocalTaskQueue", () => {
     return { queue: createLocalTaskQueue({ connection, prefix, attempts }), prefix };
   };
   afterAll(async () => {
-    for (const prefix of prefixes) await deleteKeys(redis, prefix);
+    for (const prefix of prefixes) await deleteKeysWithPrefix(redis, prefix);
   });
 
   it("stores one job per task, named by kind, with the payload as data", async () => {

@@ -4,7 +4,7 @@ import { addDays } from "../../domain/days/calendar-day";
 import type { CopyDayTask, TaskPayload } from "../../domain/tasks/task-payload";
 import { InvalidInputError, TransientError, VerificationError } from "../../errors";
 import type { TaskQueue } from "../../ports/task-queue";
-import { testRedisUrl, uniqueName } from "../../testing/test-services";
+import { deleteKeysWithPrefix, testRedisUrl, uniqueName } from "../../testing/test-services";
 import { bullmqConnection } from "../redis/bullmq-connection";
 import { createRedisClient } from "../redis/create-redis-client";
 import { createLocalTaskQueue } from "./bullmq-task-queue";
@@ -18,15 +18,6 @@ const copy = (day: string, table = "orders"): CopyDayTask => ({
   filterColumn: "created_at",
   day,
 });
-
-async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== "0");
-}
 
 type Process = (task: TaskPayload, info: { attempt: number; maxAttempts: number }) => Promise<void>;
 
@@ -71,7 +62,7 @@ describe("startLocalWorker", () => {
   });
   afterAll(async () => {
     for (const item of opened.reverse()) await item.close().catch(() => {});
-    for (const prefix of prefixes) await deleteKeys(redis, prefix);
+    for (const prefix of prefixes) await deleteKeysWithPrefix(redis, prefix);
     await redis.quit();
   });
 

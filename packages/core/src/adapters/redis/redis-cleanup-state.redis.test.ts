@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { TransientError, VerificationError } from "../../errors";
 import type { CleanupPlan } from "../../ports/cleanup-state";
-import { testRedisUrl, uniqueName } from "../../testing/test-services";
+import { deleteKeysWithPrefix, testRedisUrl, uniqueName } from "../../testing/test-services";
 import { createRedisClient } from "./create-redis-client";
 import { cleanupKeys, createRedisCleanupState } from "./redis-cleanup-state";
 
@@ -10,8 +10,7 @@ const prefix = uniqueName("cleanup_state");
 const state = createRedisCleanupState(redis, { prefix });
 
 afterAll(async () => {
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
+  await deleteKeysWithPrefix(redis, prefix);
   await redis.quit();
 });
 
