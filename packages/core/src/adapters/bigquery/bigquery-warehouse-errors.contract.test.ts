@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Destination } from "../../domain/types/destination";
 import { ConfigError, TransientError, VerificationError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
-import { batchesOf, order, ordersSchema } from "./testing/orders-fixture";
+import { batchesOf, order, ordersSchema } from "../../testing/orders-fixture";
 import type { BigQueryStandIn } from "./testing/rest-stand-in";
 import { openStandInWarehouse } from "./testing/stand-in-client";
 

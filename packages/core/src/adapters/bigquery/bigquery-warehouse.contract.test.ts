@@ -4,9 +4,9 @@ import type { Destination } from "../../domain/types/destination";
 import type { Row } from "../../domain/types/table-schema";
 import { VerificationError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
+import { batchesOf, order, ordersSchema } from "../../testing/orders-fixture";
 import { bigQueryFields } from "./bigquery-types";
 import { everyTypeRows, everyTypeSchema } from "./testdata/every-type";
-import { batchesOf, order, ordersSchema } from "./testing/orders-fixture";
 import type { BigQueryStandIn } from "./testing/rest-stand-in";
 import {
   openStandInWarehouse,
@@ -34,6 +34,15 @@ let table = 0;
 function destination(): Destination {
   table++;
   return { dataset: "archive", table: `every_type_${table}` };
+}
+
+/** A new orders table in the stand-in, with order 1 copied on `day`. */
+async function ordersTableWithOrderOn(day: string) {
+  const target = destination();
+  const schema = ordersSchema();
+  await warehouse.ensureTable(target, schema, "created_at");
+  await warehouse.replaceDay(target, schema, "created_at", day, batchesOf([order("1", day)]));
+  return { target, schema };
 }
 
 beforeAll(async () => {
@@ -119,16 +128,7 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
   });
 
   it("replaces only the loaded day, and a second load of it leaves one copy", async () => {
-    const target = destination();
-    const schema = ordersSchema();
-    await warehouse.ensureTable(target, schema, "created_at");
-    await warehouse.replaceDay(
-      target,
-      schema,
-      "created_at",
-      "2024-03-01",
-      batchesOf([order("1", "2024-03-01")]),
-    );
+    const { target, schema } = await ordersTableWithOrderOn("2024-03-01");
     await warehouse.replaceDay(
       target,
       schema,
@@ -182,16 +182,7 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
   });
 
   it("starts no job and keeps the day when the source fails mid-stream", async () => {
-    const target = destination();
-    const schema = ordersSchema();
-    await warehouse.ensureTable(target, schema, "created_at");
-    await warehouse.replaceDay(
-      target,
-      schema,
-      "created_at",
-      "2024-05-01",
-      batchesOf([order("1", "2024-05-01")]),
-    );
+    const { target, schema } = await ordersTableWithOrderOn("2024-05-01");
     standIn.uploads.length = 0;
     const jobsBefore = standIn.requests.filter((r) => r.path.includes("/jobs/")).length;
 
@@ -213,16 +204,7 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
   });
 
   it("refuses to empty a copied day when the source has no rows for it, and uploads nothing", async () => {
-    const target = destination();
-    const schema = ordersSchema();
-    await warehouse.ensureTable(target, schema, "created_at");
-    await warehouse.replaceDay(
-      target,
-      schema,
-      "created_at",
-      "2024-06-01",
-      batchesOf([order("1", "2024-06-01")]),
-    );
+    const { target, schema } = await ordersTableWithOrderOn("2024-06-01");
     standIn.uploads.length = 0;
     const late = warehouse.replaceDay(target, schema, "created_at", "2024-06-01", batchesOf([]));
     await expect(late).rejects.toBeInstanceOf(VerificationError);
@@ -245,7 +227,7 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
       nullable: true,
       logicalType: { kind: "string" },
     } as const;
-    const wider = ordersSchema("uint64", [note]);
+    const wider = ordersSchema({ kind: "uint64" }, [note]);
     await warehouse.ensureTable(target, wider, "created_at");
     const patch = standIn.requests.find((r) => r.method === "PATCH")?.body as
       | { schema: { fields: { name: string }[] } }
@@ -263,8 +245,8 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
 
   it("stops with a clear message on an incompatible schema change, before any upload", async () => {
     const target = destination();
-    await warehouse.ensureTable(target, ordersSchema("int64"), "created_at");
-    const changed = ordersSchema("uint64");
+    await warehouse.ensureTable(target, ordersSchema({ kind: "int64" }), "created_at");
+    const changed = ordersSchema({ kind: "uint64" });
     await expect(warehouse.ensureTable(target, changed, "created_at")).rejects.toThrow(
       /id is INTEGER in BigQuery but the source now needs NUMERIC/,
     );

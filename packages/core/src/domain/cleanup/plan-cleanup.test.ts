@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { VerificationError } from "../../errors";
+import { ordersSchema } from "../../testing/orders-fixture";
+import type { LogicalType } from "../types/logical-type";
 import type { TableSchema } from "../types/table-schema";
 import { figuresOfChunks, keyColumnOf, recordedKeyRange, requireChunksWithin } from "./plan-cleanup";
 
@@ -7,28 +9,10 @@ const scope = { table: "orders", column: "created_at", day: "2024-01-01" };
 const key = { column: "id", unsigned: true };
 const chunk = (first: string, last: string, rows: number, sum: string) => ({ first, last, rows, sum });
 
-function schema(keyType: TableSchema["columns"][number]["logicalType"] | undefined): TableSchema {
-  return {
-    name: "orders",
-    columns: [
-      {
-        name: "id",
-        dataType: "bigint",
-        columnType: "bigint",
-        nullable: false,
-        logicalType: keyType ?? { kind: "string" },
-      },
-      {
-        name: "created_at",
-        dataType: "datetime",
-        columnType: "datetime",
-        nullable: true,
-        logicalType: { kind: "datetime", fractionDigits: 0, zone: "local" },
-      },
-    ],
-    primaryKey: keyType ? ["id"] : [],
-    indexLeadingColumns: ["created_at"],
-  };
+/** The orders table keyed by `id` of `keyType`, or with no primary key at all. */
+function schema(keyType: LogicalType | undefined): TableSchema {
+  const orders = ordersSchema(keyType ?? { kind: "string" });
+  return keyType ? orders : { ...orders, primaryKey: [] };
 }
 
 describe("figuresOfChunks", () => {

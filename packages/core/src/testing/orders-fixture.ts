@@ -1,8 +1,9 @@
-import type { Row, TableSchema } from "../../../domain/types/table-schema";
+import type { LogicalType } from "../domain/types/logical-type";
+import type { Row, TableSchema } from "../domain/types/table-schema";
 
-/** A two-column source table for the stand-in tests: `id` and the filter column `created_at`. */
+/** A two-column source table for tests: the key `id` (of type `idType`) and the filter column `created_at`. */
 export function ordersSchema(
-  idType: "uint64" | "int64" = "uint64",
+  idType: LogicalType = { kind: "uint64" },
   extra: TableSchema["columns"] = [],
 ): TableSchema {
   return {
@@ -13,7 +14,7 @@ export function ordersSchema(
         dataType: "bigint",
         columnType: "bigint",
         nullable: false,
-        logicalType: { kind: idType },
+        logicalType: idType,
       },
       {
         name: "created_at",
