@@ -8,6 +8,7 @@ import { createMysqlSourceDatabase } from "../adapters/mysql/mysql-source-databa
 import { createRedisClient } from "../adapters/redis/create-redis-client";
 import { createRedisCleanupState } from "../adapters/redis/redis-cleanup-state";
 import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-ledger";
+import { loadConfig } from "../config/load-config";
 import type { CleanupDeps, CleanupSettings } from "../domain/cleanup/cleanup-deps";
 import { copyDay } from "../domain/copy/copy-day";
 import type { CalendarDay } from "../domain/days/calendar-day";
@@ -97,16 +98,8 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
     },
     async close() {},
   };
-  const settings: CleanupSettings = {
-    chunkRows: 5000,
-    concurrency: 2,
-    pauseMs: 0,
-    maxReplicaLagSeconds: 0,
-    replicaUrls: [],
-    maxThreadsRunning: 0,
-    maxRedoPercent: 0,
-    maxWaitMs: 120_000,
-  };
+  // The defaults, as a deployment without CLEANUP_* variables has them; tests override what they exercise.
+  const settings: CleanupSettings = loadConfig({}).cleanup;
 
   return {
     db,
