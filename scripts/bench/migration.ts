@@ -58,21 +58,11 @@ function migrationMessage(table: string, limit: number) {
   return parsed.message;
 }
 
-const deps = (runtime: Runtime) => ({
-  source: runtime.source,
-  queue: runtime.queue,
-  ledger: runtime.ledger,
-  logger: runtime.logger,
-  clock: runtime.clock,
-  timeZone: runtime.config.timeZone,
-  destinations: runtime.destinations,
-});
-
 async function migrate(table: string, limit: number) {
   const runtime = await runtimeFor(table);
   try {
     const started = performance.now();
-    const [plan] = await startMigration(deps(runtime), migrationMessage(table, limit));
+    const [plan] = await startMigration(runtime.migration, migrationMessage(table, limit));
     const worker = await runWorker(runtime, { drain: true });
     await worker.drained();
     await worker.close();
@@ -114,7 +104,7 @@ async function plan(table: string) {
 
 /** Plans 365 days without enqueueing (the queue is emptied after each run). */
 async function startMigrationPlanOnly(runtime: Runtime, table: string): Promise<number> {
-  const [result] = await startMigration(deps(runtime), migrationMessage(table, 365));
+  const [result] = await startMigration(runtime.migration, migrationMessage(table, 365));
   await forget(runtime.config.redis.url, table);
   if ((result?.days.length ?? 0) !== 365)
     throw new Error(`planned ${result?.days.length} days, expected 365`);

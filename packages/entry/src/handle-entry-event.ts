@@ -4,12 +4,12 @@ import {
   InvalidInputError,
   parseMessage,
   type Runtime,
+  startCleanup,
   startMigration,
   type TablePlan,
   VerificationError,
 } from "@table-archiver/core";
 import { decodePubSubEvent, type MessagePublishedData } from "./decode-pubsub-event";
-import { runCleanupMode } from "./run-cleanup-mode";
 
 export interface EntryEvent {
   readonly id?: string;
@@ -32,21 +32,9 @@ export function createEntryHandler(getRuntime: () => Promise<Runtime>) {
     try {
       const parsed = parseMessage(decodePubSubEvent(event.data));
       if (parsed.mode === "migration") {
-        const plans = await startMigration(
-          {
-            source: runtime.source,
-            queue: runtime.queue,
-            ledger: runtime.ledger,
-            logger: runtime.logger,
-            clock: runtime.clock,
-            timeZone: runtime.config.timeZone,
-            destinations: runtime.destinations,
-          },
-          parsed.message,
-        );
-        return { outcome: "migration", plans };
+        return { outcome: "migration", plans: await startMigration(runtime.migration, parsed.message) };
       }
-      return { outcome: "cleanup", summary: await runCleanupMode(runtime, parsed.message) };
+      return { outcome: "cleanup", summary: await startCleanup(runtime.cleanup, parsed.message) };
     } catch (error) {
       if (error instanceof InvalidInputError || error instanceof VerificationError) {
         const rejected = { code: error.code, field: error.field, message: error.message };

@@ -1,5 +1,6 @@
 import {
   type CopiedDayRecord,
+  cleanDay,
   copyDay,
   type DayCleanupReport,
   InvalidInputError,
@@ -8,7 +9,6 @@ import {
   type TaskPayload,
   VerificationError,
 } from "@table-archiver/core";
-import { runCleanDay } from "./run-clean-day";
 
 export type TaskResult =
   | { readonly kind: "copy"; readonly task: TaskPayload; readonly record: CopiedDayRecord }
@@ -51,5 +51,5 @@ async function run(runtime: Runtime, task: TaskPayload): Promise<TaskResult> {
     );
     return { kind: "copy", task, record };
   }
-  return { kind: "clean", task, report: await runCleanDay(runtime, task) };
+  return { kind: "clean", task, report: await cleanDay(runtime.cleanup, task) };
 }

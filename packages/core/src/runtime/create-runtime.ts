@@ -53,6 +53,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     queue,
     destinations,
     cleanupState,
+    migration: { source, queue, ledger, logger, clock, timeZone: config.timeZone, destinations },
     cleanup: {
       source,
       deleter: createMysqlDayDeleter(pool),

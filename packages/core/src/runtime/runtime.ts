@@ -1,6 +1,7 @@
 import type { Config } from "../config";
 import type { CleanupDeps } from "../domain/cleanup/cleanup-deps";
 import type { DestinationRules } from "../domain/migration/resolve-tables";
+import type { StartMigrationDeps } from "../domain/migration/start-migration";
 import type { CleanupState } from "../ports/cleanup-state";
 import type { Clock } from "../ports/clock";
 import type { Logger } from "../ports/logger";
@@ -24,6 +25,8 @@ export interface Runtime {
   readonly destinations: DestinationRules;
   /** Per-day cleanup progress and the cleaned days. */
   readonly cleanupState: CleanupState;
+  /** What migration mode (planning and enqueueing) uses. */
+  readonly migration: StartMigrationDeps;
   /** What cleanup mode and cleanup tasks use, over the same connections. */
   readonly cleanup: CleanupDeps;
   warehouse(): Promise<Warehouse>;
