@@ -51,15 +51,8 @@ function message(tables: string[], extra: Partial<MigrationMessage> = {}): Migra
   return parsed.message;
 }
 
-const deps = () => ({
-  source: t.runtime.source,
-  queue: t.runtime.queue,
-  ledger: t.runtime.ledger,
-  logger: t.runtime.logger,
-  clock: t.runtime.clock,
-  timeZone: "UTC",
-  destinations: t.runtime.destinations,
-});
+/** Migration mode as the entry function runs it (the test runtime's zone is UTC). */
+const deps = () => t.runtime.migration;
 
 async function queued(table: string): Promise<string[]> {
   return [...(await t.runtime.queue.queuedDays("copy", table))].sort();
