@@ -1,5 +1,5 @@
 // The BigQuery, DuckDB, Cloud Tasks and Cloud SQL drivers load lazily (createRuntime,
-// createMysqlPool); only their types and the SDK-free helpers are re-exported.
+// openMysqlPool); only their types and the SDK-free helpers are re-exported.
 export type { BigQueryWarehouseOptions } from "./adapters/bigquery/bigquery-warehouse";
 export type { CloudTasksQueueOptions } from "./adapters/cloud-tasks/cloud-tasks-queue";
 export * from "./adapters/cloud-tasks/retry-info";
@@ -8,12 +8,12 @@ export * from "./adapters/local-queue/bullmq-task-queue";
 export * from "./adapters/local-queue/local-queue-keys";
 export * from "./adapters/local-queue/local-worker";
 export * from "./adapters/logging/json-logger";
-export type { MysqlConnectionOptions } from "./adapters/mysql/cloud-sql-options";
 export * from "./adapters/mysql/create-mysql-pool";
 export * from "./adapters/mysql/map-mysql-error";
 export * from "./adapters/mysql/mysql-day-deleter";
 export * from "./adapters/mysql/mysql-load-probe";
 export * from "./adapters/mysql/mysql-source-database";
+export * from "./adapters/mysql/open-mysql-pool";
 export * from "./adapters/mysql/quote-identifier";
 export * from "./adapters/redis/bullmq-connection";
 export * from "./adapters/redis/create-redis-client";

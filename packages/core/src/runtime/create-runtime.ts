@@ -1,8 +1,9 @@
 import { createJsonLogger } from "../adapters/logging/json-logger";
-import { createMysqlPool } from "../adapters/mysql/create-mysql-pool";
 import { createMysqlDayDeleter } from "../adapters/mysql/mysql-day-deleter";
 import { createMysqlLoadProbe } from "../adapters/mysql/mysql-load-probe";
 import { createMysqlSourceDatabase } from "../adapters/mysql/mysql-source-database";
+import { mysqlTlsOptions } from "../adapters/mysql/mysql-tls-options";
+import { openMysqlPool } from "../adapters/mysql/open-mysql-pool";
 import { createRedisClient } from "../adapters/redis/create-redis-client";
 import { createRedisCleanupState } from "../adapters/redis/redis-cleanup-state";
 import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-ledger";
@@ -20,7 +21,7 @@ export interface RuntimeOptions {
 /** Builds the adapters config selects. Drivers load lazily so a bundle carries only what it uses. */
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? createJsonLogger({ level: config.logLevel });
-  const pool = createMysqlPool(config.mysql);
+  const pool = await openMysqlPool(config);
   const source = createMysqlSourceDatabase(pool);
   const redis = createRedisClient(config.redis);
   const ledger = createRedisMigrationLedger(redis);
@@ -30,6 +31,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     primary: pool,
     replicaUrls: config.cleanup.replicaUrls,
     password: config.mysql.password,
+    // Replicas are reached by their URLs, with the primary's TLS settings (not through the Cloud SQL connector).
+    poolOptions: mysqlTlsOptions(config.env),
   });
   const clock = options.clock ?? (() => new Date());
   const destinations = {

@@ -2,10 +2,10 @@ import type { AddressInfo } from "node:net";
 import {
   type Config,
   createJsonLogger,
-  createMysqlPool,
   createRedisClient,
   type Logger,
   type MysqlPool,
+  openMysqlPool,
 } from "@table-archiver/core";
 import { createLoadRedisDataHandler } from "@table-archiver/redis-reader";
 import Fastify, { type FastifyInstance } from "fastify";
@@ -58,7 +58,7 @@ export async function buildLocalServer(options: LocalServerOptions): Promise<Loc
   const { config } = options;
   const logger = options.logger ?? createJsonLogger({ level: config.logLevel });
   const redis = options.redis ?? createRedisClient(config.redis);
-  const mysql = options.mysql ?? createMysqlPool(config.mysql);
+  const mysql = options.mysql ?? (await openMysqlPool(config));
 
   const tokens = createLocalTokens({
     secret: config.local.tokenSecret,

@@ -2,15 +2,9 @@ import { AuthTypes, Connector, IpAddressTypes } from "@google-cloud/cloud-sql-co
 import type { PoolOptions } from "mysql2/promise";
 import type { Env } from "../../config";
 import { TransientError } from "../../errors";
-import { type MysqlTlsSettings, mysqlTlsOptions } from "./mysql-tls-options";
+import type { MysqlConnectionOptions } from "./open-mysql-pool";
 
 export type CloudSqlSettings = Pick<Env, "CLOUD_SQL_INSTANCE" | "CLOUD_SQL_IAM_AUTH" | "CLOUD_SQL_IP_TYPE">;
-
-/** Pool options to merge over the MYSQL_URL ones, and what to release after the pool ended. */
-export interface MysqlConnectionOptions {
-  readonly options: Partial<PoolOptions>;
-  close(): Promise<void>;
-}
 
 /** The part of the Cloud SQL connector used here, so tests can stand in for it. */
 export interface CloudSqlConnector {
@@ -55,19 +49,4 @@ export async function cloudSqlOptions(
       { cause: error },
     );
   }
-}
-
-/**
- * The production additions to the MySQL pool options: the Cloud SQL
- * connector when CLOUD_SQL_INSTANCE is set, else TLS from MYSQL_TLS_CA /
- * MYSQL_TLS_REJECT_UNAUTHORIZED (nothing when neither is set). Pass `config`
- * or anything with its `env`.
- */
-export async function mysqlConnectionOptions(
-  config: { readonly env: CloudSqlSettings & MysqlTlsSettings },
-  connector?: CloudSqlConnector,
-): Promise<MysqlConnectionOptions> {
-  const instance = config.env.CLOUD_SQL_INSTANCE;
-  if (instance) return cloudSqlOptions({ ...config.env, CLOUD_SQL_INSTANCE: instance }, connector);
-  return { options: mysqlTlsOptions(config.env), async close() {} };
 }

@@ -1,3 +1,4 @@
+import type { PoolOptions } from "mysql2/promise";
 import type { LoadProbe, RedoFill, ReplicaLag } from "../../ports/load-probe";
 import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
 import { mapMysqlError } from "./map-mysql-error";
@@ -14,6 +15,8 @@ export interface MysqlLoadProbeOptions {
   readonly replicaUrls: readonly string[];
   /** MYSQL_PASSWORD, used for a replica whose URL carries no password. */
   readonly password?: string | undefined;
+  /** Pool options every replica connection gets too, such as the TLS ones of the primary. */
+  readonly poolOptions?: Partial<PoolOptions>;
   /** Opens a replica's pool; tests pass fakes. */
   readonly connect?: (url: string, password: string | undefined) => MysqlPool;
 }
@@ -30,7 +33,13 @@ export interface MysqlLoadProbeOptions {
  * (`innodb_redo_log_capacity`, or log file size times files in group).
  */
 export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe {
-  const connect = options.connect ?? defaultConnect;
+  const connect =
+    options.connect ??
+    ((url: string, password: string | undefined) =>
+      createMysqlPool(
+        { url, password },
+        { ...options.poolOptions, connectionLimit: 1, connectTimeout: 3_000 },
+      ));
   const replicas = options.replicaUrls.map((url) => ({
     url,
     name: displayName(url),
@@ -142,10 +151,6 @@ async function replicaStatus(pool: MysqlPool, replica: { statement: number }): P
       replica.statement += 1;
     }
   }
-}
-
-function defaultConnect(url: string, password: string | undefined): MysqlPool {
-  return createMysqlPool({ url, password }, { connectionLimit: 1, connectTimeout: 3_000 });
 }
 
 /** host:port only: replica URLs may carry credentials, which must never reach a log. */

@@ -2,7 +2,8 @@ import { Socket } from "node:net";
 import { AuthTypes, IpAddressTypes } from "@google-cloud/cloud-sql-connector";
 import { describe, expect, it } from "vitest";
 import { TransientError } from "../../errors";
-import { type CloudSqlConnector, mysqlConnectionOptions } from "./cloud-sql-options";
+import type { CloudSqlConnector } from "./cloud-sql-options";
+import { mysqlConnectionOptions } from "./open-mysql-pool";
 
 function fakeConnector(fail?: Error) {
   const calls: Parameters<CloudSqlConnector["getOptions"]>[0][] = [];

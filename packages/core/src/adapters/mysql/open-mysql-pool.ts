@@ -1,0 +1,51 @@
+import type { PoolOptions } from "mysql2/promise";
+import type { Config } from "../../config";
+import type { CloudSqlConnector, CloudSqlSettings } from "./cloud-sql-options";
+import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
+import { type MysqlTlsSettings, mysqlTlsOptions } from "./mysql-tls-options";
+
+/** Pool options to merge over the MYSQL_URL ones, and what to release after the pool ended. */
+export interface MysqlConnectionOptions {
+  readonly options: Partial<PoolOptions>;
+  close(): Promise<void>;
+}
+
+/**
+ * The production additions to the MySQL pool options: the Cloud SQL
+ * connector when CLOUD_SQL_INSTANCE is set (loaded only then), else TLS from
+ * MYSQL_TLS_CA / MYSQL_TLS_REJECT_UNAUTHORIZED (nothing when neither is set).
+ * Pass `config` or anything with its `env`.
+ */
+export async function mysqlConnectionOptions(
+  config: { readonly env: CloudSqlSettings & MysqlTlsSettings },
+  connector?: CloudSqlConnector,
+): Promise<MysqlConnectionOptions> {
+  const instance = config.env.CLOUD_SQL_INSTANCE;
+  if (instance) {
+    const { cloudSqlOptions } = await import("./cloud-sql-options");
+    return cloudSqlOptions({ ...config.env, CLOUD_SQL_INSTANCE: instance }, connector);
+  }
+  return { options: mysqlTlsOptions(config.env), async close() {} };
+}
+
+/**
+ * The source's pool as configured: MYSQL_URL and MYSQL_PASSWORD, through the
+ * Cloud SQL connector or with TLS as mysqlConnectionOptions says. Ending the
+ * pool also releases the connector. `extra` adds pool options such as
+ * `connectionLimit`.
+ */
+export async function openMysqlPool(config: Config, extra: Partial<PoolOptions> = {}): Promise<MysqlPool> {
+  const connection = await mysqlConnectionOptions(config);
+  const pool = createMysqlPool(config.mysql, { ...connection.options, ...extra });
+  return {
+    query: (options, values) => pool.query(options, values),
+    getConnection: () => pool.getConnection(),
+    async end() {
+      try {
+        await pool.end();
+      } finally {
+        await connection.close();
+      }
+    },
+  };
+}
