@@ -1,5 +1,6 @@
 import type { Connection } from "mysql2/promise";
 
+export const DEMO_DATABASE = "archiver_demo";
 export const DEMO_TABLE = "orders";
 export const DEMO_DESTINATION = "orders_archive";
 

@@ -1,21 +1,17 @@
 import "dotenv/config";
 import { rm } from "node:fs/promises";
-import { createRuntime, cutoffDay, loadConfig } from "@table-archiver/core";
+import { createJsonLogger, createRuntime, cutoffDay, loadConfig } from "@table-archiver/core";
 import mysql from "mysql2/promise";
 import { processIo, writeLine } from "../cli/cli-io";
 import { publishCommand } from "../cli/publish-command";
 import { unreachableServices } from "../services/check-services";
+import { demoEnv } from "./demo-env";
 import { showDemoResult } from "./demo-result";
-import { createDemoTable, DEMO_DESTINATION, DEMO_TABLE } from "./demo-table";
+import { createDemoTable, DEMO_DATABASE, DEMO_DESTINATION, DEMO_TABLE } from "./demo-table";
 import { resetDemoState } from "./reset-demo-state";
 
 const io = processIo();
-const env = {
-  MYSQL_URL: "mysql://root@127.0.0.1:3306/archiver_demo",
-  DUCKDB_PATH: ".data/demo-warehouse.duckdb",
-  LOCAL_QUEUE_PREFIX: "archiver-demo",
-  ...process.env,
-};
+const env = demoEnv(process.env);
 
 /**
  * The demo: two years of orders, a migration of everything older than one
@@ -29,20 +25,24 @@ async function main(): Promise<number> {
     for (const line of down) writeLine(io.stderr, `demo: ${line}`);
     return 1;
   }
+  // First, as it refuses to touch Redis state that is not the demo's.
+  await resetDemoState(config);
   const url = new URL(config.mysql.url);
-  const database = url.pathname.slice(1) || "archiver_demo";
   const server = await mysql.createConnection({
     uri: `${url.protocol}//${url.username}:${url.password}@${url.host}`,
+    ...(config.mysql.password ? { password: config.mysql.password } : {}),
   });
-  await server.query(`CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4`);
-  await server.query(`USE \`${database}\``);
+  await server.query(`CREATE DATABASE IF NOT EXISTS \`${DEMO_DATABASE}\` CHARACTER SET utf8mb4`);
+  await server.query(`USE \`${DEMO_DATABASE}\``);
   await server.query("SET time_zone = '+00:00'");
 
-  writeLine(io.stdout, `demo: creating ${database}.${DEMO_TABLE} with about two years of orders ...`);
+  writeLine(io.stdout, `demo: creating ${DEMO_DATABASE}.${DEMO_TABLE} with about two years of orders ...`);
   const today = new Date();
   const rows = await createDemoTable(server, { days: 730, perDay: 300, today });
-  await resetDemoState(config);
-  await rm(config.warehouse.kind === "duckdb" ? config.warehouse.path : "", { force: true });
+  if (config.warehouse.kind === "duckdb") {
+    await rm(config.warehouse.path, { force: true });
+    await rm(`${config.warehouse.path}.wal`, { force: true });
+  }
   writeLine(io.stdout, `demo: ${rows} rows created`);
 
   const runtime = await createRuntime(config, { logger: quietLogger() });
@@ -68,16 +68,12 @@ async function main(): Promise<number> {
   }
 }
 
+/** Warnings and errors only, on stderr: the demo's own lines tell the story. */
 function quietLogger() {
-  const write = (line: string) => process.stderr.write(`${line}\n`);
-  return {
-    debug: () => {},
-    info: () => {},
-    warn: (message: string, fields?: object) =>
-      write(JSON.stringify({ severity: "WARNING", message, ...fields })),
-    error: (message: string, fields?: object) =>
-      write(JSON.stringify({ severity: "ERROR", message, ...fields })),
-  };
+  return createJsonLogger({ level: "warn", write: (line) => process.stderr.write(`${line}\n`) });
 }
 
-process.exitCode = await main();
+process.exitCode = await main().catch((error: unknown) => {
+  writeLine(io.stderr, `demo: ${error instanceof Error ? error.message : String(error)}`);
+  return 1;
+});
