@@ -160,6 +160,20 @@ export function describeWarehouseContract(
       expect(await w().countRows(destination)).toBe(2);
     });
 
+    it("refuses to empty a copied day when no rows come, and keeps it; an empty new day is fine", async () => {
+      const destination = table("empty");
+      const schema = keyedSchema();
+      await w().ensureTable(destination, schema, "created_at");
+      const copied = keyedRows(DAY, [1, 2]);
+      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(copied));
+      const emptied = w().replaceDay(destination, schema, "created_at", DAY, batchesOf([]));
+      await expect(emptied).rejects.toBeInstanceOf(VerificationError);
+      await expect(emptied).rejects.toThrow(/source has no rows for the day but the warehouse holds 2/);
+      expect(await subject.readDay(destination, "created_at", DAY, schema)).toEqual(copied);
+      const fresh = await w().replaceDay(destination, schema, "created_at", "2024-05-07", batchesOf([]));
+      expect(fresh.rowsWritten).toBe(0);
+    });
+
     it("leaves neighbouring days untouched; both ends of the day belong to it", async () => {
       const destination = table("neighbours");
       const schema = keyedSchema();

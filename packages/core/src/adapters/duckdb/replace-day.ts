@@ -29,7 +29,8 @@ export interface DayTarget {
 
 /**
  * Replaces the day in one transaction on `connection`: delete the day, append
- * the batches, count the day, commit. The appender writes into the
+ * the batches, count the day, commit. Rows deleted and none appended means a
+ * copied day about to be emptied: that rolls back (see Warehouse.replaceDay). The appender writes into the
  * connection's open transaction (its rows are invisible to other connections
  * and vanish on ROLLBACK), so any failure, including `batches` throwing
  * halfway, leaves the day exactly as it was. Returns the day's figures as
@@ -55,7 +56,7 @@ export async function replaceDayInTransaction(
     }
     const table = qualifiedName(destination);
     const where = dayPredicate(filterColumn);
-    await connection.run(`DELETE FROM ${table} WHERE ${where}`, bounds);
+    const deleted = await connection.run(`DELETE FROM ${table} WHERE ${where}`, bounds);
     appender = await connection.createAppender(destination.table, destination.dataset, destination.catalog);
     const writer = ChunkWriter.create(
       appender,
@@ -74,6 +75,11 @@ export async function replaceDayInTransaction(
     appender = undefined;
     const figures = await dayFiguresOn(connection, destination, filterColumn, day, target.keyColumn);
     const rows = figures.rows;
+    if (appended === 0 && deleted.rowsChanged > 0) {
+      throw new VerificationError(
+        `${label}: the source has no rows for the day but the warehouse holds ${deleted.rowsChanged}; refusing to empty a copied day`,
+      );
+    }
     if (rows !== appended) {
       throw new VerificationError(
         `${label}: appended ${appended} rows but the day holds ${rows}; ${appended - rows} rows lie outside the day or have no ${filterColumn}`,
