@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanupKeys } from "../../adapters/redis/redis-cleanup-state";
 import {
   type CleanupFixture,
   cleanTask,
@@ -42,6 +43,29 @@ describe("cleanDay resuming after a kill", () => {
     expect(await fx.idsOn(table, "2024-04-01")).toEqual([]);
     expect(await fx.idsOn(table, "2024-04-02")).toEqual(untouched);
     expect(await fx.deps().state.cleanedDays(table)).toEqual(["2024-04-01"]);
+  });
+});
+
+describe("cleanDay and the lease", () => {
+  it("deletes nothing more once another task holds the day's lease, even after a long pause", async () => {
+    const table = await fx.keyedTable(["2024-04-10"], 4);
+    await fx.copy(table, "2024-04-10");
+    const lease = cleanupKeys(fx.prefix, table, "2024-04-10").lease;
+    const deps = fx.deps({
+      settings: { chunkRows: 2, pauseMs: 60_000 },
+      // The pause outlasts the lease: it expires and a second task claims the day.
+      sleep: async () => {
+        await fx.redis.del(lease);
+        expect(await fx.deps().state.claim(table, "2024-04-10", "second-task", 60_000)).toBe(true);
+      },
+    });
+
+    await expect(cleanDay(deps, cleanTask(table, "2024-04-10"))).rejects.toThrow(/lost the cleanup lease/);
+    expect(await fx.idsOn(table, "2024-04-10")).toHaveLength(2);
+
+    await fx.redis.del(lease);
+    const report = await cleanDay(fx.deps({ settings: { chunkRows: 2 } }), cleanTask(table, "2024-04-10"));
+    expect(report).toMatchObject({ outcome: "cleaned", resumed: true, rowsDeleted: 4 });
   });
 });
 
@@ -94,6 +118,59 @@ describe("cleanDay on a table without a primary key", () => {
       /holds 5 rows/,
     );
     expect(await fx.query(`SELECT * FROM \`${table}\``)).toHaveLength(5);
+  });
+
+  it("a retry after the throttle gave up before any delete counts again, and a late row stops it", async () => {
+    const table = uniqueName("events");
+    await fx.query(`CREATE TABLE \`${table}\` (created_at DATETIME NOT NULL, note TEXT, KEY (created_at))`);
+    for (let i = 1; i <= 4; i++)
+      await fx.query(`INSERT INTO \`${table}\` VALUES ('2024-06-05 0${i}:00:00', 'x')`);
+    await fx.copy(table, "2024-06-05");
+    fx.probe.lags = [{ replica: "replica-1:3306", seconds: null, reason: "replication not running" }];
+    const throttled = { maxReplicaLagSeconds: 10, replicaUrls: ["mysql://replica-1"], maxWaitMs: 2000 };
+    try {
+      await expect(
+        cleanDay(fx.deps({ settings: throttled }), cleanTask(table, "2024-06-05")),
+      ).rejects.toThrow(/lag unknown/);
+    } finally {
+      fx.probe.lags = [];
+    }
+    expect(await fx.deps().state.read(table, "2024-06-05")).toMatchObject({
+      status: "deleting",
+      rowsDeleted: 0,
+      pendingRows: 0,
+    });
+    await fx.query(`INSERT INTO \`${table}\` VALUES ('2024-06-05 09:00:00', 'late')`);
+
+    await expect(cleanDay(fx.deps(), cleanTask(table, "2024-06-05"))).rejects.toThrow(/holds 5 rows/);
+    expect(await fx.query(`SELECT * FROM \`${table}\``)).toHaveLength(5);
+  });
+
+  it("a resumed task naming another filter column deletes nothing", async () => {
+    const table = uniqueName("events");
+    await fx.query(
+      `CREATE TABLE \`${table}\` (created_at DATETIME NOT NULL, updated_at DATETIME NOT NULL, note TEXT,
+       KEY (created_at), KEY (updated_at))`,
+    );
+    // Four copied rows created on 06-07; two never-copied rows updated on 06-07.
+    for (let i = 1; i <= 4; i++)
+      await fx.query(
+        `INSERT INTO \`${table}\` VALUES ('2024-06-07 0${i}:00:00', '2024-06-20 00:00:00', 'copied')`,
+      );
+    for (let i = 1; i <= 2; i++)
+      await fx.query(
+        `INSERT INTO \`${table}\` VALUES ('2024-05-01 00:00:00', '2024-06-07 0${i}:00:00', 'kept')`,
+      );
+    await fx.copy(table, "2024-06-07");
+    const settings = { chunkRows: 2 };
+    await expect(
+      cleanDay(fx.deps({ deleter: failAfter(fx.deleter, 1), settings }), cleanTask(table, "2024-06-07")),
+    ).rejects.toThrow("killed");
+
+    const other = { ...cleanTask(table, "2024-06-07"), filterColumn: "updated_at" };
+    await expect(cleanDay(fx.deps({ settings }), other)).rejects.toThrow(/copied by column "created_at"/);
+    expect(await fx.query(`SELECT * FROM \`${table}\` WHERE note = 'kept'`)).toHaveLength(2);
+    expect(await fx.query(`SELECT * FROM \`${table}\``)).toHaveLength(4);
   });
 });
 

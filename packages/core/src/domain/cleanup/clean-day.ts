@@ -117,6 +117,7 @@ async function runDay(
     return { ...base, outcome: "already-done", rowsDeleted: existing.rowsDeleted, resumed: false };
   }
   const resumed = existing?.status === "deleting";
+  if (resumed) requireCopiedBy(scope, await ledger);
   const cleanup = resumed ? existing : await verifyAndPlan(deps, schema, scope, await ledger);
   if (cleanup === "already-clean") {
     return { ...base, outcome: "already-clean", rowsDeleted: 0, resumed: false };
@@ -134,9 +135,10 @@ async function runDay(
     }),
     scope,
     cleanup,
+    resumed,
     chunkRows: deps.settings.chunkRows,
     logger: deps.logger,
-    afterChunk: renew,
+    beforeDelete: renew,
   });
   await finish(deps, scope, cleanup, run);
   return { ...base, outcome: "cleaned", rowsDeleted: run.rowsDeleted, resumed, ...pick(run) };
@@ -185,6 +187,20 @@ async function verifyAndPlan(
   await deps.state.markVerified(scope.table, scope.day, verified);
   await deps.state.markDeleting(scope.table, scope.day);
   return { ...verified, status: "deleting", chunksDone: 0, rowsDeleted: 0, pendingRows: 0 };
+}
+
+/**
+ * A resumed day was verified with the column of its copy record; a task naming
+ * another column would delete another column's day.
+ */
+function requireCopiedBy(scope: DayScope, { record }: LedgerView): void {
+  if (record?.filterColumn !== scope.column) {
+    throw new VerificationError(
+      `${scope.table} ${scope.day}: resuming a cleanup by column "${scope.column}", but the day was copied ` +
+        (record ? `by column "${record.filterColumn}"` : "with no copy record left") +
+        "; nothing more is deleted",
+    );
+  }
 }
 
 /** What the migration ledger says about the day: whether it is migrated, and its copy record. */

@@ -26,10 +26,15 @@ export interface DeleteDayInput {
   readonly scope: DayScope;
   /** The day's state, `deleting`, as stored. */
   readonly cleanup: DayCleanup;
+  /** True when an earlier task left the day `deleting`: this run continues its deletes. */
+  readonly resumed: boolean;
   readonly chunkRows: number;
   readonly logger: Logger;
-  /** Runs after every chunk (keeps the task's lease). */
-  readonly afterChunk: () => Promise<void>;
+  /**
+   * Runs right before every delete, after any pause or throttling: renews the
+   * task's lease, and throws when another task holds it now.
+   */
+  readonly beforeDelete: () => Promise<void>;
 }
 
 /**
@@ -54,6 +59,7 @@ async function deleteKeyChunks(
     const chunk = plan.chunks[index];
     if (!chunk) break;
     tally.waitedMs += await throttle.beforeChunk(tally.chunks === 0);
+    await input.beforeDelete();
     const outcome = await tally.time(() => deleter.deleteKeyChunk(scope, plan.key, chunk));
     if (outcome.kind === "changed") {
       throw new VerificationError(
@@ -72,7 +78,6 @@ async function deleteKeyChunks(
       rowsDeleted,
       pendingRows: 0,
     });
-    await input.afterChunk();
   }
   return tally.result(rowsDeleted);
 }
@@ -88,6 +93,7 @@ async function deleteCounted(
   while (rowsDeleted < plan.rows) {
     const limit = Math.min(input.chunkRows, plan.rows - rowsDeleted);
     tally.waitedMs += await throttle.beforeChunk(tally.chunks === 0);
+    await input.beforeDelete();
     // Written before the delete: if the task dies before the next write, the
     // retry knows a chunk of `limit` rows may have committed (settlePending).
     await state.recordProgress(scope.table, scope.day, { chunksDone, rowsDeleted, pendingRows: limit });
@@ -95,7 +101,6 @@ async function deleteCounted(
     rowsDeleted += deleted;
     chunksDone += 1;
     await state.recordProgress(scope.table, scope.day, { chunksDone, rowsDeleted, pendingRows: 0 });
-    await input.afterChunk();
     // Fewer rows than verified are left (someone else deleted some): stop, never look for more.
     if (deleted < limit) {
       input.logger.warn("cleanup found fewer rows than verified; someone else deleted rows of the day", {
@@ -121,7 +126,9 @@ async function settlePending(
   rowsDeleted: number,
 ): Promise<number> {
   const { scope, cleanup } = input;
-  if (rowsDeleted === 0 && cleanup.pendingRows === 0) return 0;
+  // A fresh run was counted by its verification a moment ago; a resumed one counts
+  // again, even when nothing was deleted yet: rows may have come since.
+  if (!input.resumed) return rowsDeleted;
   const now = await input.deleter.countDay(scope);
   const expected = plan.rows - rowsDeleted;
   if (now === expected) return rowsDeleted;
