@@ -194,11 +194,6 @@ export function allTypesRows(day: CalendarDay): Row[] {
   return [minimums, ordinary, nulls, maximums];
 }
 
-/** `rows` as an async stream of batches of `size`. */
-export async function* batchesOf(rows: readonly Row[], size = 1000): AsyncGenerator<readonly Row[]> {
-  for (let start = 0; start < rows.length; start += size) yield rows.slice(start, start + size);
-}
-
 /** Yields the first half of `rows` in one batch, then fails as a broken source would. */
 export async function* failingHalfway(rows: readonly Row[]): AsyncGenerator<readonly Row[]> {
   yield rows.slice(0, Math.ceil(rows.length / 2));

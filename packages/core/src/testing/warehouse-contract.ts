@@ -4,11 +4,11 @@ import type { Destination } from "../domain/types/destination";
 import type { Row, TableSchema } from "../domain/types/table-schema";
 import { TransientError, VerificationError } from "../errors";
 import type { Warehouse } from "../ports/warehouse";
+import { batchesOf } from "./orders-fixture";
 import { uniqueName } from "./test-services";
 import {
   allTypesRows,
   allTypesSchema,
-  batchesOf,
   failingHalfway,
   keyedRows,
   keyedSchema,

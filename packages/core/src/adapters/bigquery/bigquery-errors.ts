@@ -1,4 +1,4 @@
-import { ConfigError, TransientError, VerificationError } from "../../errors";
+import { ArchiverError, ConfigError, TransientError, VerificationError } from "../../errors";
 
 /** What the adapter was doing, for messages that tell the operator where it failed. */
 export interface BigQueryErrorContext {
@@ -49,7 +49,7 @@ const NETWORK_CODES = new Set([
  * did not come from BigQuery are returned unchanged.
  */
 export function mapBigQueryError(error: unknown, context: BigQueryErrorContext): Error {
-  if (isArchiverError(error)) return error;
+  if (error instanceof ArchiverError) return error;
   const facts = readFacts(error);
   const said = facts.messages.length > 0 ? facts.messages.slice(0, 5).join("; ") : String(error);
   const options = { cause: error };
@@ -87,12 +87,6 @@ export function isNotFound(error: unknown): boolean {
 /** True when the error is BigQuery's "already exists" (409). */
 export function isAlreadyExists(error: unknown): boolean {
   return readFacts(error).status === 409;
-}
-
-function isArchiverError(error: unknown): error is Error {
-  return (
-    error instanceof ConfigError || error instanceof TransientError || error instanceof VerificationError
-  );
 }
 
 function readFacts(error: unknown): ErrorFacts {

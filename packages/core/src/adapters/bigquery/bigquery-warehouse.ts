@@ -1,18 +1,13 @@
 import { BigQuery, type Job, type Table, type TableMetadata } from "@google-cloud/bigquery";
 import type { CalendarDay } from "../../domain/days/calendar-day";
+import { emptyDayFigures } from "../../domain/types/day-figures";
 import { type Destination, formatDestination } from "../../domain/types/destination";
 import type { TableSchema } from "../../domain/types/table-schema";
 import { VerificationError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
 import { isAlreadyExists, isNotFound, mapBigQueryError } from "./bigquery-errors";
 import { type BigQueryField, bigQueryFields, planSchema } from "./bigquery-types";
-import {
-  dayFiguresQuery,
-  emptyDayFigures,
-  type FiguresQuery,
-  parseDayFigures,
-  tablePath,
-} from "./day-figures-query";
+import { dayFiguresQuery, type FiguresQuery, parseDayFigures, tablePath } from "./day-figures-query";
 import { loadJobMetadata, partitionTableId } from "./load-job";
 import { createNdjsonEncoder } from "./ndjson-encoder";
 import { streamLoad } from "./stream-load";
@@ -24,9 +19,7 @@ export interface BigQueryWarehouseOptions {
   readonly location: string;
   /** WAREHOUSE_DATASET; destinations already carry their dataset, so only accepted to take `config.warehouse` as is. */
   readonly dataset?: string;
-  /** Another API root, such as a local stand-in (`http://127.0.0.1:9050`). */
-  readonly apiEndpoint?: string;
-  /** A ready client; `project`, `location` and `apiEndpoint` then only name things. */
+  /** A ready client (tests pass one on a local stand-in); `project` and `location` then only name things. */
   readonly client?: BigQuery;
 }
 
@@ -49,7 +42,6 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
     new BigQuery({
       projectId: project,
       location,
-      ...(options.apiEndpoint ? { apiEndpoint: options.apiEndpoint } : {}),
     });
 
   function tableOf(destination: Destination, id = destination.table): Table {

@@ -62,8 +62,3 @@ export function parseDayFigures(
     },
   };
 }
-
-/** Figures of a day in a table that does not exist yet. */
-export function emptyDayFigures(keyColumn?: string): DayFigures {
-  return parseDayFigures(undefined, keyColumn);
-}

@@ -7,12 +7,12 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
 import { TransientError, VerificationError } from "../../errors";
+import { batchesOf } from "../../testing/orders-fixture";
 import { uniqueName } from "../../testing/test-services";
 import { describeWarehouseContract } from "../../testing/warehouse-contract";
 import {
   allTypesRows,
   allTypesSchema,
-  batchesOf,
   keyedRows,
   keyedSchema,
 } from "../../testing/warehouse-contract-fixtures";

@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { CalendarDay } from "../../domain/days/calendar-day";
-import type { DayFigures } from "../../domain/types/day-figures";
+import { type DayFigures, emptyDayFigures } from "../../domain/types/day-figures";
 import type { Destination } from "../../domain/types/destination";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
 import { ArchiverError, TransientError } from "../../errors";
@@ -42,7 +42,7 @@ export interface DuckDbWarehouse extends Warehouse {
 /** Idle connections kept for reuse; more than the worker runs at once gains nothing. */
 const IDLE_CONNECTIONS = 8;
 
-/** DDL on different tables may still touch the same schema entry, so it also runs one at a time. */
+/** DDL on different tables may still touch the same schema entry, so all of it runs one at a time. */
 const DDL_KEY = "\u0000ddl";
 
 /**
@@ -54,7 +54,7 @@ const DDL_KEY = "\u0000ddl";
  * transactions replacing the same day would otherwise both commit, since
  * DuckDB sees no conflict between their inserts, and the day would hold two
  * copies; replaces of different days run side by side. Schema changes run one
- * at a time per table, and a shape already ensured is not checked again. A
+ * at a time, and a shape already ensured is not checked again. A
  * DuckDB conflict that still happens, or a file locked by another process,
  * surfaces as TransientError.
  */
@@ -130,16 +130,14 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       const shape = JSON.stringify(schema.columns.map((c) => [c.name, c.columnType, c.logicalType]));
       if (ensured.get(tableKey(destination))?.shape === shape) return;
       await operation("ensureTable", () =>
-        locks.run(tableKey(destination), () =>
-          locks.run(DDL_KEY, () =>
-            withConnection(async (connection) => {
-              await ensureTableShape(connection, at(destination), schema, { json });
-              ensured.set(tableKey(destination), {
-                shape,
-                columns: await tableColumns(connection, at(destination)),
-              });
-            }),
-          ),
+        locks.run(DDL_KEY, () =>
+          withConnection(async (connection) => {
+            await ensureTableShape(connection, at(destination), schema, { json });
+            ensured.set(tableKey(destination), {
+              shape,
+              columns: await tableColumns(connection, at(destination)),
+            });
+          }),
         ),
       );
     },
@@ -199,11 +197,7 @@ async function dayFigures(
   day: CalendarDay,
   keyColumn: string | undefined,
 ): Promise<DayFigures> {
-  if ((await tableColumns(connection, destination)).length === 0) {
-    return keyColumn
-      ? { rows: 0, key: { column: keyColumn, count: 0, sum: "0", min: "", max: "" } }
-      : { rows: 0 };
-  }
+  if ((await tableColumns(connection, destination)).length === 0) return emptyDayFigures(keyColumn);
   return dayFiguresOn(connection, destination, filterColumn, day, keyColumn);
 }
 

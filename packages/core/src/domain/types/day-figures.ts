@@ -14,14 +14,11 @@ export interface DayFigures {
   };
 }
 
-export function figuresAgree(a: DayFigures, b: DayFigures): boolean {
-  if (a.rows !== b.rows) return false;
-  if (!a.key || !b.key) return true;
-  return (
-    a.key.count === b.key.count &&
-    a.key.sum === b.key.sum &&
-    (a.key.count === 0 || (a.key.min === b.key.min && a.key.max === b.key.max))
-  );
+/** The figures of a day without rows (or of a table that does not exist yet): no bounds, a zero sum. */
+export function emptyDayFigures(keyColumn?: string): DayFigures {
+  return keyColumn
+    ? { rows: 0, key: { column: keyColumn, count: 0, sum: "0", min: "", max: "" } }
+    : { rows: 0 };
 }
 
 export function describeFigures(f: DayFigures): string {
