@@ -1,5 +1,11 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { ArchiverError, InvalidInputError, type Runtime, VerificationError } from "@table-archiver/core";
+import {
+  ArchiverError,
+  cloudTasksRetryInfo,
+  InvalidInputError,
+  type Runtime,
+  VerificationError,
+} from "@table-archiver/core";
 import { handleTask } from "./handle-task";
 
 /** The slice of Express's request and response the handler uses. */
@@ -29,7 +35,7 @@ export function createTaskHttpHandler(getRuntime: () => Promise<Runtime>) {
       return;
     }
     const runtime = await getRuntime();
-    const cloudTask = cloudTaskInfo(req.headers);
+    const cloudTask = cloudTasksRetryInfo(req.headers);
     try {
       const result = await handleTask(runtime, req.body);
       res.status(200).json({ status: "done", kind: result.kind, task: result.task });
@@ -54,17 +60,4 @@ export function createTaskHttpHandler(getRuntime: () => Promise<Runtime>) {
 
 function errorBody(code: string, message: string) {
   return { error: { code, message } };
-}
-
-function cloudTaskInfo(headers: IncomingHttpHeaders) {
-  const header = (name: string) => {
-    const value = headers[name];
-    return Array.isArray(value) ? value[0] : value;
-  };
-  const retryCount = header("x-cloudtasks-taskretrycount");
-  return {
-    taskName: header("x-cloudtasks-taskname"),
-    queueName: header("x-cloudtasks-queuename"),
-    retryCount: retryCount === undefined ? undefined : Number(retryCount),
-  };
 }

@@ -16,8 +16,6 @@ export interface CloudTasksQueueOptions extends TaskTarget {
   readonly ownsRedis?: boolean;
   /** Start of the bookkeeping keys. @default `archiver:cloud-tasks:<project>:<location>` */
   readonly bookkeepingPrefix?: string;
-  /** Overrides the staleness horizon read from the queue's retry config. */
-  readonly staleAfterSeconds?: number;
   /** For the stand-in: `{ apiEndpoint, port, protocol: "http", fallback: true, authClient }`. */
   readonly clientOptions?: CloudTasksClientOptions;
   readonly clock?: () => Date;
@@ -95,7 +93,6 @@ export function createCloudTasksQueue(options: CloudTasksQueueOptions): TaskQueu
   }
 
   async function horizonMs(): Promise<number> {
-    if (options.staleAfterSeconds !== undefined) return options.staleAfterSeconds * 1000;
     if (horizon && Date.now() - horizon.readAt < RETRY_CONFIG_TTL_MS) return horizon.ms;
     try {
       const [queue] = await admin.getQueue({ name: parent });

@@ -4,9 +4,9 @@ import type { LogFields, Logger } from "../../ports/logger";
 import type { CleanupSettings } from "./cleanup-deps";
 
 /** How often a throttled task asks again. */
-export const THROTTLE_POLL_MS = 1_000;
+const THROTTLE_POLL_MS = 1_000;
 /** How often a task held back by the redo log asks again: flushing frees it within moments. */
-export const REDO_POLL_MS = 100;
+const REDO_POLL_MS = 100;
 /** How often a long wait is logged again. */
 const LOG_EVERY_MS = 10_000;
 
@@ -22,8 +22,6 @@ export interface ThrottleOptions {
   readonly context: LogFields;
   /** Called on every poll while waiting, so the task can keep its lease. */
   readonly onWait?: () => Promise<void>;
-  readonly pollMs?: number;
-  readonly redoPollMs?: number;
 }
 
 /** Paces one day's chunks. */
@@ -41,15 +39,13 @@ export interface Throttle {
 
 export function createThrottle(options: ThrottleOptions): Throttle {
   const { probe, settings, sleep, logger, context } = options;
-  const pollMs = options.pollMs ?? THROTTLE_POLL_MS;
-  const redoPollMs = options.redoPollMs ?? REDO_POLL_MS;
   let redoUnknownLogged = false;
 
   async function overload(): Promise<{ reason: string; pollMs: number } | undefined> {
     const busy = await loadReason();
-    if (busy !== undefined) return { reason: busy, pollMs };
+    if (busy !== undefined) return { reason: busy, pollMs: THROTTLE_POLL_MS };
     const redo = await redoReason();
-    return redo === undefined ? undefined : { reason: redo, pollMs: redoPollMs };
+    return redo === undefined ? undefined : { reason: redo, pollMs: REDO_POLL_MS };
   }
 
   /**
