@@ -36,6 +36,12 @@ function destination(): Destination {
   return { dataset: "archive", table: `every_type_${table}` };
 }
 
+/** How many times the adapter has read `target`'s table metadata. */
+function tableReads(target: Destination): number {
+  return standIn.requests.filter((r) => r.method === "GET" && r.path.endsWith(`/tables/${target.table}`))
+    .length;
+}
+
 /** A new orders table in the stand-in, with order 1 copied on `day`. */
 async function ordersTableWithOrderOn(day: string) {
   const target = destination();
@@ -85,6 +91,7 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
   it("loads a day into the decorated partition with WRITE_TRUNCATE, streaming the rows as NDJSON", async () => {
     const target = destination();
     await warehouse.ensureTable(target, everyTypeSchema, "created_at");
+    const readsAfterEnsure = tableReads(target);
     const result = await warehouse.replaceDay(
       target,
       everyTypeSchema,
@@ -94,6 +101,8 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
     );
 
     expect(result).toEqual({ rowsWritten: 2 });
+    // The fields ensureTable prepared serve the load: no second read of the table.
+    expect(tableReads(target)).toBe(readsAfterEnsure);
     const [upload] = standIn.uploads;
     const uploadRequest = standIn.requests.find((r) => r.path.startsWith("/upload/"));
     expect(uploadRequest).toMatchObject({

@@ -158,10 +158,22 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
     return rows as Record<string, unknown>[];
   }
 
+  // The fields ensureTable last prepared per destination, filter column and source shape: the copy
+  // task's replaceDay, right after its ensureTable, then needs no second read of the table.
+  const prepared = new Map<string, readonly BigQueryField[]>();
+  const preparedKey = (destination: Destination, schema: TableSchema, filterColumn: string) =>
+    JSON.stringify([
+      formatDestination(destination),
+      filterColumn,
+      schema.columns.map((c) => [c.name, c.logicalType]),
+    ]);
+
   return {
     async ensureTable(destination, schema, filterColumn) {
+      const key = preparedKey(destination, schema, filterColumn);
+      prepared.delete(key);
       try {
-        await prepareTable(destination, schema, filterColumn);
+        prepared.set(key, await prepareTable(destination, schema, filterColumn));
       } catch (error) {
         throw mapBigQueryError(error, contextOf(destination, `preparing ${formatDestination(destination)}`));
       }
@@ -169,8 +181,9 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
 
     async replaceDay(destination, schema, filterColumn, day, batches) {
       const context = contextOf(destination, `loading ${formatDestination(destination)} ${day}`);
+      const key = preparedKey(destination, schema, filterColumn);
       try {
-        const fields = await prepareTable(destination, schema, filterColumn);
+        const fields = prepared.get(key) ?? (await prepareTable(destination, schema, filterColumn));
         const partition = tableOf(destination, partitionTableId(destination.table, day));
         const metadata = loadJobMetadata({ table: destination.table, fields, filterColumn, day });
         const job = await streamLoad(
@@ -182,6 +195,8 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
         if (!job) return { rowsWritten: await keepEmptyDay(destination, filterColumn, day) };
         return { rowsWritten: outputRows(job, context.action) };
       } catch (error) {
+        // The table may have changed under the cached fields (dropped, altered): the retry reads it again.
+        prepared.delete(key);
         throw mapBigQueryError(error, context);
       }
     },
