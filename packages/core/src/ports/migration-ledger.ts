@@ -26,6 +26,8 @@ export interface CopiedDayRecord {
  */
 export interface MigrationLedger {
   migratedDays(table: string): Promise<CalendarDay[]>;
+  /** Whether `day` is in `mig_<table>`, without reading the whole set. */
+  isMigrated(table: string, day: CalendarDay): Promise<boolean>;
   recordCopiedDay(table: string, record: CopiedDayRecord): Promise<void>;
   copiedDay(table: string, day: CalendarDay): Promise<CopiedDayRecord | undefined>;
   /** Tables that have a `mig_<table>` set. */

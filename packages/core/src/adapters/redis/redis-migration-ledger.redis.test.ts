@@ -40,6 +40,8 @@ describe("createRedisMigrationLedger", () => {
     await ledger.recordCopiedDay(name, record("2020-01-31"));
 
     expect(await redis.smembers(`mig_${name}`)).toEqual(["2020-01-31"]);
+    expect(await ledger.isMigrated(name, "2020-01-31")).toBe(true);
+    expect(await ledger.isMigrated(name, "2020-02-01")).toBe(false);
     expect(await ledger.copiedDay(name, "2020-01-31")).toEqual(record("2020-01-31"));
     expect(JSON.parse((await redis.hget(`archiver:copied:${name}`, "2020-01-31")) ?? "null")).toEqual(
       record("2020-01-31"),
@@ -69,6 +71,7 @@ describe("createRedisMigrationLedger", () => {
     const name = table();
     expect(await ledger.copiedDay(name, "2020-01-01")).toBeUndefined();
     expect(await ledger.migratedDays(name)).toEqual([]);
+    expect(await ledger.isMigrated(name, "2020-01-01")).toBe(false);
   });
 
   it("never adds the day to the set when its record cannot be written", async () => {

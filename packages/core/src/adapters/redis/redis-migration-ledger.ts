@@ -39,6 +39,9 @@ export function createRedisMigrationLedger(redis: Redis): MigrationLedger {
     migratedDays: (table) =>
       withRedisErrors(async () => (await redis.smembers(migratedDaysKey(table))).sort()),
 
+    isMigrated: (table, day) =>
+      withRedisErrors(async () => (await redis.sismember(migratedDaysKey(table), day)) === 1),
+
     async recordCopiedDay(table, record) {
       if (!isCalendarDay(record.day))
         throw new InvalidInputError("day", `not a YYYY-MM-DD day: ${record.day}`);

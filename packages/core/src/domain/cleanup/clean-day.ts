@@ -156,7 +156,7 @@ async function verifyAndPlan(
   scope: DayScope,
   { migrated, record }: LedgerView,
 ): Promise<DayCleanup | "already-clean"> {
-  if (!migrated.includes(scope.day)) {
+  if (!migrated) {
     throw new VerificationError(
       `${scope.table} ${scope.day} is not in mig_${scope.table}; only migrated days are cleaned`,
     );
@@ -205,13 +205,13 @@ function requireCopiedBy(scope: DayScope, { record }: LedgerView): void {
 
 /** What the migration ledger says about the day: whether it is migrated, and its copy record. */
 interface LedgerView {
-  readonly migrated: readonly CalendarDay[];
+  readonly migrated: boolean;
   readonly record: CopiedDayRecord | undefined;
 }
 
 async function readLedger(deps: CleanupDeps, scope: DayScope): Promise<LedgerView> {
   const [migrated, record] = await Promise.all([
-    deps.ledger.migratedDays(scope.table),
+    deps.ledger.isMigrated(scope.table, scope.day),
     deps.ledger.copiedDay(scope.table, scope.day),
   ]);
   return { migrated, record };
