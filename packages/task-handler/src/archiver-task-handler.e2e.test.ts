@@ -23,6 +23,8 @@ interface TaskResponse {
 let db: TestDatabase;
 let server: Server;
 let base: string;
+/** Days the "settling" handler told the queue's bookkeeping were finished for good. */
+const settled: string[] = [];
 const table = uniqueName("orders");
 const copy = (day: string, extra: object = {}) => ({
   kind: "copy",
@@ -59,6 +61,17 @@ beforeAll(async () => {
   functions.http(
     "archiverTaskHandlerMysqlDown",
     createTaskHttpHandler(() => createRuntime(down)),
+  );
+  functions.http(
+    "archiverTaskHandlerSettling",
+    createTaskHttpHandler(async () => {
+      const runtime = await sharedRuntime();
+      const queue = {
+        ...runtime.queue,
+        settle: async (task: { day: string }) => void settled.push(task.day),
+      };
+      return { ...runtime, queue };
+    }),
   );
   server = getTestServer("archiverTaskHandler").listen(0);
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -147,6 +160,20 @@ describe("archiverTaskHandler through the Functions Framework", () => {
       expect(response.body.error?.code).toBe("TRANSIENT");
     } finally {
       down.close();
+    }
+  });
+});
+
+describe("archiverTaskHandler and the queue's bookkeeping", () => {
+  it("settles a task once it is done, and one that can never succeed", async () => {
+    const settling = getTestServer("archiverTaskHandlerSettling").listen(0);
+    try {
+      const url = `http://127.0.0.1:${(settling.address() as AddressInfo).port}`;
+      expect((await post(copy("2020-01-02"), {}, url)).status).toBe(200);
+      expect((await post(copy("2020-01-03", { filterColumn: "amount" }), {}, url)).status).toBe(400);
+      expect(settled).toEqual(["2020-01-02", "2020-01-03"]);
+    } finally {
+      settling.close();
     }
   });
 });

@@ -3,11 +3,9 @@ import {
   cleanDay,
   copyDay,
   type DayCleanupReport,
-  InvalidInputError,
   parseTaskPayload,
   type Runtime,
   type TaskPayload,
-  VerificationError,
 } from "@table-archiver/core";
 
 export type TaskResult =
@@ -16,25 +14,12 @@ export type TaskResult =
 
 /**
  * Runs one queued task. Used by the HTTP function and by the local worker, so
- * both run the same code. A task that can never succeed (InvalidInputError)
- * or whose figures disagree (VerificationError) is settled and rethrown;
- * anything else is rethrown for the queue to retry.
+ * both run the same code. Telling the queue's bookkeeping that a task is
+ * finished for good is the caller's part: the local worker does it once BullMQ
+ * has settled the job, the HTTP function once it answers.
  */
 export async function handleTask(runtime: Runtime, body: unknown): Promise<TaskResult> {
   const task = parseTaskPayload(body);
-  try {
-    const result = await run(runtime, task);
-    await runtime.queue.settle(task);
-    return result;
-  } catch (error) {
-    if (error instanceof InvalidInputError || error instanceof VerificationError) {
-      await runtime.queue.settle(task);
-    }
-    throw error;
-  }
-}
-
-async function run(runtime: Runtime, task: TaskPayload): Promise<TaskResult> {
   if (task.kind === "copy") {
     const record = await copyDay(
       {

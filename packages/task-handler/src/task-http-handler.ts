@@ -3,10 +3,11 @@ import {
   ArchiverError,
   cloudTasksRetryInfo,
   InvalidInputError,
+  parseTaskPayload,
   type Runtime,
   VerificationError,
 } from "@table-archiver/core";
-import { handleTask } from "./handle-task";
+import { handleTask, type TaskResult } from "./handle-task";
 
 /** The slice of Express's request and response the handler uses. */
 export interface HttpRequest {
@@ -37,7 +38,7 @@ export function createTaskHttpHandler(getRuntime: () => Promise<Runtime>) {
     const runtime = await getRuntime();
     const cloudTask = cloudTasksRetryInfo(req.headers);
     try {
-      const result = await handleTask(runtime, req.body);
+      const result = await runAndSettle(runtime, req.body);
       res.status(200).json({ status: "done", kind: result.kind, task: result.task });
     } catch (error) {
       const permanent = error instanceof InvalidInputError || error instanceof VerificationError;
@@ -60,4 +61,23 @@ export function createTaskHttpHandler(getRuntime: () => Promise<Runtime>) {
 
 function errorBody(code: string, message: string) {
   return { error: { code, message } };
+}
+
+/**
+ * Runs the task and tells the queue's bookkeeping when it is finished for
+ * good: done, invalid (InvalidInputError) or refused (VerificationError).
+ * Anything else is left queued for the retry.
+ */
+async function runAndSettle(runtime: Runtime, body: unknown): Promise<TaskResult> {
+  const task = parseTaskPayload(body);
+  try {
+    const result = await handleTask(runtime, task);
+    await runtime.queue.settle(task);
+    return result;
+  } catch (error) {
+    if (error instanceof InvalidInputError || error instanceof VerificationError) {
+      await runtime.queue.settle(task);
+    }
+    throw error;
+  }
 }
