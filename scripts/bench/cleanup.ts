@@ -128,12 +128,11 @@ async function copyAllDays(deps: CleanupDeps, config: Config): Promise<number> {
   const started = performance.now();
   const days: CalendarDay[] = [];
   for (let i = 0; i < 365; i++) days.push(new Date(Date.UTC(2024, 0, 1 + i)).toISOString().slice(0, 10));
-  const warehouse = await deps.warehouse();
   await inParallel(days, 2, (day) =>
     copyDay(
       {
         source: deps.source,
-        warehouse,
+        warehouse: deps.warehouse,
         ledger: deps.ledger,
         logger: quiet,
         clock: () => NOW,

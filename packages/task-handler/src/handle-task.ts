@@ -21,20 +21,7 @@ export type TaskResult =
 export async function handleTask(runtime: Runtime, body: unknown): Promise<TaskResult> {
   const task = parseTaskPayload(body);
   if (task.kind === "copy") {
-    const record = await copyDay(
-      {
-        source: runtime.source,
-        warehouse: await runtime.warehouse(),
-        ledger: runtime.ledger,
-        logger: runtime.logger,
-        clock: runtime.clock,
-        timeZone: runtime.config.timeZone,
-        destinations: runtime.destinations,
-        batchRows: runtime.config.copyBatchRows,
-      },
-      task,
-    );
-    return { kind: "copy", task, record };
+    return { kind: "copy", task, record: await copyDay(runtime.copy, task) };
   }
   return { kind: "clean", task, report: await cleanDay(runtime.cleanup, task) };
 }

@@ -56,6 +56,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     queue,
     destinations,
     cleanupState,
+    copy: {
+      source,
+      warehouse: openWarehouse,
+      ledger,
+      logger,
+      clock,
+      timeZone: config.timeZone,
+      destinations,
+      batchRows: config.copyBatchRows,
+    },
     migration: { source, queue, ledger, logger, clock, timeZone: config.timeZone, destinations },
     cleanup: {
       source,

@@ -1,5 +1,6 @@
 import type { Config } from "../config";
 import type { CleanupDeps } from "../domain/cleanup/cleanup-deps";
+import type { CopyDayDeps } from "../domain/copy/copy-day";
 import type { DestinationRules } from "../domain/migration/resolve-tables";
 import type { StartMigrationDeps } from "../domain/migration/start-migration";
 import type { CleanupState } from "../ports/cleanup-state";
@@ -25,6 +26,8 @@ export interface Runtime {
   readonly destinations: DestinationRules;
   /** Per-day cleanup progress and the cleaned days. */
   readonly cleanupState: CleanupState;
+  /** What a copy task uses. */
+  readonly copy: CopyDayDeps;
   /** What migration mode (planning and enqueueing) uses. */
   readonly migration: StartMigrationDeps;
   /** What cleanup mode and cleanup tasks use, over the same connections. */

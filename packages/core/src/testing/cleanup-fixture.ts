@@ -137,7 +137,7 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
       await copyDay(
         {
           source,
-          warehouse,
+          warehouse: async () => warehouse,
           ledger,
           logger,
           clock: () => NOW,

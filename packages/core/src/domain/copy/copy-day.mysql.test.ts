@@ -26,18 +26,9 @@ afterEach(async () => {
   await t.runtime.close();
 });
 
-async function deps(overrides: Partial<CopyDayDeps> = {}): Promise<CopyDayDeps> {
-  return {
-    source: t.runtime.source,
-    warehouse: await t.runtime.warehouse(),
-    ledger: t.runtime.ledger,
-    logger: t.runtime.logger,
-    clock: t.runtime.clock,
-    timeZone: "UTC",
-    destinations: t.runtime.destinations,
-    batchRows: 100,
-    ...overrides,
-  };
+/** The runtime's copy wiring (its zone is UTC), in batches of 100 rows. */
+function deps(overrides: Partial<CopyDayDeps> = {}): CopyDayDeps {
+  return { ...t.runtime.copy, batchRows: 100, ...overrides };
 }
 
 const task = (table: string, day: string): CopyDayTask => ({
@@ -82,7 +73,7 @@ describe("copyDay", () => {
        (4, '2024-03-09 23:59:59.999999', 1, 1, 1, 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'prev day', NULL, NULL),
        (5, '2024-03-11 00:00:00.000000', 1, 1, 1, 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'next day', NULL, NULL)`,
     );
-    const record = await copyDay(await deps(), task(table, "2024-03-10"));
+    const record = await copyDay(deps(), task(table, "2024-03-10"));
     expect(record.figures).toMatchObject({ rows: 3, key: { count: 3, sum: "6", min: "1", max: "3" } });
     expect(record.zeroDates).toBe(2);
 
@@ -143,7 +134,7 @@ describe("copyDay", () => {
       "2024-01-02 23:59:59.999999",
       "2024-01-03 00:00:00",
     ]);
-    await copyDay(await deps(), task(table, "2024-01-02"));
+    await copyDay(deps(), task(table, "2024-01-02"));
     const { rows } = await readBack(table, "2024-01-02");
     expect(rows.map((r) => r[1])).toEqual(["2024-01-02 00:00:00.000000", "2024-01-02 23:59:59.999999"]);
     expect(await t.runtime.ledger.migratedDays(table)).toEqual(["2024-01-02"]);
@@ -153,20 +144,20 @@ describe("copyDay", () => {
     const table = await simpleTable(
       Array.from({ length: 250 }, (_, i) => `2024-01-05 ${pad(i % 24)}:${pad(i % 60)}:00`),
     );
-    await copyDay(await deps(), task(table, "2024-01-05"));
+    await copyDay(deps(), task(table, "2024-01-05"));
     // The second copy runs as if the first had crashed after writing the warehouse but before recording.
     await forgetDay(table, "2024-01-05");
-    await copyDay(await deps(), task(table, "2024-01-05"));
+    await copyDay(deps(), task(table, "2024-01-05"));
     const warehouse = await t.runtime.warehouse();
     expect(await warehouse.countRows({ dataset: "archive", table: `${table}_archive` })).toBe(250);
   });
 
   it("a column added between two copies is copied by the second (the schema is never stale)", async () => {
     const table = await simpleTable(["2024-01-06 08:00:00", "2024-01-07 09:00:00"]);
-    await copyDay(await deps(), task(table, "2024-01-06"));
+    await copyDay(deps(), task(table, "2024-01-06"));
     await db.connection.query(`ALTER TABLE ${table} ADD COLUMN note VARCHAR(20) NULL`);
     await db.connection.query(`UPDATE ${table} SET note = 'added later' WHERE created_at >= '2024-01-07'`);
-    await copyDay(await deps(), task(table, "2024-01-07"));
+    await copyDay(deps(), task(table, "2024-01-07"));
     const { schema, rows } = await readBack(table, "2024-01-07");
     expect(schema.columns.map((c) => c.name)).toEqual(["id", "created_at", "note"]);
     expect(rows).toEqual([[2, "2024-01-07 09:00:00.000000", "added later"]]);
@@ -174,9 +165,9 @@ describe("copyDay", () => {
 
   it("a duplicate task for a migrated day whose source rows are gone changes nothing", async () => {
     const table = await simpleTable(["2024-01-08 08:00:00", "2024-01-08 09:00:00", "2024-01-08 10:00:00"]);
-    const first = await copyDay(await deps(), task(table, "2024-01-08"));
+    const first = await copyDay(deps(), task(table, "2024-01-08"));
     await db.connection.query(`DELETE FROM ${table} WHERE id <= 2`);
-    const again = await copyDay(await deps(), task(table, "2024-01-08"));
+    const again = await copyDay(deps(), task(table, "2024-01-08"));
     expect(again).toEqual(first);
     const warehouse = await t.runtime.warehouse();
     expect(await warehouse.countRows({ dataset: "archive", table: `${table}_archive` })).toBe(3);
@@ -204,13 +195,13 @@ describe("copyDay", () => {
           },
         }),
     };
-    await expect(copyDay(await deps({ warehouse: crashing }), task(table, "2024-01-06"))).rejects.toThrow(
-      "killed",
-    );
+    await expect(
+      copyDay(deps({ warehouse: async () => crashing }), task(table, "2024-01-06")),
+    ).rejects.toThrow("killed");
     expect(await t.runtime.ledger.migratedDays(table)).toEqual([]);
     expect(await real.countRows({ dataset: "archive", table: `${table}_archive` })).toBe(0);
 
-    await copyDay(await deps(), task(table, "2024-01-06"));
+    await copyDay(deps(), task(table, "2024-01-06"));
     expect(await real.countRows({ dataset: "archive", table: `${table}_archive` })).toBe(1000);
     expect(await t.runtime.ledger.migratedDays(table)).toEqual(["2024-01-06"]);
   });
@@ -231,9 +222,9 @@ describe("copyDay", () => {
           },
         }),
     };
-    await expect(copyDay(await deps({ warehouse: lossy }), task(table, "2024-01-07"))).rejects.toBeInstanceOf(
-      VerificationError,
-    );
+    await expect(
+      copyDay(deps({ warehouse: async () => lossy }), task(table, "2024-01-07")),
+    ).rejects.toBeInstanceOf(VerificationError);
     expect(await t.runtime.ledger.migratedDays(table)).toEqual([]);
     expect(await t.runtime.ledger.copiedDay(table, "2024-01-07")).toBeUndefined();
   });

@@ -13,7 +13,8 @@ import { integerKeyColumn } from "../types/table-schema";
 
 export interface CopyDayDeps {
   readonly source: SourceDatabase;
-  readonly warehouse: Warehouse;
+  /** Opened on first use: a duplicate task for a migrated day never needs it. */
+  readonly warehouse: () => Promise<Warehouse>;
   readonly ledger: MigrationLedger;
   readonly logger: Logger;
   readonly clock: Clock;
@@ -50,10 +51,11 @@ export async function copyDay(deps: CopyDayDeps, task: CopyDayTask): Promise<Cop
   requireDatetimeColumn(schema, task.filterColumn, "filterColumn");
   const destination = parseDestination(task.destination, { field: "destination", ...deps.destinations });
 
-  await deps.warehouse.ensureTable(destination, schema, task.filterColumn);
+  const warehouse = await deps.warehouse();
+  await warehouse.ensureTable(destination, schema, task.filterColumn);
   const stream = deps.source.streamDay(schema, task.filterColumn, task.day, deps.batchRows);
   const key = integerKeyColumn(schema)?.name;
-  const replaced = await deps.warehouse.replaceDay(
+  const replaced = await warehouse.replaceDay(
     destination,
     schema,
     task.filterColumn,
@@ -64,7 +66,7 @@ export async function copyDay(deps: CopyDayDeps, task: CopyDayTask): Promise<Cop
   const rowsWritten = replaced.rowsWritten;
   const read = stream.stats();
   const figures =
-    replaced.figures ?? (await deps.warehouse.dayFigures(destination, task.filterColumn, task.day, key));
+    replaced.figures ?? (await warehouse.dayFigures(destination, task.filterColumn, task.day, key));
   if (
     rowsWritten !== read.rows ||
     figures.rows !== read.rows ||
