@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { configEnvNames } from "../../../packages/core/src/config/env-schema";
+import { configEnvNames, envSchema } from "../../../packages/core/src/config/env-schema";
 import { type EnvName, programEnvNames, secretEnvNames } from "./function-env";
 import { InfraConfigError } from "./infra-config-error";
 
@@ -46,7 +46,6 @@ export interface StackConfig {
 }
 
 const DURATION = /^\d+(\.\d+)?s$/;
-const DATASET = /^[A-Za-z_][A-Za-z0-9_]{0,1023}$/;
 const PRINCIPAL = /^(user|group|serviceAccount|domain|principal|principalSet):\S+$/;
 
 /**
@@ -78,7 +77,7 @@ export function readStackConfig(app: ConfigSource, gcp: ConfigSource): StackConf
       password,
       cloudSqlInstance: reader.optional(
         "cloudSqlInstance",
-        (v) => /^[a-z0-9-:.]+:[a-z0-9-]+:[a-z0-9-]+$/.test(v) || "expected project:region:instance",
+        (v) => envSchema.shape.CLOUD_SQL_INSTANCE.safeParse(v).success || "expected project:region:instance",
       ),
       cloudSqlIamAuth,
     },
@@ -94,7 +93,7 @@ export function readStackConfig(app: ConfigSource, gcp: ConfigSource): StackConf
       datasetId: reader.string(
         "datasetId",
         "archive",
-        (v) => DATASET.test(v) || "letters, digits and _ only",
+        (v) => envSchema.shape.WAREHOUSE_DATASET.safeParse(v).success || "letters, digits and _ only",
       ),
       location: reader.string("datasetLocation", region || "US"),
     },
@@ -116,7 +115,11 @@ export function readStackConfig(app: ConfigSource, gcp: ConfigSource): StackConf
       dispatchDeadlineSeconds: reader.integer("dispatchDeadlineSeconds", 600, 15, 1800),
     },
     maxDeliveryAttempts: reader.integer("maxDeliveryAttempts", 10, 5, 100),
-    timeZone: reader.string("timeZone", "UTC", (v) => isTimeZone(v) || "not an IANA time zone"),
+    timeZone: reader.string(
+      "timeZone",
+      "UTC",
+      (v) => envSchema.shape.ARCHIVER_TIMEZONE.safeParse(v).success || "not an IANA time zone",
+    ),
     readerInvokers: readInvokers(reader),
     functionEnv: readFunctionEnv(reader),
   };
@@ -167,15 +170,6 @@ function required(source: ConfigSource, key: string, problems: string[]): string
   if (value) return value;
   problems.push(`${key}: required (pulumi config set ${key} <value>)`);
   return "";
-}
-
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Reads one key at a time, recording a problem (and returning the default) when a value is bad. */
