@@ -1,9 +1,7 @@
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
+import { QUEUE_NAME } from "../../../packages/core/src/ports/task-queue";
 import type { QueueSettings } from "../config/stack-config";
-
-/** The queue name is part of the product (spec 1.3, 2.4): the driver and operators look it up by this name. */
-export const QUEUE_NAME = "jobs-migration";
 
 export interface MigrationQueueArgs {
   /** Region of the queue; the entry function creates tasks here. */

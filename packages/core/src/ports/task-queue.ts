@@ -8,6 +8,9 @@ export interface EnqueueResult {
   readonly alreadyQueued: number;
 }
 
+/** The queue's name, as the spec fixes it (1.3, 2.4): the drivers, the infra and operators look it up by it. */
+export const QUEUE_NAME = "jobs-migration";
+
 /**
  * The task queue `jobs-migration` (a local Redis-backed queue, or Cloud Tasks).
  *

@@ -1,4 +1,4 @@
-import { type Config, createRedisClient, LOCAL_QUEUE_NAME, migratedDaysKey } from "@table-archiver/core";
+import { type Config, createRedisClient, migratedDaysKey, QUEUE_NAME } from "@table-archiver/core";
 import { Queue } from "bullmq";
 import { DEMO_TABLE } from "./demo-table";
 
@@ -30,7 +30,7 @@ export async function resetDemoState(config: Config): Promise<void> {
     }
     await redis.del(...keys);
     await redis.set(OWNER_KEY, new Date().toISOString());
-    const queue = new Queue(LOCAL_QUEUE_NAME, { connection: redis, prefix: config.queue.localPrefix });
+    const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: config.queue.localPrefix });
     await queue.obliterate({ force: true });
     await queue.close();
   } finally {

@@ -2,10 +2,11 @@ import { v2, v2beta3 } from "@google-cloud/tasks";
 import type { Redis } from "ioredis";
 import { type TaskPayload, taskKey } from "../../domain/tasks/task-payload";
 import type { EnqueueResult, TaskQueue } from "../../ports/task-queue";
+import { QUEUE_NAME } from "../../ports/task-queue";
 import { type CloudTasksErrorContext, grpcCode, mapCloudTasksError, Status } from "./cloud-tasks-errors";
 import { createQueuedDaysBook } from "./queued-days-book";
 import { retryHorizonMs } from "./retry-horizon";
-import { createTaskRequest, hourlyRun, QUEUE_NAME, queuePath, type TaskTarget } from "./task-request";
+import { createTaskRequest, hourlyRun, queuePath, type TaskTarget } from "./task-request";
 
 /** Options of the google-gax clients (apiEndpoint, port, fallback, authClient, ...). */
 export type CloudTasksClientOptions = NonNullable<ConstructorParameters<typeof v2.CloudTasksClient>[0]>;

@@ -1,9 +1,7 @@
 import { createHash } from "node:crypto";
 import type { protos } from "@google-cloud/tasks";
 import type { TaskPayload } from "../../domain/tasks/task-payload";
-
-/** The queue of spec 2.4; the driver only ever uses this one. */
-export const QUEUE_NAME = "jobs-migration";
+import { QUEUE_NAME } from "../../ports/task-queue";
 
 /** `projects/P/locations/L/queues/jobs-migration`. */
 export function queuePath(project: string, location: string): string {

@@ -2,10 +2,11 @@ import type { JobsOptions, Queue } from "bullmq";
 import { Redis, type RedisOptions } from "ioredis";
 import { parseTaskPayload, type TaskPayload } from "../../domain/tasks/task-payload";
 import type { EnqueueResult, TaskQueue } from "../../ports/task-queue";
+import { QUEUE_NAME } from "../../ports/task-queue";
 import { bullmqConnection } from "../redis/bullmq-connection";
 import type { RedisSettings } from "../redis/create-redis-client";
 import { withRedisErrors } from "../redis/map-redis-error";
-import { LOCAL_BACKOFF_TYPE, LOCAL_QUEUE_NAME, localJobId } from "./local-queue-keys";
+import { LOCAL_BACKOFF_TYPE, localJobId } from "./local-queue-keys";
 import { createQueuedDaysIndex } from "./queued-days-index";
 
 /** Where the queue's Redis is: ioredis options, or config (then `bullmqConnection(redis, "producer")`). */
@@ -78,7 +79,7 @@ export function createLocalTaskQueue(options: LocalTaskQueueOptions): TaskQueue 
   async function openQueue(): Promise<Queue> {
     await redis.ping();
     const { Queue } = await import("bullmq");
-    const queue = new Queue(LOCAL_QUEUE_NAME, {
+    const queue = new Queue(QUEUE_NAME, {
       connection: redis,
       prefix: options.prefix,
       defaultJobOptions: jobOptions,
@@ -117,7 +118,7 @@ export function createLocalTaskQueue(options: LocalTaskQueueOptions): TaskQueue 
   }
 
   return {
-    name: LOCAL_QUEUE_NAME,
+    name: QUEUE_NAME,
     enqueue: (tasks) => withRedisErrors(() => enqueue(tasks)),
     count: () => withRedisErrors(async () => (await bull()).getJobCountByTypes(...LIVE_STATES)),
     queuedDays: (kind, table) => withRedisErrors(async () => new Set(await index.liveDays(kind, table))),

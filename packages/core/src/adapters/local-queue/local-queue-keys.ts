@@ -1,8 +1,6 @@
 import type { TaskKind, TaskPayload } from "../../domain/tasks/task-payload";
 import { taskKey } from "../../domain/tasks/task-payload";
-
-/** The queue's name, as the spec fixes it (2.4). */
-export const LOCAL_QUEUE_NAME = "jobs-migration";
+import { QUEUE_NAME } from "../../ports/task-queue";
 
 /** Backoff type the jobs carry; the local worker computes its delays (see startLocalWorker). */
 export const LOCAL_BACKOFF_TYPE = "archiver-exponential";
@@ -24,7 +22,7 @@ export function localJobIdPrefix(kind: TaskKind, table: string): string {
 
 /** Redis key names under LOCAL_QUEUE_PREFIX, laid out as BullMQ lays out its own. */
 export function localQueueKeys(prefix: string) {
-  const base = `${prefix}:${LOCAL_QUEUE_NAME}`;
+  const base = `${prefix}:${QUEUE_NAME}`;
   return {
     /** Prefix of a job's hash: `<base>:<jobId>`. */
     job: `${base}:`,

@@ -1,9 +1,9 @@
 import type { Job, Worker } from "bullmq";
 import type { RedisOptions } from "ioredis";
 import { parseTaskPayload, type TaskPayload } from "../../domain/tasks/task-payload";
+import { QUEUE_NAME } from "../../ports/task-queue";
 import { asBullmqOptions, bullmqConnection } from "../redis/bullmq-connection";
 import { createLocalTaskQueue, type LocalQueueConnection } from "./bullmq-task-queue";
-import { LOCAL_QUEUE_NAME } from "./local-queue-keys";
 
 /** What the local worker reports, for logs and a progress bar. */
 export type LocalWorkerEvent =
@@ -94,7 +94,7 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
   // BullMQ loads here rather than at import, so functions that never run a worker do not pay for it.
   const started: Promise<Worker> = import("bullmq").then(({ Worker, UnrecoverableError }) => {
     const worker = new Worker(
-      LOCAL_QUEUE_NAME,
+      QUEUE_NAME,
       async (job: Job) => {
         if (job.id) unreported.add(job.id);
         const info = { attempt: job.attemptsMade + 1, maxAttempts: job.opts.attempts ?? 1 };
