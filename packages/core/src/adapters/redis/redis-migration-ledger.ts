@@ -62,6 +62,15 @@ export function createRedisMigrationLedger(redis: Redis): MigrationLedger {
       return json === null ? undefined : parseRecord(table, day, json);
     },
 
+    async copiedDays(table, days) {
+      if (days.length === 0) return [];
+      const texts = await withRedisErrors(() => redis.hmget(copiedDaysKey(table), ...days));
+      return days.map((day, index) => {
+        const json = texts[index];
+        return json === null || json === undefined ? undefined : parseRecord(table, day, json);
+      });
+    },
+
     tables: () => withRedisErrors(() => scanMigratedTables(redis)),
   };
 }

@@ -64,7 +64,7 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
   const days = [...(await deps.ledger.migratedDays(schema.name))].sort();
   const cleaned = new Set(await deps.state.cleanedDays(schema.name));
   const pending = days.filter((day) => !cleaned.has(day));
-  const records = await inWindows(pending, (day) => deps.ledger.copiedDay(schema.name, day));
+  const records = await deps.ledger.copiedDays(schema.name, pending);
   requireColumnWasUsed(schema.name, column, records);
 
   const base = {
