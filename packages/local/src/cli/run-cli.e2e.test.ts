@@ -133,6 +133,13 @@ describe("archiver CLI", () => {
     expect(result.stderr).toMatch(/cannot reach Redis .*redis-server/);
   });
 
+  it("checks MySQL the way the runtime connects, TLS settings included", async () => {
+    // The test server has TLS off, so asking for TLS makes it unreachable, as it would be for the runtime.
+    const result = await run(["status"], "", { MYSQL_TLS_REJECT_UNAUTHORIZED: "false" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/cannot reach MySQL .*HANDSHAKE_NO_SSL_SUPPORT/);
+  });
+
   it("names a bad variable", async () => {
     const result = await run(["status"], "", { ARCHIVER_TIMEZONE: "Nowhere/Land" });
     expect(result.code).toBe(2);

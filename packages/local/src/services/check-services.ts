@@ -1,5 +1,4 @@
-import type { Config } from "@table-archiver/core";
-import { Redis } from "ioredis";
+import { type Config, createRedisClient, mysqlConnectionOptions } from "@table-archiver/core";
 import mysql from "mysql2/promise";
 
 const HOW_TO_START = {
@@ -23,14 +22,21 @@ export async function unreachableServices(config: Config): Promise<string[]> {
 async function checkMysql(config: Config): Promise<string | undefined> {
   const url = new URL(config.mysql.url);
   try {
-    const connection = await mysql.createConnection({
-      host: url.hostname,
-      port: Number(url.port || 3306),
-      user: decodeURIComponent(url.username),
-      password: config.mysql.password ?? decodeURIComponent(url.password),
-      connectTimeout: 3000,
-    });
-    await connection.end();
+    // As the runtime connects: through the Cloud SQL connector or with TLS when configured.
+    const production = await mysqlConnectionOptions(config);
+    try {
+      const connection = await mysql.createConnection({
+        host: url.hostname,
+        port: Number(url.port || 3306),
+        user: decodeURIComponent(url.username),
+        password: config.mysql.password ?? decodeURIComponent(url.password),
+        connectTimeout: 3000,
+        ...production.options,
+      });
+      await connection.end();
+    } finally {
+      await production.close();
+    }
     return undefined;
   } catch (error) {
     return `cannot reach MySQL at ${url.host} (${describe(error)}): ${HOW_TO_START.mysql}`;
@@ -38,14 +44,13 @@ async function checkMysql(config: Config): Promise<string | undefined> {
 }
 
 async function checkRedis(config: Config): Promise<string | undefined> {
-  const redis = new Redis(config.redis.url, {
+  // As the runtime connects (REDIS_AUTH, REDIS_TLS_CA), but trying once.
+  const redis = createRedisClient(config.redis, {
     lazyConnect: true,
     connectTimeout: 3000,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
-    ...(config.redis.auth ? { password: config.redis.auth } : {}),
   });
-  redis.on("error", () => {});
   try {
     await redis.connect();
     await redis.ping();
