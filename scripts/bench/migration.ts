@@ -63,7 +63,7 @@ async function migrate(table: string, limit: number) {
   try {
     const started = performance.now();
     const [plan] = await startMigration(runtime.migration, migrationMessage(table, limit));
-    const worker = await runWorker(runtime, { drain: true });
+    const worker = await runWorker(runtime);
     await worker.drained();
     await worker.close();
     const seconds = (performance.now() - started) / 1000;

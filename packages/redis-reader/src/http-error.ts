@@ -27,7 +27,6 @@ export const badRequest = (message: string) => new HttpError(400, "INVALID_INPUT
 export const unauthenticated = (message: string) =>
   new HttpError(401, "UNAUTHENTICATED", message, { "www-authenticate": 'Bearer realm="table-archiver"' });
 export const forbidden = (message: string) => new HttpError(403, "FORBIDDEN", message);
-export const notFound = (message: string) => new HttpError(404, "NOT_FOUND", message);
 export const methodNotAllowed = (allow: string) =>
   new HttpError(405, "METHOD_NOT_ALLOWED", `use ${allow}`, { allow });
 export const payloadTooLarge = (limitBytes: number) =>

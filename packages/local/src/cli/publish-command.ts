@@ -30,7 +30,7 @@ export async function publishCommand(runtime: Runtime, options: PublishOptions, 
 
 async function waitForQueue(runtime: Runtime, io: CliIo): Promise<number> {
   const reporter = createProgressReporter(io, await runtime.queue.count());
-  const worker = await runWorker(runtime, { drain: true, onProgress: (p) => reporter.update(p) });
+  const worker = await runWorker(runtime, { onProgress: (p) => reporter.update(p) });
   try {
     await worker.drained();
   } finally {

@@ -10,10 +10,7 @@ export async function workerCommand(
   io: CliIo,
 ): Promise<number> {
   const reporter = createProgressReporter(io, await runtime.queue.count());
-  const worker = await runWorker(runtime, {
-    drain: Boolean(options.drain),
-    onProgress: (p) => reporter.update(p),
-  });
+  const worker = await runWorker(runtime, { onProgress: (p) => reporter.update(p) });
   try {
     if (options.drain) await worker.drained();
     else await untilSignal();

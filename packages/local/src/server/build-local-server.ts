@@ -29,8 +29,6 @@ export interface LocalServerOptions {
   readonly logger?: Logger;
   /** The time tokens are issued and checked at. */
   readonly clock?: () => Date;
-  /** Overrides LOCAL_TOKEN_TTL_SECONDS. */
-  readonly tokenTtlSeconds?: number;
   /** The reader answers 503 when Redis has not answered after this long (default 2000 ms). */
   readonly redisTimeoutMs?: number;
   /** Also mount `archiverEntry` and `archiverTaskHandler` from their packages (as `pnpm dev` does). */
@@ -62,7 +60,7 @@ export async function buildLocalServer(options: LocalServerOptions): Promise<Loc
 
   const tokens = createLocalTokens({
     secret: config.local.tokenSecret,
-    ttlSeconds: options.tokenTtlSeconds ?? config.local.tokenTtlSeconds,
+    ttlSeconds: config.local.tokenTtlSeconds,
     allowedUids: config.local.debugUids,
     logger,
     ...(options.clock ? { clock: options.clock } : {}),

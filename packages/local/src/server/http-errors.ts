@@ -1,16 +1,14 @@
 import type { Logger } from "@table-archiver/core";
-import { errorBody, HttpError, toHttpError } from "@table-archiver/redis-reader";
+import { badRequest, errorBody, HttpError, toHttpError } from "@table-archiver/redis-reader";
 import type { FastifyError, FastifyInstance } from "fastify";
 
 /** Fastify's own refusals, mapped onto the archiver's error codes. */
 const FASTIFY_CODES: Record<string, () => HttpError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: () =>
     new HttpError(413, "PAYLOAD_TOO_LARGE", "the body is larger than the 16 KB this endpoint accepts"),
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new HttpError(400, "INVALID_INPUT", "send a JSON body"),
-  FST_ERR_CTP_EMPTY_JSON_BODY: () =>
-    new HttpError(400, "INVALID_INPUT", "the body is empty; send a JSON body"),
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
-    new HttpError(400, "INVALID_INPUT", "Content-Length does not match the body"),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => badRequest("send a JSON body"),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => badRequest("the body is empty; send a JSON body"),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => badRequest("Content-Length does not match the body"),
 };
 
 /**
@@ -41,7 +39,7 @@ function fromFastify(error: FastifyError): HttpError | undefined {
   const mapped = FASTIFY_CODES[error.code];
   if (mapped) return mapped();
   if (error instanceof SyntaxError || error.code === "FST_ERR_CTP_INVALID_JSON_BODY") {
-    return new HttpError(400, "INVALID_INPUT", "the body is not valid JSON");
+    return badRequest("the body is not valid JSON");
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     return new HttpError(error.statusCode, "INVALID_INPUT", error.message);

@@ -20,7 +20,7 @@ export async function startDevWorker(
       import("../worker/run-worker"),
     ]);
     const runtime = await createRuntime(config, { logger });
-    const worker = await runWorker(runtime, { drain: false });
+    const worker = await runWorker(runtime);
     return {
       async close() {
         await worker.close();

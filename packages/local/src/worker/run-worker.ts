@@ -5,17 +5,13 @@ import { limitCleanup } from "./limit-cleanup";
 export interface WorkerProgress {
   readonly done: number;
   readonly failed: number;
-  readonly retried: number;
   readonly remaining: number;
   readonly rows: number;
   readonly last?: TaskPayload;
 }
 
 export interface RunWorkerOptions {
-  /** Resolve once the queue is empty instead of running until closed. */
-  readonly drain: boolean;
   readonly onProgress?: (progress: WorkerProgress) => void;
-  readonly backoffMs?: number;
 }
 
 /**
@@ -24,8 +20,8 @@ export interface RunWorkerOptions {
  * WORKER_CONCURRENCY tasks run at once, of which at most CLEANUP_CONCURRENCY
  * are cleanup tasks (see limitCleanup).
  */
-export async function runWorker(runtime: Runtime, options: RunWorkerOptions) {
-  const progress = { done: 0, failed: 0, retried: 0, remaining: 0, rows: 0 };
+export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}) {
+  const progress = { done: 0, failed: 0, remaining: 0, rows: 0 };
   let last: TaskPayload | undefined;
   const report = () => options.onProgress?.({ ...progress, last });
   // The local worker counts the queue after every task and says so in a progress event; counting
@@ -39,7 +35,6 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions) {
     redis: runtime.config.redis,
     prefix: runtime.config.queue.localPrefix,
     concurrency: runtime.config.workerConcurrency,
-    ...(options.backoffMs === undefined ? {} : { backoffMs: options.backoffMs }),
     process: async (task) => {
       const result = await handle(task);
       if (result.kind === "copy") progress.rows += result.record.figures.rows;
@@ -48,7 +43,6 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions) {
     onEvent: (event) => {
       if (event.type === "completed") progress.done += 1;
       else if (event.type === "failed" && event.final) progress.failed += 1;
-      else if (event.type === "failed") progress.retried += 1;
       else if (event.type === "progress") progress.remaining = event.remaining;
       else return;
       report();
