@@ -55,7 +55,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     ledger,
     queue,
     destinations,
-    cleanupState,
     copy: {
       source,
       warehouse: openWarehouse,

@@ -3,7 +3,6 @@ import type { CleanupDeps } from "../domain/cleanup/cleanup-deps";
 import type { CopyDayDeps } from "../domain/copy/copy-day";
 import type { DestinationRules } from "../domain/migration/resolve-tables";
 import type { StartMigrationDeps } from "../domain/migration/start-migration";
-import type { CleanupState } from "../ports/cleanup-state";
 import type { Clock } from "../ports/clock";
 import type { Logger } from "../ports/logger";
 import type { MigrationLedger } from "../ports/migration-ledger";
@@ -24,8 +23,6 @@ export interface Runtime {
   readonly ledger: MigrationLedger;
   readonly queue: TaskQueue;
   readonly destinations: DestinationRules;
-  /** Per-day cleanup progress and the cleaned days. */
-  readonly cleanupState: CleanupState;
   /** What a copy task uses. */
   readonly copy: CopyDayDeps;
   /** What migration mode (planning and enqueueing) uses. */

@@ -22,7 +22,7 @@ export async function readStatus(runtime: Runtime): Promise<Status> {
     tables.sort().map(async (table): Promise<TableStatus> => {
       const [days, cleaned] = await Promise.all([
         runtime.ledger.migratedDays(table),
-        runtime.cleanupState.cleanedDays(table),
+        runtime.cleanup.state.cleanedDays(table),
       ]);
       return {
         table,
