@@ -1,7 +1,7 @@
 import { InvalidInputError } from "../../errors";
 import type { SourceDatabase } from "../../ports/source-database";
 import type { MigrationMessage } from "../messages/migration-message";
-import { type Destination, parseDestination } from "../types/destination";
+import { parseDestination } from "../types/destination";
 import { isIdentifier } from "../types/identifier";
 import type { TableSchema } from "../types/table-schema";
 
@@ -9,10 +9,8 @@ import type { TableSchema } from "../types/table-schema";
 export interface ResolvedTable {
   readonly schema: TableSchema;
   readonly filterColumn: string;
-  readonly destination: Destination;
-  /** The destination as written in the message, carried in task payloads. */
+  /** The destination as written in the message (validated), carried in task payloads. */
   readonly destinationName: string;
-  readonly filterColumnIndexed: boolean;
 }
 
 export interface DestinationRules {
@@ -36,18 +34,13 @@ export async function resolveTables(
     const destinationName = message.destination_tables[index] ?? "";
     const schema = await describeExisting(source, table, `source_tables[${index}]`);
     requireDatetimeColumn(schema, column, `filter_columns[${index}]`);
-    const destination = parseDestination(destinationName, {
+    // Parsed only to refuse a bad name before anything is queued; tasks carry it as written.
+    parseDestination(destinationName, {
       field: `destination_tables[${index}]`,
       defaultDataset: rules.defaultDataset,
       allowProject: rules.allowProject,
     });
-    resolved.push({
-      schema,
-      filterColumn: column,
-      destination,
-      destinationName,
-      filterColumnIndexed: schema.indexLeadingColumns.includes(column),
-    });
+    resolved.push({ schema, filterColumn: column, destinationName });
   }
   return resolved;
 }

@@ -44,7 +44,7 @@ export async function startMigration(
   const plans: TablePlan[] = [];
   for (const table of tables) {
     const name = table.schema.name;
-    if (!table.filterColumnIndexed) {
+    if (!table.schema.indexLeadingColumns.includes(table.filterColumn)) {
       deps.logger.warn("filter column leads no index; planning and copying will scan the table", {
         table: name,
         column: table.filterColumn,
