@@ -22,6 +22,10 @@ const benches: Record<string, { file: string; args?: string[]; target: string }>
     args: ["per-day"],
     target: "none: what a task costs apart from its rows, to read beside the year figure",
   },
+  budget: {
+    file: "cpu-budget.ts",
+    target: "none: CPU time of the source and the warehouse alone, beside what 300,000 rows/s allows",
+  },
   plan: {
     file: "migration.ts",
     args: ["plan"],

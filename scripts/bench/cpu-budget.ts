@@ -1,0 +1,137 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { availableParallelism } from "node:os";
+import { addDays, createRuntime, loadConfig, type Row } from "@table-archiver/core";
+import { BENCH_MYSQL_URL, ensureBenchTable } from "./bench-table";
+
+/**
+ * What the two ends of the migration bench cost on their own, in CPU time,
+ * beside the budget the 300,000 rows/s target leaves on this machine. Day by
+ * day through the 365 days of bench_events (1,000,000 rows), one day at a
+ * time so each end's CPU time can be told apart:
+ * - source: SourceDatabase.streamDay reads the day into memory; CPU of this
+ *   process and of the MySQL server (read from /proc when the server runs on
+ *   this machine);
+ * - warehouse: Warehouse.replaceDay writes those rows into a fresh DuckDB
+ *   file with the configured settings; CPU of this process (DuckDB's threads
+ *   included).
+ * Everything else the year run does (queue, ledger, bookkeeping, the copy
+ * task itself) costs more on top. At R rows/s on C cores, N rows leave
+ * C x N / R CPU-seconds for all of it. Prints one JSON line.
+ */
+const TABLE = "bench_events";
+const ROWS = 1_000_000;
+const TARGET_ROWS_PER_SECOND = 300_000;
+const silent = { debug() {}, info() {}, warn() {}, error: (m: string, f?: object) => console.error(m, f) };
+
+async function main() {
+  await ensureBenchTable({ table: TABLE, rows: ROWS, firstDay: "2024-01-01", days: 365 });
+  await mkdir(".bench", { recursive: true });
+  const path = ".bench/cpu-budget.duckdb";
+  await rm(path, { force: true });
+  await rm(`${path}.wal`, { force: true });
+  const config = loadConfig({
+    ...process.env,
+    MYSQL_URL: BENCH_MYSQL_URL,
+    DUCKDB_PATH: path,
+    LOG_LEVEL: "error",
+  });
+  const runtime = await createRuntime(config, { logger: silent });
+  try {
+    const schema = await runtime.source.describeTable(TABLE);
+    if (!schema) throw new Error(`${TABLE} is missing`);
+    const warehouse = await runtime.copy.warehouse();
+    const destination = { dataset: config.warehouse.dataset, table: `${TABLE}_budget` };
+    await warehouse.ensureTable(destination, schema, "created_at");
+    const source = new Tally(true);
+    const written = new Tally(false);
+    for (let i = 0; i < 365; i++) {
+      const day = addDays("2024-01-01", i);
+      const batches = await source.time(async () => {
+        const kept: (readonly Row[])[] = [];
+        const stream = runtime.source.streamDay(schema, "created_at", day, config.copyBatchRows);
+        for await (const batch of stream.batches) kept.push(batch);
+        return kept;
+      });
+      source.rows += batches.reduce((sum, batch) => sum + batch.length, 0);
+      const { rowsWritten } = await written.time(() =>
+        warehouse.replaceDay(destination, schema, "created_at", day, fromArray(batches), "id"),
+      );
+      written.rows += rowsWritten;
+    }
+    if (source.rows !== ROWS || written.rows !== ROWS) {
+      throw new Error(`expected ${ROWS} rows, read ${source.rows} and wrote ${written.rows}`);
+    }
+    const cores = availableParallelism();
+    const bothEnds = source.cpuSeconds + source.serverCpuSeconds + written.cpuSeconds;
+    return {
+      scenario: "what the two ends of the year run cost alone (1,000,000 rows / 365 days, one day at a time)",
+      source: source.figures(),
+      warehouse: written.figures(),
+      cores,
+      cpuSecondsAllowedAtTarget: round((cores * ROWS) / TARGET_ROWS_PER_SECOND),
+      cpuSecondsBothEnds: round(bothEnds),
+      ceilingRowsPerSecond: Math.round((cores * ROWS) / bothEnds),
+      settings: { copyBatchRows: config.copyBatchRows },
+    };
+  } finally {
+    await runtime.close();
+    await rm(path, { force: true });
+    await rm(`${path}.wal`, { force: true });
+  }
+}
+
+async function* fromArray(batches: readonly (readonly Row[])[]) {
+  yield* batches;
+}
+
+/** Wall and CPU time summed over the calls of one end. */
+class Tally {
+  rows = 0;
+  seconds = 0;
+  cpuSeconds = 0;
+  serverCpuSeconds = 0;
+  constructor(private readonly withServer: boolean) {}
+
+  async time<T>(work: () => Promise<T>): Promise<T> {
+    const server = this.withServer ? serverCpuSeconds() : undefined;
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const result = await work();
+    this.seconds += (performance.now() - started) / 1000;
+    const used = process.cpuUsage(cpu);
+    this.cpuSeconds += (used.user + used.system) / 1e6;
+    const serverAfter = this.withServer ? serverCpuSeconds() : undefined;
+    if (server !== undefined && serverAfter !== undefined) this.serverCpuSeconds += serverAfter - server;
+    return result;
+  }
+
+  figures() {
+    return {
+      rowsPerSecondOneAtATime: Math.round(this.rows / this.seconds),
+      cpuSeconds: round(this.cpuSeconds),
+      ...(this.withServer ? { serverCpuSeconds: round(this.serverCpuSeconds) } : {}),
+    };
+  }
+}
+
+/** CPU time of the local MariaDB or MySQL server, when there is one on this machine. */
+function serverCpuSeconds(): number | undefined {
+  for (const name of ["mariadbd", "mysqld"]) {
+    try {
+      const pid = execFileSync("pgrep", ["-x", name], { encoding: "utf8" }).split("\n")[0];
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // Not running under that name, or not on this machine.
+    }
+  }
+  return undefined;
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+console.log(JSON.stringify(await main()));
