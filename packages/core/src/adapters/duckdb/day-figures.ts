@@ -1,7 +1,7 @@
 import { type DuckDBConnection, quotedIdentifier } from "@duckdb/node-api";
 import type { CalendarDay } from "../../domain/days/calendar-day";
 import type { DayFigures } from "../../domain/types/day-figures";
-import { type DuckDbTable, dayBounds, dayPredicate, qualifiedName } from "./duckdb-catalog";
+import { type DuckDbTable, dayPredicate, qualifiedName } from "./duckdb-catalog";
 
 /**
  * The day's rows and, for `keyColumn`, its count/sum/min/max as exact decimal
@@ -20,8 +20,7 @@ export async function dayFiguresOn(
   const reader = await connection.runAndReadAll(
     `SELECT COUNT(*), COUNT(${key}), CAST(COALESCE(SUM(CAST(${key} AS HUGEINT)), 0) AS VARCHAR),
             COALESCE(CAST(MIN(${key}) AS VARCHAR), ''), COALESCE(CAST(MAX(${key}) AS VARCHAR), '')
-     FROM ${qualifiedName(destination)} WHERE ${dayPredicate(filterColumn)}`,
-    dayBounds(day),
+     FROM ${qualifiedName(destination)} WHERE ${dayPredicate(filterColumn, day)}`,
   );
   const [rows, count, sum, min, max] = reader.getRows()[0] ?? [];
   const figures = { rows: Number(rows) };

@@ -11,7 +11,7 @@ import type { CalendarDay } from "../../domain/days/calendar-day";
 import type { LogicalType } from "../../domain/types/logical-type";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
 import { formatDateTimeMicros, formatDays, formatTimeMicros } from "./canonical-values";
-import { type DuckDbTable, dayBounds, dayPredicate, qualifiedName } from "./duckdb-catalog";
+import { type DuckDbTable, dayPredicate, qualifiedName } from "./duckdb-catalog";
 
 const MICROS_PER_DAY = 86_400_000_000n;
 
@@ -29,8 +29,7 @@ export async function readDuckDbDay(
 ): Promise<Row[]> {
   const columns = schema.columns.map((column) => quotedIdentifier(column.name)).join(", ");
   const reader = await connection.runAndReadAll(
-    `SELECT ${columns} FROM ${qualifiedName(destination)} WHERE ${dayPredicate(filterColumn)} ORDER BY ALL`,
-    dayBounds(day),
+    `SELECT ${columns} FROM ${qualifiedName(destination)} WHERE ${dayPredicate(filterColumn, day)} ORDER BY ALL`,
   );
   return reader
     .getRows()

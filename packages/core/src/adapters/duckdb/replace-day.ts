@@ -8,7 +8,6 @@ import { ChunkWriter } from "./chunk-writer";
 import { dayFiguresOn } from "./day-figures";
 import {
   type DuckDbTable,
-  dayBounds,
   dayPredicate,
   qualifiedName,
   rollback,
@@ -43,7 +42,6 @@ export async function replaceDayInTransaction(
 ): Promise<DayFigures> {
   const { destination, filterColumn, day } = target;
   const label = `${formatDestination(destination)} ${day}`;
-  const bounds = dayBounds(day);
   await connection.run("BEGIN TRANSACTION");
   let appender: DuckDBAppender | undefined;
   try {
@@ -55,8 +53,8 @@ export async function replaceDayInTransaction(
       );
     }
     const table = qualifiedName(destination);
-    const where = dayPredicate(filterColumn);
-    const deleted = await connection.run(`DELETE FROM ${table} WHERE ${where}`, bounds);
+    const where = dayPredicate(filterColumn, day);
+    const deleted = await connection.run(`DELETE FROM ${table} WHERE ${where}`);
     appender = await connection.createAppender(destination.table, destination.dataset, destination.catalog);
     const writer = ChunkWriter.create(
       appender,
