@@ -1,9 +1,33 @@
+import { mkdir, rm } from "node:fs/promises";
+import { type Config, loadConfig } from "@table-archiver/core";
 import mysql from "mysql2/promise";
 
 /** The server the benchmarks use, and their database. */
 export const BENCH_SERVER = process.env.BENCH_MYSQL_URL ?? "mysql://root@127.0.0.1:3306";
 export const BENCH_DATABASE = "archiver_bench";
 export const BENCH_MYSQL_URL = `${BENCH_SERVER}/${BENCH_DATABASE}`;
+
+/**
+ * Configuration for one bench scenario: the bench database, a fresh DuckDB
+ * file of its own (`.bench/<name>.duckdb`, deleted first) and error-level
+ * logs; `overrides` win over both and over the environment.
+ */
+export async function freshBenchConfig(
+  name: string,
+  overrides: Record<string, string> = {},
+): Promise<Config> {
+  await mkdir(".bench", { recursive: true });
+  const path = `.bench/${name}.duckdb`;
+  await rm(path, { force: true });
+  await rm(`${path}.wal`, { force: true });
+  return loadConfig({
+    ...process.env,
+    MYSQL_URL: BENCH_MYSQL_URL,
+    DUCKDB_PATH: path,
+    LOG_LEVEL: "error",
+    ...overrides,
+  });
+}
 
 export interface BenchTableSpec {
   readonly table: string;

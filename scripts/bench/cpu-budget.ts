@@ -1,9 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import { addDays, createRuntime, loadConfig, type Row } from "@table-archiver/core";
-import { BENCH_MYSQL_URL, ensureBenchTable } from "./bench-table";
+import { addDays, createRuntime, type Row } from "@table-archiver/core";
+import { ensureBenchTable, freshBenchConfig } from "./bench-table";
 
 /**
  * What the two ends of the migration bench cost on their own, in CPU time,
@@ -27,16 +26,7 @@ const silent = { debug() {}, info() {}, warn() {}, error: (m: string, f?: object
 
 async function main() {
   await ensureBenchTable({ table: TABLE, rows: ROWS, firstDay: "2024-01-01", days: 365 });
-  await mkdir(".bench", { recursive: true });
-  const path = ".bench/cpu-budget.duckdb";
-  await rm(path, { force: true });
-  await rm(`${path}.wal`, { force: true });
-  const config = loadConfig({
-    ...process.env,
-    MYSQL_URL: BENCH_MYSQL_URL,
-    DUCKDB_PATH: path,
-    LOG_LEVEL: "error",
-  });
+  const config = await freshBenchConfig("cpu-budget");
   const runtime = await createRuntime(config, { logger: silent });
   try {
     const schema = await runtime.source.describeTable(TABLE);
@@ -77,8 +67,6 @@ async function main() {
     };
   } finally {
     await runtime.close();
-    await rm(path, { force: true });
-    await rm(`${path}.wal`, { force: true });
   }
 }
 

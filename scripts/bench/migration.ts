@@ -1,8 +1,7 @@
-import { mkdir, rm } from "node:fs/promises";
-import { createRuntime, loadConfig, parseMessage, type Runtime, startMigration } from "@table-archiver/core";
+import { createRuntime, parseMessage, type Runtime, startMigration } from "@table-archiver/core";
 import { runWorker } from "@table-archiver/local";
 import { Redis } from "ioredis";
-import { BENCH_MYSQL_URL, ensureBenchTable } from "./bench-table";
+import { ensureBenchTable, freshBenchConfig } from "./bench-table";
 
 /**
  * Migration benchmarks, each run in its own process by bench.ts so peak RSS
@@ -19,17 +18,7 @@ const scenario = process.argv[2] ?? "year";
 const silent = { debug() {}, info() {}, warn() {}, error: (m: string, f?: object) => console.error(m, f) };
 
 async function runtimeFor(name: string): Promise<Runtime> {
-  await mkdir(".bench", { recursive: true });
-  const path = `.bench/${name}.duckdb`;
-  await rm(path, { force: true });
-  await rm(`${path}.wal`, { force: true });
-  const config = loadConfig({
-    ...process.env,
-    MYSQL_URL: BENCH_MYSQL_URL,
-    DUCKDB_PATH: path,
-    LOCAL_QUEUE_PREFIX: `bench-${name}`,
-    LOG_LEVEL: "error",
-  });
+  const config = await freshBenchConfig(name, { LOCAL_QUEUE_PREFIX: `bench-${name}` });
   await forget(config.redis.url, name);
   return createRuntime(config, { logger: silent, clock: () => new Date("2026-11-21T12:00:00Z") });
 }
