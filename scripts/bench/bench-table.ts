@@ -7,6 +7,14 @@ export const BENCH_SERVER = process.env.BENCH_MYSQL_URL ?? "mysql://root@127.0.0
 export const BENCH_DATABASE = "archiver_bench";
 export const BENCH_MYSQL_URL = `${BENCH_SERVER}/${BENCH_DATABASE}`;
 
+/** Benches print only errors: their output is one line of figures. */
+export const benchLogger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error: (message: string, fields?: object) => console.error(message, fields),
+};
+
 /**
  * Configuration for one bench scenario: the bench database, a fresh DuckDB
  * file of its own (`.bench/<name>.duckdb`, deleted first) and error-level

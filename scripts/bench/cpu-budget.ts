@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { addDays, createRuntime, type Row } from "@table-archiver/core";
-import { ensureBenchTable, freshBenchConfig } from "./bench-table";
+import { benchLogger, ensureBenchTable, freshBenchConfig } from "./bench-table";
 
 /**
  * What the two ends of the migration bench cost on their own, in CPU time,
@@ -22,29 +22,28 @@ import { ensureBenchTable, freshBenchConfig } from "./bench-table";
 const TABLE = "bench_events";
 const ROWS = 1_000_000;
 const TARGET_ROWS_PER_SECOND = 300_000;
-const silent = { debug() {}, info() {}, warn() {}, error: (m: string, f?: object) => console.error(m, f) };
 
 async function main() {
   await ensureBenchTable({ table: TABLE, rows: ROWS, firstDay: "2024-01-01", days: 365 });
   const config = await freshBenchConfig("cpu-budget");
-  const runtime = await createRuntime(config, { logger: silent });
+  const runtime = await createRuntime(config, { logger: benchLogger });
   try {
     const schema = await runtime.source.describeTable(TABLE);
     if (!schema) throw new Error(`${TABLE} is missing`);
     const warehouse = await runtime.copy.warehouse();
     const destination = { dataset: config.warehouse.dataset, table: `${TABLE}_budget` };
     await warehouse.ensureTable(destination, schema, "created_at");
-    const source = new Tally(true);
-    const written = new Tally(false);
+    const source = new Tally(serverPid());
+    const written = new Tally(undefined);
     for (let i = 0; i < 365; i++) {
       const day = addDays("2024-01-01", i);
+      const stream = runtime.source.streamDay(schema, "created_at", day, config.copyBatchRows);
       const batches = await source.time(async () => {
         const kept: (readonly Row[])[] = [];
-        const stream = runtime.source.streamDay(schema, "created_at", day, config.copyBatchRows);
         for await (const batch of stream.batches) kept.push(batch);
         return kept;
       });
-      source.rows += batches.reduce((sum, batch) => sum + batch.length, 0);
+      source.rows += stream.stats().rows;
       const { rowsWritten } = await written.time(() =>
         warehouse.replaceDay(destination, schema, "created_at", day, fromArray(batches), "id"),
       );
@@ -80,17 +79,18 @@ class Tally {
   seconds = 0;
   cpuSeconds = 0;
   serverCpuSeconds = 0;
-  constructor(private readonly withServer: boolean) {}
+  /** `server`: the MySQL server's process, whose CPU time is counted too. */
+  constructor(private readonly server: string | undefined) {}
 
   async time<T>(work: () => Promise<T>): Promise<T> {
-    const server = this.withServer ? serverCpuSeconds() : undefined;
+    const server = serverCpuSeconds(this.server);
     const cpu = process.cpuUsage();
     const started = performance.now();
     const result = await work();
     this.seconds += (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
     this.cpuSeconds += (used.user + used.system) / 1e6;
-    const serverAfter = this.withServer ? serverCpuSeconds() : undefined;
+    const serverAfter = serverCpuSeconds(this.server);
     if (server !== undefined && serverAfter !== undefined) this.serverCpuSeconds += serverAfter - server;
     return result;
   }
@@ -99,23 +99,28 @@ class Tally {
     return {
       rowsPerSecondOneAtATime: Math.round(this.rows / this.seconds),
       cpuSeconds: round(this.cpuSeconds),
-      ...(this.withServer ? { serverCpuSeconds: round(this.serverCpuSeconds) } : {}),
+      ...(this.server ? { serverCpuSeconds: round(this.serverCpuSeconds) } : {}),
     };
   }
 }
 
-/** CPU time of the local MariaDB or MySQL server, when there is one on this machine. */
-function serverCpuSeconds(): number | undefined {
+/** The process of the local MariaDB or MySQL server, when there is one on this machine. */
+function serverPid(): string | undefined {
   for (const name of ["mariadbd", "mysqld"]) {
     try {
-      const pid = execFileSync("pgrep", ["-x", name], { encoding: "utf8" }).split("\n")[0];
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-      return (Number(fields[11]) + Number(fields[12])) / 100;
+      return execFileSync("pgrep", ["-x", name], { encoding: "utf8" }).split("\n")[0];
     } catch {
       // Not running under that name, or not on this machine.
     }
   }
   return undefined;
+}
+
+/** CPU time used so far by process `pid` (user + system, from /proc). */
+function serverCpuSeconds(pid: string | undefined): number | undefined {
+  if (!pid) return undefined;
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function round(n: number): number {

@@ -1,7 +1,7 @@
 import { createRuntime, parseMessage, type Runtime, startMigration } from "@table-archiver/core";
 import { runWorker } from "@table-archiver/local";
 import { Redis } from "ioredis";
-import { ensureBenchTable, freshBenchConfig } from "./bench-table";
+import { benchLogger, ensureBenchTable, freshBenchConfig } from "./bench-table";
 
 /**
  * Migration benchmarks, each run in its own process by bench.ts so peak RSS
@@ -15,12 +15,11 @@ import { ensureBenchTable, freshBenchConfig } from "./bench-table";
  * Prints one JSON line of figures.
  */
 const scenario = process.argv[2] ?? "year";
-const silent = { debug() {}, info() {}, warn() {}, error: (m: string, f?: object) => console.error(m, f) };
 
 async function runtimeFor(name: string): Promise<Runtime> {
   const config = await freshBenchConfig(name, { LOCAL_QUEUE_PREFIX: `bench-${name}` });
   await forget(config.redis.url, name);
-  return createRuntime(config, { logger: silent, clock: () => new Date("2026-11-21T12:00:00Z") });
+  return createRuntime(config, { logger: benchLogger, clock: () => new Date("2026-11-21T12:00:00Z") });
 }
 
 /** Drops what an earlier run left in Redis for `table`: migrated days, records, queue. */
