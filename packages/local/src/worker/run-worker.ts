@@ -50,6 +50,8 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
   });
   return {
     progress: () => ({ ...progress, last }),
+    /** Resolves once the worker is connected and taking tasks. */
+    ready: () => worker.ready(),
     async drained() {
       await recount();
       await worker.drained();

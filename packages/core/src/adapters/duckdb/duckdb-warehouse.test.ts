@@ -123,6 +123,33 @@ describe("DuckDB warehouse files", () => {
     await reopened.close();
   });
 
+  it("fails a day whose table was dropped under it, and goes on with other days", async () => {
+    // The table's columns are cached by ensureTable, so the day's BEGIN and DELETE go in one call.
+    const path = join(folder, "dropped.duckdb");
+    const schema = keyedSchema();
+    const gone = { dataset: "archive", table: "gone" };
+    const kept = { dataset: "archive", table: "kept" };
+    const warehouse = await createDuckDbWarehouse({ path, dataset: "archive" });
+    const shared = await openSharedDatabase(path);
+    try {
+      await warehouse.ensureTable(gone, schema, "created_at");
+      await warehouse.ensureTable(kept, schema, "created_at");
+      await warehouse.replaceDay(kept, schema, "created_at", DAY, batchesOf(keyedRows(DAY, [1, 2])));
+      const connection = await shared.instance.connect();
+      await connection.run(`DROP TABLE dropped.archive.gone`);
+      connection.closeSync();
+
+      const attempt = warehouse.replaceDay(gone, schema, "created_at", DAY, batchesOf(keyedRows(DAY, [3])));
+      await expect(attempt).rejects.toThrow(/gone/);
+      await warehouse.replaceDay(kept, schema, "created_at", DAY, batchesOf(keyedRows(DAY, [4, 5, 6])));
+      expect(await warehouse.readDay(kept, "created_at", DAY, schema)).toEqual(keyedRows(DAY, [4, 5, 6]));
+      expect(await warehouse.countRows(gone)).toBe(0);
+    } finally {
+      shared.release();
+      await warehouse.close();
+    }
+  });
+
   it("reports a file locked by another process as a TransientError", async () => {
     const path = join(folder, "locked.duckdb");
     const api = createRequire(import.meta.url).resolve("@duckdb/node-api");

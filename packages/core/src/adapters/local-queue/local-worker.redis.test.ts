@@ -82,6 +82,30 @@ describe("startLocalWorker", () => {
     expect(events.at(-1)).toEqual({ type: "progress", remaining: 0 });
   });
 
+  it("is ready before any task exists, then takes tasks enqueued later", async () => {
+    const seen: string[] = [];
+    const { queue, worker } = start(async (task) => {
+      seen.push(task.day);
+    });
+    await worker.ready();
+    await queue.enqueue([copy("2020-01-10"), copy("2020-01-11")]);
+    await worker.drained();
+    expect(seen.sort()).toEqual(["2020-01-10", "2020-01-11"]);
+  });
+
+  it("counts the queue for progress a few times a second, not after every task, and ends on zero", async () => {
+    const { queue, worker, events } = start(async () => {});
+    await worker.ready();
+    const days = Array.from({ length: 40 }, (_, i) => addDays("2020-04-01", i));
+    await queue.enqueue(days.map((day) => copy(day)));
+    await worker.drained();
+    const progress = events.filter((event) => event.type === "progress");
+    expect(events.filter((event) => event.type === "completed")).toHaveLength(40);
+    // 40 tasks that do nothing finish well within a second: a count per task would report 40 times.
+    expect(progress.length).toBeLessThan(10);
+    expect(events.at(-1)).toEqual({ type: "progress", remaining: 0 });
+  });
+
   it("retries a failing task with backoff, with increasing attempt numbers, until it passes", async () => {
     const attempts: number[] = [];
     const { queue, worker, events } = start(async (_task, info) => {

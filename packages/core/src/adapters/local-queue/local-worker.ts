@@ -37,6 +37,8 @@ export type LocalWorkerOptions = LocalQueueConnection & {
 };
 
 export interface LocalWorker {
+  /** Resolves once the worker is connected and taking tasks, and can count the queue. */
+  ready(): Promise<void>;
   /** Resolves once the queue holds no waiting, delayed or running task and every report is out. */
   drained(): Promise<void>;
   /** Lets running tasks finish, then stops. */
@@ -47,6 +49,13 @@ export interface LocalWorker {
 const FINAL_CODES = new Set(["INVALID_INPUT", "VERIFICATION_FAILED"]);
 const MAX_BACKOFF_MS = 10 * 60_000;
 const POLL_MS = 200;
+/**
+ * Counting the queue runs a script over five job states: a progress report
+ * after every task would cost more Redis work than the task's own bookkeeping,
+ * so the count is refreshed at most this often (drained() always reports the
+ * final zero).
+ */
+const PROGRESS_MS = 250;
 /** When the queue stays empty this long, a job whose report never came is not waited for. */
 const REPORT_GRACE_MS = 2_000;
 /** With no task running, a close that takes longer than this is waiting for an unreachable Redis. */
@@ -72,8 +81,14 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
   const unreported = new Set<string>();
   let running = 0;
   const wakers = new Set<() => void>();
+  let countedAt = Number.NEGATIVE_INFINITY;
+  let reportedRemaining: number | undefined;
 
   const emit = (event: LocalWorkerEvent) => options.onEvent?.(event);
+  const emitRemaining = (remaining: number) => {
+    reportedRemaining = remaining;
+    emit({ type: "progress", remaining });
+  };
   const wake = () => {
     for (const waker of wakers) waker();
   };
@@ -82,7 +97,10 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
     try {
       if (settle) await queue.settle(settle);
       for (const event of events) emit(event);
-      emit({ type: "progress", remaining: await queue.count() });
+      if (Date.now() - countedAt >= PROGRESS_MS) {
+        countedAt = Date.now();
+        emitRemaining(await queue.count());
+      }
     } catch (error) {
       emit({ type: "error", error: asError(error) });
     } finally {
@@ -156,13 +174,22 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
   const untilClosed = <T>(promise: Promise<T>) => Promise.race([promise, closedSignal]);
 
   return {
+    async ready() {
+      const worker = await untilClosed(started);
+      await untilClosed(worker.waitUntilReady());
+      await untilClosed(queue.count());
+    },
     async drained() {
       await untilClosed(started);
       let emptySince: number | undefined;
       for (;;) {
-        const empty = (await untilClosed(queue.count())) === 0;
+        // A task still running here is a live job: no need to ask Redis.
+        const empty = running === 0 && (await untilClosed(queue.count())) === 0;
         emptySince = empty ? (emptySince ?? Date.now()) : undefined;
-        if (empty && (unreported.size === 0 || Date.now() - (emptySince ?? 0) >= REPORT_GRACE_MS)) return;
+        if (empty && (unreported.size === 0 || Date.now() - (emptySince ?? 0) >= REPORT_GRACE_MS)) {
+          if (reportedRemaining !== 0) emitRemaining(0);
+          return;
+        }
         await untilClosed(
           new Promise<void>((resolve) => {
             const done = () => {
