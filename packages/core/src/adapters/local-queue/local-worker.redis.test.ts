@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { addDays } from "../../domain/days/calendar-day";
 import type { CopyDayTask, TaskPayload } from "../../domain/tasks/task-payload";
 import { InvalidInputError, TransientError, VerificationError } from "../../errors";
@@ -104,6 +104,24 @@ describe("startLocalWorker", () => {
     // 40 tasks that do nothing finish well within a second: a count per task would report 40 times.
     expect(progress.length).toBeLessThan(10);
     expect(events.at(-1)).toEqual({ type: "progress", remaining: 0 });
+  });
+
+  it("reports the queue empty after the last task also when nobody waits for the drain", async () => {
+    const { queue, worker, events } = start(async () => {});
+    await worker.ready();
+    const days = Array.from({ length: 30 }, (_, i) => addDays("2020-06-01", i));
+    await queue.enqueue(days.map((day) => copy(day)));
+    await vi.waitFor(() => expect(events.filter((e) => e.type === "completed")).toHaveLength(30), {
+      timeout: 10_000,
+    });
+    await vi.waitFor(
+      () =>
+        expect(events.filter((e) => e.type === "progress").at(-1)).toEqual({
+          type: "progress",
+          remaining: 0,
+        }),
+      { timeout: 2_000 },
+    );
   });
 
   it("retries a failing task with backoff, with increasing attempt numbers, until it passes", async () => {

@@ -52,8 +52,8 @@ const POLL_MS = 200;
 /**
  * Counting the queue runs a script over five job states: a progress report
  * after every task would cost more Redis work than the task's own bookkeeping,
- * so the count is refreshed at most this often (drained() always reports the
- * final zero).
+ * so the count is refreshed at most this often, and once more after the last
+ * task (drained() also reports the final zero).
  */
 const PROGRESS_MS = 250;
 /** When the queue stays empty this long, a job whose report never came is not waited for. */
@@ -82,6 +82,7 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
   let running = 0;
   const wakers = new Set<() => void>();
   let countedAt = Number.NEGATIVE_INFINITY;
+  let countTimer: NodeJS.Timeout | undefined;
   let reportedRemaining: number | undefined;
 
   const emit = (event: LocalWorkerEvent) => options.onEvent?.(event);
@@ -93,14 +94,29 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
     for (const waker of wakers) waker();
   };
 
+  /**
+   * Reports the queue's count, or when the last count is too recent, once
+   * that interval is over: a worker that goes idle still shows the last tasks
+   * leaving the queue.
+   */
+  async function countForProgress(): Promise<void> {
+    const wait = countedAt + PROGRESS_MS - Date.now();
+    if (wait > 0) {
+      countTimer ??= setTimeout(() => {
+        countTimer = undefined;
+        countForProgress().catch((error: unknown) => emit({ type: "error", error: asError(error) }));
+      }, wait).unref();
+      return;
+    }
+    countedAt = Date.now();
+    emitRemaining(await queue.count());
+  }
+
   async function report(job: Job | undefined, events: LocalWorkerEvent[], settle: TaskPayload | undefined) {
     try {
       if (settle) await queue.settle(settle);
       for (const event of events) emit(event);
-      if (Date.now() - countedAt >= PROGRESS_MS) {
-        countedAt = Date.now();
-        emitRemaining(await queue.count());
-      }
+      await countForProgress();
     } catch (error) {
       emit({ type: "error", error: asError(error) });
     } finally {
@@ -204,6 +220,7 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
       }
     },
     async close() {
+      clearTimeout(countTimer);
       onClose(new Error("the local worker was closed before the queue drained"));
       const worker = await started.catch(() => undefined);
       if (worker) await closeWorker(worker, () => running);
