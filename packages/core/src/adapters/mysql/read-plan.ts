@@ -20,6 +20,18 @@ export interface ReadPlan {
  * - a type without a mapping (MariaDB INET6, UUID, ...): its text in utf8mb4.
  */
 export function readPlan(schema: TableSchema): ReadPlan {
+  let plan = plans.get(schema);
+  if (!plan) {
+    plan = buildReadPlan(schema);
+    plans.set(schema, plan);
+  }
+  return plan;
+}
+
+/** Schemas are immutable and a described table keeps its schema object, so each is planned once. */
+const plans = new WeakMap<TableSchema, ReadPlan>();
+
+function buildReadPlan(schema: TableSchema): ReadPlan {
   const zeroDateColumns: number[] = [];
   const expressions = schema.columns.map((column, index) => {
     const kind = column.logicalType.kind;

@@ -1,5 +1,5 @@
-import type { z } from "zod";
 import { InvalidInputError } from "../../errors";
+import { parseWith } from "../validation/parse-with";
 import { type CleanupMessage, cleanupMessageSchema } from "./cleanup-message";
 import { type MigrationMessage, migrationMessageSchema } from "./migration-message";
 
@@ -34,31 +34,10 @@ export function parseMessage(input: unknown): ParsedMessage {
       "has fields of both the migration and the cleanup shape; send one or the other",
     );
   }
-  if (migration) return { mode: "migration", message: parseWith(migrationMessageSchema, input) };
-  if (cleanup) return { mode: "cleanup", message: parseWith(cleanupMessageSchema, input) };
+  if (migration) return { mode: "migration", message: parseWith(migrationMessageSchema, input, "message") };
+  if (cleanup) return { mode: "cleanup", message: parseWith(cleanupMessageSchema, input, "message") };
   throw new InvalidInputError(
     "message",
     `is neither a migration message (${MIGRATION_FIELDS.join(", ")}) nor a cleanup message (${CLEANUP_FIELDS.join(", ")})`,
-  );
-}
-
-function parseWith<T>(schema: z.ZodType<T>, input: unknown): T {
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  if (!issue) throw new InvalidInputError("message", "is invalid");
-  const keys = issue.code === "unrecognized_keys" ? issue.keys : [];
-  if (keys.length > 0) {
-    throw new InvalidInputError(String(keys[0]), "is not a known field of this message");
-  }
-  const field = formatPath(issue.path);
-  throw new InvalidInputError(field, issue.message);
-}
-
-function formatPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>(
-    (out, part) =>
-      typeof part === "number" ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part),
-    "",
   );
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { InvalidInputError } from "../../errors";
 import { isCalendarDay } from "../days/calendar-day";
 import { isIdentifier } from "../types/identifier";
+import { parseWith } from "../validation/parse-with";
 
 const identifier = z.string().refine(isIdentifier, "not a valid identifier");
 const day = z.string().refine(isCalendarDay, "not a real YYYY-MM-DD day");
@@ -32,11 +32,7 @@ export type TaskKind = TaskPayload["kind"];
 
 /** Validates a task body; a body that can never succeed throws InvalidInputError naming the field. */
 export function parseTaskPayload(body: unknown): TaskPayload {
-  const parsed = taskPayload.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const field = issue?.path.join(".") || "task";
-  throw new InvalidInputError(field, issue?.message ?? "invalid task");
+  return parseWith(taskPayload, body, "task");
 }
 
 /** Stable identity of a task: one queued task per (kind, table, day). */

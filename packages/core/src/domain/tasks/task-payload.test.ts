@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { InvalidInputError } from "../../errors";
+import { parseTaskPayload, taskKey } from "./task-payload";
+
+const copy = {
+  kind: "copy",
+  table: "orders",
+  destination: "archive.orders",
+  filterColumn: "created_at",
+  day: "2024-02-29",
+};
+const clean = { kind: "clean", table: "orders", filterColumn: "created_at", day: "2024-02-29" };
+
+describe("parseTaskPayload", () => {
+  it.each([
+    ["copy", copy],
+    ["clean", clean],
+  ])("accepts a %s task as it is", (_, body) => {
+    expect(parseTaskPayload(body)).toEqual(body);
+  });
+
+  it.each([
+    ["not an object", "copy 2024-02-29", "task"],
+    ["an unknown kind", { ...copy, kind: "move" }, "kind"],
+    ["an unknown field", { ...copy, priority: 1 }, "priority"],
+    ["a destination on a clean task", { ...clean, destination: "archive.orders" }, "destination"],
+    ["a missing day", { ...copy, day: undefined }, "day"],
+    ["a day that does not exist", { ...copy, day: "2023-02-29" }, "day"],
+    ["a day with a time", { ...copy, day: "2024-02-29T00:00:00" }, "day"],
+    ["a table name with a quote", { ...copy, table: "orders`; DROP TABLE x" }, "table"],
+    ["a filter column that is not text", { ...clean, filterColumn: 7 }, "filterColumn"],
+    ["an empty destination", { ...copy, destination: "" }, "destination"],
+  ])("refuses %s, naming the field", (_, body, field) => {
+    let thrown: unknown;
+    try {
+      parseTaskPayload(body);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(InvalidInputError);
+    expect((thrown as InvalidInputError).message).toMatch(new RegExp(`^${field}: `));
+  });
+});
+
+describe("taskKey", () => {
+  it("is the same for a copy and its retry, and differs by kind, table and day", () => {
+    expect(taskKey(copy as never)).toBe("copy:orders:2024-02-29");
+    expect(taskKey({ ...copy, kind: "clean" } as never)).toBe("clean:orders:2024-02-29");
+  });
+});
