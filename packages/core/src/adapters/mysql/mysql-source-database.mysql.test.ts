@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { CalendarDay } from "../../domain/days/calendar-day";
 import type { TableSchema } from "../../domain/types/table-schema";
 import { InvalidInputError, TransientError } from "../../errors";
@@ -95,6 +95,19 @@ describe("firstDayWithRows", () => {
     expect(await first("1000-01-01", "2024-01-01")).toBeUndefined();
     expect(await first("2023-01-01", "2025-01-01")).toBe("2024-01-01");
     expect(await first("2024-03-01", "2024-04-02")).toBe("2024-03-01");
+  });
+
+  it("probes on past a partial zero date once, however many probes of a window ran into it", async () => {
+    // Every day from 2023-05-20 to 2023-05-31 first meets 2023-06-00 10:00:00, which names no day.
+    const froms = Array.from({ length: 12 }, (_, i) => `2023-05-${String(20 + i).padStart(2, "0")}`);
+    const probesOn = vi.spyOn(source, "firstDayWithRows");
+    try {
+      const firsts = await source.firstDaysWithRows("events", "at", [...froms, "2024-01-02"], "2025-01-01");
+      expect(firsts).toEqual([...froms.map(() => "2024-01-01"), "2024-01-05"]);
+      expect(probesOn.mock.calls).toEqual([["events", "at", "2023-06-01", "2025-01-01"]]);
+    } finally {
+      probesOn.mockRestore();
+    }
   });
 
   it("finds nothing in an empty table", async () => {

@@ -1,3 +1,4 @@
+import type { CalendarDay } from "../../domain/days/calendar-day";
 import type { TableSchema } from "../../domain/types/table-schema";
 import { integerKeyColumn } from "../../domain/types/table-schema";
 import { InvalidInputError } from "../../errors";
@@ -44,15 +45,21 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
     async firstDaysWithRows(table, column, froms, before) {
       if (froms.length === 0) return [];
       const firsts = await queryRow(pool, firstValuesQuery(table, column, froms, before), { table, column });
+      // A partial zero date names no day: probe on from the day after it, once for each such date
+      // however many probes of the window ran into it.
+      const afterZeroDates = new Map<string, Promise<CalendarDay | undefined>>();
       return Promise.all(
-        froms.map((from, index) => {
+        froms.map((_, index) => {
           const first = firsts[index];
           if (first === null || first === undefined) return undefined;
           const value = String(first);
-          // A partial zero date names no day: probe on from there, one at a time.
-          return isZeroDate(value)
-            ? source.firstDayWithRows(table, column, from, before)
-            : value.slice(0, 10);
+          if (!isZeroDate(value)) return value.slice(0, 10);
+          let next = afterZeroDates.get(value);
+          if (!next) {
+            next = source.firstDayWithRows(table, column, firstDayAfterZeroDate(value), before);
+            afterZeroDates.set(value, next);
+          }
+          return next;
         }),
       );
     },
