@@ -12,7 +12,7 @@ const config = loadConfig();
 const logger = createJsonLogger({ level: config.logLevel, base: { component: "local-stack" } });
 const server: LocalServer = await buildLocalServer({ config, logger, archiverFunctions: true });
 const base = await server.listen();
-const worker = await startDevWorker(config, logger);
+const worker = await startDevWorker();
 
 const lines = [
   `table-archiver local stack on ${base}  (base_url = function_url)`,
