@@ -31,14 +31,9 @@ describe("parseTaskPayload", () => {
     ["a filter column that is not text", { ...clean, filterColumn: 7 }, "filterColumn"],
     ["an empty destination", { ...copy, destination: "" }, "destination"],
   ])("refuses %s, naming the field", (_, body, field) => {
-    let thrown: unknown;
-    try {
-      parseTaskPayload(body);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(InvalidInputError);
-    expect((thrown as InvalidInputError).message).toMatch(new RegExp(`^${field}: `));
+    const parse = () => parseTaskPayload(body);
+    expect(parse).toThrow(InvalidInputError);
+    expect(parse).toThrow(new RegExp(`^${field}: `));
   });
 });
 
