@@ -101,8 +101,9 @@ describe("startLocalWorker", () => {
     await worker.drained();
     const progress = events.filter((event) => event.type === "progress");
     expect(events.filter((event) => event.type === "completed")).toHaveLength(40);
-    // 40 tasks that do nothing finish well within a second: a count per task would report 40 times.
-    expect(progress.length).toBeLessThan(10);
+    // 40 tasks that do nothing take a fraction of a second: a count per task would report 40 times,
+    // one per 250 ms only a few (20 leaves room for a machine ten times slower).
+    expect(progress.length).toBeLessThan(20);
     expect(events.at(-1)).toEqual({ type: "progress", remaining: 0 });
   });
 
