@@ -3,7 +3,6 @@ import {
   cleanDay,
   copyDay,
   type DayCleanupReport,
-  parseTaskPayload,
   type Runtime,
   type TaskPayload,
 } from "@table-archiver/core";
@@ -13,13 +12,13 @@ export type TaskResult =
   | { readonly kind: "clean"; readonly task: TaskPayload; readonly report: DayCleanupReport };
 
 /**
- * Runs one queued task. Used by the HTTP function and by the local worker, so
- * both run the same code. Telling the queue's bookkeeping that a task is
- * finished for good is the caller's part: the local worker does it once BullMQ
- * has settled the job, the HTTP function once it answers.
+ * Runs one queued task, already validated by parseTaskPayload. Used by the
+ * HTTP function and by the local worker, so both run the same code. Telling
+ * the queue's bookkeeping that a task is finished for good is the caller's
+ * part: the local worker does it once BullMQ has settled the job, the HTTP
+ * function once it answers.
  */
-export async function handleTask(runtime: Runtime, body: unknown): Promise<TaskResult> {
-  const task = parseTaskPayload(body);
+export async function handleTask(runtime: Runtime, task: TaskPayload): Promise<TaskResult> {
   if (task.kind === "copy") {
     return { kind: "copy", task, record: await copyDay(runtime.copy, task) };
   }

@@ -22,7 +22,7 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
       // Numbered in key order and summed per chunk by the server, so a day
       // of millions of keys comes back as one short row per chunk. The filter
       // column's index holds the key too: the day is read from it alone.
-      const rows = await run(
+      const rows = (await run(
         pool,
         scope,
         `SELECT COUNT(*), CAST(SUM(k) AS CHAR), CAST(MIN(k) AS CHAR), CAST(MAX(k) AS CHAR) FROM (
@@ -30,8 +30,8 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
            FROM ${quoteIdentifier(scope.table)} WHERE ${day.sql}
          ) AS numbered GROUP BY n DIV ${chunkRows} ORDER BY MIN(k)`,
         [...day.values],
-      );
-      return (rows as unknown[][]).map(([count, sum, first, last]) => ({
+      )) as unknown[][];
+      return rows.map(([count, sum, first, last]) => ({
         first: integerText(String(first)),
         last: integerText(String(last)),
         rows: Number(count),
@@ -57,13 +57,13 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
 
     async countDay(scope) {
       const day = dayCondition(quoteIdentifier(scope.column), scope.day);
-      const [row] = await run(
+      const [row] = (await run(
         pool,
         scope,
         `SELECT COUNT(*) FROM ${quoteIdentifier(scope.table)} WHERE ${day.sql}`,
         [...day.values],
-      );
-      return Number((row as unknown[] | undefined)?.[0] ?? 0);
+      )) as unknown[][];
+      return Number(row?.[0] ?? 0);
     },
 
     async deleteRows(scope, limit) {
@@ -72,12 +72,12 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
       // One statement commits on its own (autocommit). Without a key there is
       // no order that names the same rows on a statement-based replica; see
       // docs/cleanup.md on binlog formats.
-      const result = await execute(
+      const result = (await run(
         pool,
         scope,
         `DELETE FROM ${quoteIdentifier(scope.table)} WHERE ${day.sql} LIMIT ${limit}`,
         [...day.values],
-      );
+      )) as { affectedRows: number };
       return result.affectedRows;
     },
 
@@ -163,24 +163,11 @@ async function rollbackOrDestroy(connection: MysqlPoolConnection): Promise<void>
   }
 }
 
-async function run(pool: MysqlPool, scope: DayScope, sql: string, values: unknown[]): Promise<unknown[]> {
+/** One statement on the pool; its answer (rows as arrays, or the write's result), errors mapped. */
+async function run(pool: MysqlPool, scope: DayScope, sql: string, values: unknown[]): Promise<unknown> {
   try {
-    const [rows] = await pool.query({ sql, rowsAsArray: true }, values);
-    return rows as unknown[];
-  } catch (error) {
-    throw mapMysqlError(error, { table: scope.table, column: scope.column });
-  }
-}
-
-async function execute(
-  pool: MysqlPool,
-  scope: DayScope,
-  sql: string,
-  values: unknown[],
-): Promise<{ affectedRows: number }> {
-  try {
-    const [result] = await pool.query({ sql }, values);
-    return result as { affectedRows: number };
+    const [answer] = await pool.query({ sql, rowsAsArray: true }, values);
+    return answer;
   } catch (error) {
     throw mapMysqlError(error, { table: scope.table, column: scope.column });
   }
