@@ -43,25 +43,19 @@ export async function replaceDayInTransaction(
   const { destination, filterColumn, day } = target;
   const label = `${formatDestination(destination)} ${day}`;
   const deleteDay = `DELETE FROM ${qualifiedName(destination)} WHERE ${dayPredicate(filterColumn, day)}`;
+  // Columns known from ensureTable are as current as a lookup here: schema changes go through it.
+  const columns = target.columns ?? (await tableColumns(connection, destination));
+  if (columns.length === 0) {
+    throw new InvalidInputError(
+      "destination",
+      `${formatDestination(destination)} does not exist (ensureTable creates it)`,
+    );
+  }
   let appender: DuckDBAppender | undefined;
   try {
-    let columns = target.columns;
-    let deleted: { readonly rowsChanged: number };
-    if (columns) {
-      // One call for both statements: a round trip less per day. DuckDB runs them in order and answers
-      // the DELETE's count; if the DELETE fails, the transaction it opened is rolled back below.
-      deleted = await connection.run(`BEGIN TRANSACTION; ${deleteDay}`);
-    } else {
-      await connection.run("BEGIN TRANSACTION");
-      columns = await tableColumns(connection, destination);
-      if (columns.length === 0) {
-        throw new InvalidInputError(
-          "destination",
-          `${formatDestination(destination)} does not exist (ensureTable creates it)`,
-        );
-      }
-      deleted = await connection.run(deleteDay);
-    }
+    // One call for both statements: a round trip less per day. DuckDB runs them in order and answers
+    // the DELETE's count; if the DELETE fails, the transaction it opened is rolled back below.
+    const deleted = await connection.run(`BEGIN TRANSACTION; ${deleteDay}`);
     appender = await connection.createAppender(destination.table, destination.dataset, destination.catalog);
     const writer = ChunkWriter.create(
       appender,
