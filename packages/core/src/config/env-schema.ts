@@ -36,8 +36,11 @@ export const envSchema = z.object({
   DUCKDB_PATH: z.string().min(1).default(".data/warehouse.duckdb"),
   /** DuckDB's memory_limit: its buffer pool spills past this (the process's RSS is more). */
   DUCKDB_MEMORY_LIMIT: duckDbSize.default("16MB"),
-  /** DuckDB's worker threads; unset means one per core. */
-  DUCKDB_THREADS: z.coerce.number().int().min(1).max(256).optional(),
+  /**
+   * DuckDB's worker threads. One by default: a day's statements are small, and
+   * with more threads each commit spends CPU handing work between them.
+   */
+  DUCKDB_THREADS: intFrom(1, 256, 1),
   /** WAL size past which a commit checkpoints the DuckDB file (DuckDB's checkpoint_threshold). */
   DUCKDB_CHECKPOINT_THRESHOLD: duckDbSize.default("256MB"),
   WAREHOUSE_DATASET: z

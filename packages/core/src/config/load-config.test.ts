@@ -21,7 +21,7 @@ describe("loadConfig", () => {
       path: ".data/warehouse.duckdb",
       dataset: "archive",
       memoryLimit: "16MB",
-      threads: undefined,
+      threads: 1,
       checkpointThreshold: "256MB",
     });
     expect(config.queue.kind).toBe("local");
@@ -32,10 +32,10 @@ describe("loadConfig", () => {
   it("reads DuckDB's settings and refuses a size DuckDB would not take", () => {
     const warehouse = loadConfig({
       DUCKDB_MEMORY_LIMIT: "1GiB",
-      DUCKDB_THREADS: "1",
+      DUCKDB_THREADS: "2",
       DUCKDB_CHECKPOINT_THRESHOLD: "64MB",
     }).warehouse;
-    expect(warehouse).toMatchObject({ memoryLimit: "1GiB", threads: 1, checkpointThreshold: "64MB" });
+    expect(warehouse).toMatchObject({ memoryLimit: "1GiB", threads: 2, checkpointThreshold: "64MB" });
     expect(problems({ DUCKDB_MEMORY_LIMIT: "lots", DUCKDB_THREADS: "0" })).toMatch(
       /DUCKDB_MEMORY_LIMIT[\s\S]*DUCKDB_THREADS|DUCKDB_THREADS[\s\S]*DUCKDB_MEMORY_LIMIT/,
     );

@@ -17,7 +17,7 @@ export interface Config {
         readonly path: string;
         readonly dataset: string;
         readonly memoryLimit: string;
-        readonly threads: number | undefined;
+        readonly threads: number;
         readonly checkpointThreshold: string;
       }
     | {

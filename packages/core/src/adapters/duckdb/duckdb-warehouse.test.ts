@@ -78,7 +78,7 @@ describe("DuckDB warehouse files", () => {
       path,
       dataset: "archive",
       memoryLimit: "48MB",
-      threads: 1,
+      threads: 2,
       checkpointThreshold: "1GB",
     });
     const shared = await openSharedDatabase(path);
@@ -88,7 +88,22 @@ describe("DuckDB warehouse files", () => {
         `SELECT current_setting('memory_limit'), current_setting('threads'), current_setting('checkpoint_threshold')`,
       );
       connection.closeSync();
-      expect(reader.getRows()[0]).toEqual(["45.7 MiB", 1n, "953.6 MiB"]);
+      expect(reader.getRows()[0]).toEqual(["45.7 MiB", 2n, "953.6 MiB"]);
+    } finally {
+      shared.release();
+      await warehouse.close();
+    }
+  });
+
+  it("runs DuckDB on one thread unless told otherwise", async () => {
+    const path = join(folder, "default-settings.duckdb");
+    const warehouse = await createDuckDbWarehouse({ path, dataset: "archive" });
+    const shared = await openSharedDatabase(path);
+    try {
+      const connection = await shared.instance.connect();
+      const reader = await connection.runAndReadAll(`SELECT current_setting('threads')`);
+      connection.closeSync();
+      expect(reader.getRows()[0]).toEqual([1n]);
     } finally {
       shared.release();
       await warehouse.close();

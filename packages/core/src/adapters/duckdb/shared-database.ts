@@ -21,8 +21,8 @@ interface OpenFile {
 export interface DuckDbSettings {
   /** DUCKDB_MEMORY_LIMIT. @default "16MB" */
   readonly memoryLimit?: string;
-  /** DUCKDB_THREADS. @default one per core */
-  readonly threads?: number | undefined;
+  /** DUCKDB_THREADS. @default 1 */
+  readonly threads?: number;
   /** DUCKDB_CHECKPOINT_THRESHOLD. @default "256MB" */
   readonly checkpointThreshold?: string;
 }
@@ -33,6 +33,10 @@ export interface DuckDbSettings {
  * inside the COMMIT that crosses it, holding up that day for 80-170 ms here; a
  * larger WAL checkpoints less often (the WAL is synced on every commit, so
  * durability does not change, only the replay time after a crash).
+ * One thread by default: each day is a few small statements, and with a
+ * thread per core every COMMIT cost about 60% more CPU here (1.7 vs 2.8 ms for
+ * a day of 2,740 rows) for no gain in wall time; parallelism comes from the
+ * worker running several days at once.
  */
 function duckDbOptions(settings: DuckDbSettings): Record<string, string> {
   return {
@@ -40,7 +44,7 @@ function duckDbOptions(settings: DuckDbSettings): Record<string, string> {
     autoload_known_extensions: "false",
     memory_limit: settings.memoryLimit ?? "16MB",
     checkpoint_threshold: settings.checkpointThreshold ?? "256MB",
-    ...(settings.threads === undefined ? {} : { threads: String(settings.threads) }),
+    threads: String(settings.threads ?? 1),
   };
 }
 
