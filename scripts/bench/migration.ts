@@ -2,13 +2,15 @@ import { createRuntime, parseMessage, type Runtime, startMigration } from "@tabl
 import { runWorker } from "@table-archiver/local";
 import { Redis } from "ioredis";
 import { benchLogger, ensureBenchTable, freshBenchConfig } from "./bench-table";
+import { mysqlClientRate } from "./mysql-client-rate";
 
 /**
  * Migration benchmarks, each run in its own process by bench.ts so peak RSS
  * belongs to one scenario:
  * - year: 1,000,000 rows over 365 days, planned and copied through the real
  *   queue and task handler into DuckDB, timed from the message (the worker
- *   is already running) to the queue drained;
+ *   is already running) to the queue drained; then the mysql client reads the
+ *   same rows, the yardstick the target was set against (mysql-client-rate.ts);
  * - one-day: 1,000,000 rows on a single day, copied by one task;
  * - per-day: ten rows a day for 365 days, so the time is what a task costs
  *   apart from its rows (queue, bookkeeping, per-day statements);
@@ -111,7 +113,11 @@ function settingsOf(runtime: Runtime) {
     workerConcurrency,
     copyBatchRows,
     ...(warehouse.kind === "duckdb"
-      ? { duckdbMemoryLimit: warehouse.memoryLimit, duckdbCheckpointThreshold: warehouse.checkpointThreshold }
+      ? {
+          duckdbMemoryLimit: warehouse.memoryLimit,
+          duckdbThreads: warehouse.threads,
+          duckdbCheckpointThreshold: warehouse.checkpointThreshold,
+        }
       : {}),
   };
 }
@@ -123,7 +129,17 @@ function round(n: number): number {
 async function main() {
   if (scenario === "year") {
     await ensureBenchTable({ table: "bench_events", rows: 1_000_000, firstDay: "2024-01-01", days: 365 });
-    return { scenario: "1,000,000 rows / 365 days into DuckDB", ...(await migrate("bench_events", 365)) };
+    const figures = await migrate("bench_events", 365);
+    const client = mysqlClientRate("bench_events", 1_000_000);
+    return {
+      scenario: "1,000,000 rows / 365 days into DuckDB",
+      ...figures,
+      // The target is 40% of the client's rate on the day the issue measured it (300,000 of 750,000).
+      mysqlClient: client,
+      ...("rowsPerSecond" in client
+        ? { shareOfClientRate: Math.round((100 * figures.rowsPerSecond) / client.rowsPerSecond) / 100 }
+        : {}),
+    };
   }
   if (scenario === "one-day") {
     await ensureBenchTable({ table: "bench_one_day", rows: 1_000_000, firstDay: "2024-06-01", days: 1 });
