@@ -7,8 +7,8 @@ import { BENCH_DATABASE, BENCH_SERVER } from "./bench-table";
  * measured about 750,000 rows/s when it set 300,000 rows/s, 40% of it).
  * The machine's speed moves from day to day; this figure moves with it, so a
  * year run is best read beside it. Best of two reads of the whole table, the
- * client printing tab-separated rows to /dev/null. Undefined, with the reason,
- * when neither `mariadb` nor `mysql` is on the PATH.
+ * client printing tab-separated rows to /dev/null. `{ skipped }` says why
+ * when there is no figure (no `mariadb` or `mysql` client on the PATH, or it failed).
  */
 export function mysqlClientRate(
   table: string,
@@ -30,8 +30,8 @@ export function mysqlClientRate(
     "-e",
     `SELECT * FROM ${table}`,
   ];
-  // The password goes through the environment, not the command line other users can read.
-  const env = { ...process.env, MYSQL_PWD: decodeURIComponent(url.password) };
+  // A password goes through the environment, not the command line other users can read.
+  const env = url.password ? { ...process.env, MYSQL_PWD: decodeURIComponent(url.password) } : process.env;
   let best = Number.POSITIVE_INFINITY;
   for (let run = 0; run < 2; run++) {
     const started = performance.now();
