@@ -24,8 +24,8 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
   const progress = { done: 0, failed: 0, remaining: 0, rows: 0 };
   let last: TaskPayload | undefined;
   const report = () => options.onProgress?.({ ...progress, last });
-  // The local worker counts the queue after every task and says so in a progress event; counting
-  // here too would double the Redis round trips per task.
+  // The local worker reports the queue's count in its progress events (at most every 250 ms);
+  // counting here after every task as well would add Redis round trips for nothing.
   const recount = async () => {
     progress.remaining = await runtime.queue.count().catch(() => progress.remaining);
     report();

@@ -17,7 +17,7 @@ import {
   keyedSchema,
 } from "../../testing/warehouse-contract-fixtures";
 import { createDuckDbWarehouse, type DuckDbWarehouse } from "./duckdb-warehouse";
-import { openSharedDatabase } from "./shared-database";
+import { type DuckDbSettings, openSharedDatabase } from "./shared-database";
 
 const DAY = "2024-05-06";
 
@@ -72,15 +72,10 @@ describe("DuckDB warehouse files", () => {
     await again.close();
   });
 
-  it("opens the database with the configured memory limit, threads and checkpoint threshold", async () => {
-    const path = join(folder, "settings.duckdb");
-    const warehouse = await createDuckDbWarehouse({
-      path,
-      dataset: "archive",
-      memoryLimit: "48MB",
-      threads: 2,
-      checkpointThreshold: "1GB",
-    });
+  /** DuckDB's memory limit, threads and checkpoint threshold of a warehouse opened with `settings`. */
+  async function openedSettings(name: string, settings: DuckDbSettings): Promise<unknown[] | undefined> {
+    const path = join(folder, `${name}.duckdb`);
+    const warehouse = await createDuckDbWarehouse({ path, dataset: "archive", ...settings });
     const shared = await openSharedDatabase(path);
     try {
       const connection = await shared.instance.connect();
@@ -88,26 +83,20 @@ describe("DuckDB warehouse files", () => {
         `SELECT current_setting('memory_limit'), current_setting('threads'), current_setting('checkpoint_threshold')`,
       );
       connection.closeSync();
-      expect(reader.getRows()[0]).toEqual(["45.7 MiB", 2n, "953.6 MiB"]);
+      return reader.getRows()[0];
     } finally {
       shared.release();
       await warehouse.close();
     }
+  }
+
+  it("opens the database with the configured memory limit, threads and checkpoint threshold", async () => {
+    const settings = { memoryLimit: "48MB", threads: 2, checkpointThreshold: "1GB" };
+    expect(await openedSettings("settings", settings)).toEqual(["45.7 MiB", 2n, "953.6 MiB"]);
   });
 
   it("runs DuckDB on one thread unless told otherwise", async () => {
-    const path = join(folder, "default-settings.duckdb");
-    const warehouse = await createDuckDbWarehouse({ path, dataset: "archive" });
-    const shared = await openSharedDatabase(path);
-    try {
-      const connection = await shared.instance.connect();
-      const reader = await connection.runAndReadAll(`SELECT current_setting('threads')`);
-      connection.closeSync();
-      expect(reader.getRows()[0]).toEqual([1n]);
-    } finally {
-      shared.release();
-      await warehouse.close();
-    }
+    expect((await openedSettings("default-settings", {}))?.[1]).toEqual(1n);
   });
 
   it("shares one database between warehouses opened on the same file in one process", async () => {

@@ -141,7 +141,7 @@ async function runDay(
     beforeDelete: renew,
   });
   await finish(deps, scope, cleanup, run);
-  return { ...base, outcome: "cleaned", rowsDeleted: run.rowsDeleted, resumed, ...pick(run) };
+  return { ...base, ...run, outcome: "cleaned", resumed };
 }
 
 /**
@@ -243,13 +243,4 @@ async function finish(
     chunksDone,
     doneAt: deps.clock().toISOString(),
   });
-}
-
-function pick(run: DeleteRun) {
-  return {
-    chunks: run.chunks,
-    longestChunkMs: run.longestChunkMs,
-    waitedMs: run.waitedMs,
-    rowsFoundGone: run.rowsFoundGone,
-  };
 }
