@@ -1,8 +1,7 @@
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { addDays, createRuntime, type Row } from "@table-archiver/core";
 import { benchLogger, ensureBenchTable, freshBenchConfig } from "./bench-table";
+import { localServerPid, processCpuSeconds } from "./process-cpu";
 
 /**
  * What the two ends of the migration bench cost on their own, in CPU time,
@@ -33,7 +32,7 @@ async function main() {
     const warehouse = await runtime.copy.warehouse();
     const destination = { dataset: config.warehouse.dataset, table: `${TABLE}_budget` };
     await warehouse.ensureTable(destination, schema, "created_at");
-    const source = new Tally(serverPid());
+    const source = new Tally(localServerPid("mariadbd", "mysqld"));
     const written = new Tally(undefined);
     for (let i = 0; i < 365; i++) {
       const day = addDays("2024-01-01", i);
@@ -83,14 +82,14 @@ class Tally {
   constructor(private readonly server: string | undefined) {}
 
   async time<T>(work: () => Promise<T>): Promise<T> {
-    const server = serverCpuSeconds(this.server);
+    const server = processCpuSeconds(this.server);
     const cpu = process.cpuUsage();
     const started = performance.now();
     const result = await work();
     this.seconds += (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
     this.cpuSeconds += (used.user + used.system) / 1e6;
-    const serverAfter = serverCpuSeconds(this.server);
+    const serverAfter = processCpuSeconds(this.server);
     if (server !== undefined && serverAfter !== undefined) this.serverCpuSeconds += serverAfter - server;
     return result;
   }
@@ -102,25 +101,6 @@ class Tally {
       ...(this.server ? { serverCpuSeconds: round(this.serverCpuSeconds) } : {}),
     };
   }
-}
-
-/** The process of the local MariaDB or MySQL server, when there is one on this machine. */
-function serverPid(): string | undefined {
-  for (const name of ["mariadbd", "mysqld"]) {
-    try {
-      return execFileSync("pgrep", ["-x", name], { encoding: "utf8" }).split("\n")[0];
-    } catch {
-      // Not running under that name, or not on this machine.
-    }
-  }
-  return undefined;
-}
-
-/** CPU time used so far by process `pid` (user + system, from /proc). */
-function serverCpuSeconds(pid: string | undefined): number | undefined {
-  if (!pid) return undefined;
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function round(n: number): number {
