@@ -24,12 +24,16 @@ export function createProgressReporter(io: CliIo, total: number) {
       stop: () => bar.stop(),
     };
   }
-  let lastLine = 0;
+  let lastLine = Number.NEGATIVE_INFINITY;
+  let lastCounts = "";
   return {
     update(p: WorkerProgress) {
       const now = performance.now();
-      if (now - lastLine < 2000 && p.remaining > 0) return;
+      const counts = `${p.done} ${p.failed} ${p.remaining} ${p.rows}`;
+      // The last task's line comes at once, but only once: the queue reports an empty count more than once.
+      if (p.remaining > 0 ? now - lastLine < 2000 : counts === lastCounts) return;
       lastLine = now;
+      lastCounts = counts;
       writeLine(
         io.stdout,
         `progress: ${p.done} done, ${p.failed} failed, ${p.remaining} left, ${p.rows} rows, ${rate(p.rows, started)} rows/s`,

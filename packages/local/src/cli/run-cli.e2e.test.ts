@@ -103,6 +103,12 @@ describe("archiver CLI", () => {
     const result = await run(["publish", "--wait", "--message", message(10)]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("queue jobs-migration is empty");
+    // The ten tasks: the eight queued by the test above and the two days this message adds.
+    const lines = [...result.stdout.matchAll(/progress: (\d+) done, (\d+) failed, (\d+) left/g)];
+    expect(lines.length).toBeGreaterThan(0);
+    for (const [, done, failed, left] of lines)
+      expect(Number(done) + Number(failed) + Number(left)).toBeLessThanOrEqual(10);
+    expect(lines.at(-1)?.slice(1)).toEqual(["10", "0", "0"]);
     const after = await status();
     expect(after.queue.tasks).toBe(0);
     expect(after.tables).toContainEqual({

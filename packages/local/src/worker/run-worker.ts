@@ -1,6 +1,7 @@
 import { type Runtime, startLocalWorker, type TaskPayload } from "@table-archiver/core";
 import { handleTask } from "@table-archiver/task-handler";
 import { limitCleanup } from "./limit-cleanup";
+import { TasksLeft } from "./tasks-left";
 
 export interface WorkerProgress {
   readonly done: number;
@@ -22,12 +23,18 @@ export interface RunWorkerOptions {
  */
 export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}) {
   const progress = { done: 0, failed: 0, remaining: 0, rows: 0 };
+  const left = new TasksLeft();
+  const finished = () => progress.done + progress.failed;
   let last: TaskPayload | undefined;
-  const report = () => options.onProgress?.({ ...progress, last });
+  const report = () => {
+    progress.remaining = left.after(finished());
+    options.onProgress?.({ ...progress, last });
+  };
   // The local worker reports the queue's count in its progress events (at most every 250 ms);
   // counting here after every task as well would add Redis round trips for nothing.
   const recount = async () => {
-    progress.remaining = await runtime.queue.count().catch(() => progress.remaining);
+    const counted = await runtime.queue.count().catch(() => undefined);
+    if (counted !== undefined) left.counts(counted, finished());
     report();
   };
   const handle = limitCleanup(runtime.config.cleanup.concurrency, (task) => handleTask(runtime, task));
@@ -43,7 +50,7 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
     onEvent: (event) => {
       if (event.type === "completed") progress.done += 1;
       else if (event.type === "failed" && event.final) progress.failed += 1;
-      else if (event.type === "progress") progress.remaining = event.remaining;
+      else if (event.type === "progress") left.counts(event.remaining, finished());
       else return;
       report();
     },
