@@ -25,9 +25,11 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
   const progress = { done: 0, failed: 0, remaining: 0, rows: 0 };
   const left = new TasksLeft();
   const finished = () => progress.done + progress.failed;
+  // Attempts started here and attempts whose end (done, failed, or failed to be retried) has been reported.
+  const attempts = { started: 0, reported: 0 };
   let last: TaskPayload | undefined;
   const report = () => {
-    progress.remaining = left.after(finished());
+    progress.remaining = left.after(finished(), Math.max(0, attempts.started - attempts.reported));
     options.onProgress?.({ ...progress, last });
   };
   // The local worker reports the queue's count in its progress events (at most every 250 ms);
@@ -43,11 +45,13 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
     prefix: runtime.config.queue.localPrefix,
     concurrency: runtime.config.workerConcurrency,
     process: async (task) => {
+      attempts.started += 1;
       const result = await handle(task);
       if (result.kind === "copy") progress.rows += result.record.figures.rows;
       last = task;
     },
     onEvent: (event) => {
+      if (event.type === "completed" || event.type === "failed") attempts.reported += 1;
       if (event.type === "completed") progress.done += 1;
       else if (event.type === "failed" && event.final) progress.failed += 1;
       else if (event.type === "progress") left.counts(event.remaining, finished());
