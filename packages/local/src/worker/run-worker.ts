@@ -25,7 +25,7 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
   const progress = { done: 0, failed: 0, remaining: 0, rows: 0 };
   const left = new TasksLeft();
   const finished = () => progress.done + progress.failed;
-  // Attempts started here and attempts whose end (done, failed, or failed to be retried) has been reported.
+  // Attempts started here, and attempts whose end has been reported (done, failed for good, or failed and to be retried).
   const attempts = { started: 0, reported: 0 };
   let last: TaskPayload | undefined;
   const report = () => {
