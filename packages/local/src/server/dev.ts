@@ -1,5 +1,5 @@
 import "dotenv/config";
-import { createJsonLogger, loadConfig } from "@table-archiver/core";
+import { closeSharedRuntime, createJsonLogger, loadConfig } from "@table-archiver/core";
 import { buildLocalServer, type LocalServer } from "./build-local-server";
 import { startDevWorker } from "./start-dev-worker";
 
@@ -36,6 +36,8 @@ async function stop(signal: string): Promise<void> {
   stopping = true;
   logger.info(`stopping on ${signal}`);
   await Promise.allSettled([server.close(), "close" in worker ? worker.close() : undefined]);
+  // Only once nothing can still be using it: the worker's tasks and the functions' requests share it.
+  await closeSharedRuntime().catch(() => {});
   process.exit(0);
 }
 process.on("SIGINT", () => void stop("SIGINT"));

@@ -5,25 +5,21 @@ export interface DevWorker {
 /**
  * Starts the local queue worker that works `jobs-migration` with the task
  * handler's code, as `pnpm archiver worker` does. It runs on the process's
- * shared runtime, the one the mounted functions use, so the local stack holds
- * one set of connections. Loaded lazily so that a worker that cannot start (a
- * missing part, Redis down) is reported with its reason and the rest of the
- * local stack still serves.
+ * shared runtime, the one the mounted functions use (the API service keeps
+ * connections of its own). Loaded lazily so that a worker that cannot start
+ * (a missing part, Redis down) is reported with its reason and the rest of
+ * the local stack still serves.
  */
 export async function startDevWorker(): Promise<DevWorker | { reason: string }> {
   try {
-    const [{ closeSharedRuntime, sharedRuntime }, { runWorker }] = await Promise.all([
+    const [{ sharedRuntime }, { runWorker }] = await Promise.all([
       import("@table-archiver/core"),
       import("../worker/run-worker"),
     ]);
     const runtime = await sharedRuntime();
     const worker = await runWorker(runtime);
-    return {
-      async close() {
-        await worker.close();
-        await closeSharedRuntime();
-      },
-    };
+    // Closing the worker leaves the shared runtime open: the mounted functions use it too.
+    return { close: () => worker.close() };
   } catch (error) {
     return { reason: error instanceof Error ? error.message : String(error) };
   }

@@ -51,7 +51,8 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
       last = task;
     },
     onEvent: (event) => {
-      if (event.type === "completed" || event.type === "failed") attempts.reported += 1;
+      // A job whose data is not a task fails without `process` having started it.
+      if (event.type === "completed" || (event.type === "failed" && event.task)) attempts.reported += 1;
       if (event.type === "completed") progress.done += 1;
       else if (event.type === "failed" && event.final) progress.failed += 1;
       else if (event.type === "progress") left.counts(event.remaining, finished());
@@ -66,7 +67,9 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
     async drained() {
       await recount();
       await worker.drained();
-      await recount();
+      // The worker has just seen the queue empty (and reported it, unless it already had).
+      left.counts(0, finished());
+      report();
     },
     close: () => worker.close(),
   };
