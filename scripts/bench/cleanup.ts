@@ -11,13 +11,14 @@
  *
  *   npx tsx scripts/bench/cleanup.ts        (the table is rebuilt when it does not hold 1,000,000 rows)
  */
-import { mkdir, rm } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import {
+  addDays,
   type CalendarDay,
   type CleanupDeps,
   type Config,
   cleanDay,
+  copiedDaysKey,
   copyDay,
   createLocalTaskQueue,
   createMysqlDayDeleter,
@@ -27,24 +28,21 @@ import {
   createRedisCleanupState,
   createRedisClient,
   createRedisMigrationLedger,
-  loadConfig,
+  migratedDaysKey,
   startCleanup,
 } from "@table-archiver/core";
 import { createDuckDbWarehouse } from "../../packages/core/src/adapters/duckdb/duckdb-warehouse";
-import { BENCH_MYSQL_URL, ensureBenchTable } from "./bench-table";
+import { benchLogger, ensureBenchTable, freshBenchConfig } from "./bench-table";
 
 const TABLE = "bench_cleanup";
 const PREFIX = "bench-cleanup";
 const NOW = new Date("2026-11-21T12:00:00Z");
-const quiet = { debug() {}, info() {}, warn() {}, error: (m: string, f?: object) => console.error(m, f) };
 
 export async function main(): Promise<Record<string, unknown>> {
   const table = await ensureBenchTable({ table: TABLE, rows: 1_000_000, firstDay: "2024-01-01", days: 365 });
-  const config = loadConfig({ ...process.env, MYSQL_URL: BENCH_MYSQL_URL, LOG_LEVEL: "error" });
-  await mkdir(".bench", { recursive: true });
+  const config = await freshBenchConfig(TABLE);
+  // The file freshBenchConfig has just deleted.
   const duckdbPath = `.bench/${TABLE}.duckdb`;
-  await rm(duckdbPath, { force: true });
-  await rm(`${duckdbPath}.wal`, { force: true });
 
   const pool = createMysqlPool(config.mysql, { connectionLimit: 8 });
   const redis = createRedisClient(config.redis);
@@ -62,7 +60,7 @@ export async function main(): Promise<Record<string, unknown>> {
     ledger,
     state: createRedisCleanupState(redis, { prefix: PREFIX }),
     queue,
-    logger: quiet,
+    logger: benchLogger,
     clock: () => NOW,
     destinations: { defaultDataset: "archive", allowProject: false },
     settings: config.cleanup,
@@ -127,14 +125,14 @@ export async function main(): Promise<Record<string, unknown>> {
 async function copyAllDays(deps: CleanupDeps, config: Config): Promise<number> {
   const started = performance.now();
   const days: CalendarDay[] = [];
-  for (let i = 0; i < 365; i++) days.push(new Date(Date.UTC(2024, 0, 1 + i)).toISOString().slice(0, 10));
+  for (let i = 0; i < 365; i++) days.push(addDays("2024-01-01", i));
   await inParallel(days, 2, (day) =>
     copyDay(
       {
         source: deps.source,
         warehouse: deps.warehouse,
         ledger: deps.ledger,
-        logger: quiet,
+        logger: benchLogger,
         clock: () => NOW,
         timeZone: "UTC",
         destinations: deps.destinations,
@@ -169,7 +167,7 @@ async function waitForFlushedRedo(pool: ReturnType<typeof createMysqlPool>): Pro
 
 /** Drops what an earlier run left in Redis: migrated days, copy records, cleanup state, queue. */
 async function forget(redis: ReturnType<typeof createRedisClient>): Promise<void> {
-  const keys = [`mig_${TABLE}`, `archiver:copied:${TABLE}`];
+  const keys = [migratedDaysKey(TABLE), copiedDaysKey(TABLE)];
   for await (const batch of redis.scanStream({ match: `${PREFIX}:*`, count: 1000 })) keys.push(...batch);
   await redis.del(...keys);
 }
