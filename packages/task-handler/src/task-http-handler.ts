@@ -2,10 +2,9 @@ import type { IncomingHttpHeaders } from "node:http";
 import {
   ArchiverError,
   cloudTasksRetryInfo,
-  InvalidInputError,
+  isFinalTaskError,
   parseTaskPayload,
   type Runtime,
-  VerificationError,
 } from "@table-archiver/core";
 import { handleTask, type TaskResult } from "./handle-task";
 
@@ -41,7 +40,7 @@ export function createTaskHttpHandler(getRuntime: () => Promise<Runtime>) {
       const result = await runAndSettle(runtime, req.body);
       res.status(200).json({ status: "done", kind: result.kind, task: result.task });
     } catch (error) {
-      const permanent = error instanceof InvalidInputError || error instanceof VerificationError;
+      const permanent = isFinalTaskError(error);
       const code = error instanceof ArchiverError ? error.code : "INTERNAL";
       const message = error instanceof Error ? error.message : String(error);
       runtime.logger.error(`task failed: ${message}`, {
@@ -75,7 +74,7 @@ async function runAndSettle(runtime: Runtime, body: unknown): Promise<TaskResult
     await runtime.queue.settle(task);
     return result;
   } catch (error) {
-    if (error instanceof InvalidInputError || error instanceof VerificationError) {
+    if (isFinalTaskError(error)) {
       await runtime.queue.settle(task);
     }
     throw error;

@@ -1,6 +1,7 @@
 import type { Job, Worker } from "bullmq";
 import type { RedisOptions } from "ioredis";
 import { parseTaskPayload, type TaskPayload } from "../../domain/tasks/task-payload";
+import { isFinalTaskError } from "../../errors";
 import { QUEUE_NAME } from "../../ports/task-queue";
 import { asBullmqOptions, bullmqConnection } from "../redis/bullmq-connection";
 import { createLocalTaskQueue, type LocalQueueConnection } from "./bullmq-task-queue";
@@ -45,8 +46,6 @@ export interface LocalWorker {
   close(): Promise<void>;
 }
 
-/** Errors that fail a task for good: retrying can never make them pass. */
-const FINAL_CODES = new Set(["INVALID_INPUT", "VERIFICATION_FAILED"]);
 const MAX_BACKOFF_MS = 10 * 60_000;
 const POLL_MS = 200;
 /**
@@ -136,7 +135,7 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
         try {
           await options.process(parseTaskPayload(job.data), info);
         } catch (error) {
-          if (isFinal(error)) {
+          if (isFinalTaskError(error)) {
             throw Object.assign(new UnrecoverableError(asError(error).message), { cause: error });
           }
           throw asError(error);
@@ -250,11 +249,6 @@ async function closeWorker(worker: Worker, running: () => number): Promise<void>
 }
 
 /** By code rather than class, so errors from another copy of the core module still count. */
-function isFinal(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && FINAL_CODES.has(code);
-}
-
 function taskOf(job: Job): TaskPayload | undefined {
   try {
     return parseTaskPayload(job.data);
