@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DUCKDB_DEFAULTS } from "./duckdb-defaults";
 
 const intFrom = (min: number, max: number, fallback: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
@@ -35,14 +36,14 @@ export const envSchema = z.object({
   WAREHOUSE: z.enum(["duckdb", "bigquery"]).default("duckdb"),
   DUCKDB_PATH: z.string().min(1).default(".data/warehouse.duckdb"),
   /** DuckDB's memory_limit: its buffer pool spills past this (the process's RSS is more). */
-  DUCKDB_MEMORY_LIMIT: duckDbSize.default("16MB"),
+  DUCKDB_MEMORY_LIMIT: duckDbSize.default(DUCKDB_DEFAULTS.memoryLimit),
   /**
    * DuckDB's worker threads. One by default: a day's statements are small, and
    * with more threads each commit spends CPU handing work between them.
    */
-  DUCKDB_THREADS: intFrom(1, 256, 1),
+  DUCKDB_THREADS: intFrom(1, 256, DUCKDB_DEFAULTS.threads),
   /** WAL size past which a commit checkpoints the DuckDB file (DuckDB's checkpoint_threshold). */
-  DUCKDB_CHECKPOINT_THRESHOLD: duckDbSize.default("256MB"),
+  DUCKDB_CHECKPOINT_THRESHOLD: duckDbSize.default(DUCKDB_DEFAULTS.checkpointThreshold),
   WAREHOUSE_DATASET: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]{0,1023}$/, "letters, digits and _ only")

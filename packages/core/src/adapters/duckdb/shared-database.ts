@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { DUCKDB_DEFAULTS } from "../../config/duckdb-defaults";
 import { KeyedMutex } from "./keyed-mutex";
 
 /** A DuckDB database as every warehouse of this process that names its file shares it. */
@@ -17,13 +18,13 @@ interface OpenFile {
   users: number;
 }
 
-/** DuckDB settings of a database; the first opener of a file chooses them. */
+/** DuckDB settings of a database; the first opener of a file chooses them. Unset ones take DUCKDB_DEFAULTS. */
 export interface DuckDbSettings {
-  /** DUCKDB_MEMORY_LIMIT. @default "16MB" */
+  /** DUCKDB_MEMORY_LIMIT. */
   readonly memoryLimit?: string;
-  /** DUCKDB_THREADS. @default 1 */
+  /** DUCKDB_THREADS. */
   readonly threads?: number;
-  /** DUCKDB_CHECKPOINT_THRESHOLD. @default "256MB" */
+  /** DUCKDB_CHECKPOINT_THRESHOLD. */
   readonly checkpointThreshold?: string;
 }
 
@@ -42,9 +43,9 @@ function duckDbOptions(settings: DuckDbSettings): Record<string, string> {
   return {
     autoinstall_known_extensions: "false",
     autoload_known_extensions: "false",
-    memory_limit: settings.memoryLimit ?? "16MB",
-    checkpoint_threshold: settings.checkpointThreshold ?? "256MB",
-    threads: String(settings.threads ?? 1),
+    memory_limit: settings.memoryLimit ?? DUCKDB_DEFAULTS.memoryLimit,
+    checkpoint_threshold: settings.checkpointThreshold ?? DUCKDB_DEFAULTS.checkpointThreshold,
+    threads: String(settings.threads ?? DUCKDB_DEFAULTS.threads),
   };
 }
 
