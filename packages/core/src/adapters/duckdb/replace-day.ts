@@ -72,13 +72,13 @@ export async function replaceDayInTransaction(
     // flushing every batch would cost more than the append (about 1.5 ms each).
     appender.closeSync();
     appender = undefined;
-    const figures = await dayFiguresOn(connection, destination, filterColumn, day, target.keyColumn);
-    const rows = figures.rows;
     if (appended === 0 && deleted.rowsChanged > 0) {
       throw new VerificationError(
         `${label}: the source has no rows for the day but the warehouse holds ${deleted.rowsChanged}; refusing to empty a copied day`,
       );
     }
+    const figures = await dayFiguresOn(connection, destination, filterColumn, day, target.keyColumn);
+    const rows = figures.rows;
     if (rows !== appended) {
       throw new VerificationError(
         `${label}: appended ${appended} rows but the day holds ${rows}; ${appended - rows} rows lie outside the day or have no ${filterColumn}`,
