@@ -116,6 +116,9 @@ describe("createMysqlLoadProbe", () => {
     });
     const probe = createMysqlLoadProbe({ primary, replicaUrls: [] });
     expect(await probe.redoFill()).toMatchObject({ capacityBytes: 104857600, percent: 25 });
+    // Once the server has shown it has no such status, later probes ask only for the metric.
+    expect(await probe.redoFill()).toMatchObject({ percent: 25 });
+    expect(primary.asked.filter((sql) => sql.startsWith("SHOW GLOBAL STATUS"))).toHaveLength(1);
   });
 
   it("answers null when the server reports no checkpoint age", async () => {

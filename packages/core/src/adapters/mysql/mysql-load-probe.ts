@@ -73,6 +73,8 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
   }
 
   let capacity: Promise<number | null> | undefined;
+  /** Where this server reports the checkpoint age, once known (a server does not change kind). */
+  const checkpoint: { source?: CheckpointSource } = {};
 
   return {
     replicaLags: () => Promise.all(replicas.map(lagOf)),
@@ -82,7 +84,7 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
         capacity ??= redoCapacity(options.primary);
         const capacityBytes = await capacity;
         if (!capacityBytes) return null;
-        const checkpointAgeBytes = await checkpointAge(options.primary);
+        const checkpointAgeBytes = await checkpointAge(options.primary, checkpoint);
         if (checkpointAgeBytes === null) return null;
         return { checkpointAgeBytes, capacityBytes, percent: (100 * checkpointAgeBytes) / capacityBytes };
       } catch (error) {
@@ -123,14 +125,26 @@ async function redoCapacity(pool: MysqlPool): Promise<number | null> {
   return fileSize ? fileSize * (variables.get("innodb_log_files_in_group") || 1) : null;
 }
 
-/** MariaDB reports the checkpoint age as a status; MySQL 8 as an InnoDB metric, when that is enabled. */
-async function checkpointAge(pool: MysqlPool): Promise<number | null> {
-  const [status] = await pool.query({
-    sql: "SHOW GLOBAL STATUS LIKE 'Innodb_checkpoint_age'",
-    rowsAsArray: true,
-  });
-  const reported = (status as unknown[][])[0]?.[1];
-  if (reported !== undefined && reported !== null) return Number(reported);
+type CheckpointSource = "status" | "metric";
+
+/**
+ * MariaDB reports the checkpoint age as a status; MySQL 8 as an InnoDB metric,
+ * when that is enabled. The first answer tells which one this server is, so
+ * later probes (one per cleanup chunk) ask only that one.
+ */
+async function checkpointAge(pool: MysqlPool, known: { source?: CheckpointSource }): Promise<number | null> {
+  if (known.source !== "metric") {
+    const [status] = await pool.query({
+      sql: "SHOW GLOBAL STATUS LIKE 'Innodb_checkpoint_age'",
+      rowsAsArray: true,
+    });
+    const reported = (status as unknown[][])[0]?.[1];
+    if (reported !== undefined && reported !== null) {
+      known.source = "status";
+      return Number(reported);
+    }
+    known.source = "metric";
+  }
   const [metric] = await pool.query({
     sql: "SELECT `COUNT` FROM information_schema.INNODB_METRICS WHERE NAME = 'log_lsn_checkpoint_age' AND STATUS = 'enabled'",
     rowsAsArray: true,
