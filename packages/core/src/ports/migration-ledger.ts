@@ -6,6 +6,12 @@ export interface CopiedDayRecord {
   readonly day: CalendarDay;
   readonly destination: string;
   readonly filterColumn: string;
+  /**
+   * The warehouse's figures of the copy, plus `fingerprint`: the source's
+   * content fingerprint of exactly the rows copied. A record without one was
+   * written before fingerprints existed; cleanup refuses such a day until it
+   * is copied again.
+   */
   readonly figures: DayFigures;
   readonly zeroDates: number;
   readonly bytes: number;
@@ -15,7 +21,7 @@ export interface CopiedDayRecord {
 }
 
 /**
- * Which days are migrated (the Redis set `mig_<table>`, spec 2.3) and what was
+ * Which days are migrated (the Redis set `mig_<table>`) and what was
  * recorded when each was copied.
  *
  * Guarantees: `recordCopiedDay` writes the record and adds the day to

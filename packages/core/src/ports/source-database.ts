@@ -9,6 +9,11 @@ export interface DayStreamStats {
   readonly bytes: number;
   /** Zero dates (`0000-00-00...`) that became null, counted over all columns. */
   readonly zeroDates: number;
+  /**
+   * The content fingerprint of exactly the rows read, computed by the source
+   * in the statement that read them (see DayFigures.fingerprint).
+   */
+  readonly fingerprint: string;
 }
 
 /** A day's rows, read once, in batches. */
@@ -56,7 +61,7 @@ export interface SourceDatabase {
   ): Promise<(CalendarDay | undefined)[]>;
   /** Streams the rows of one day without holding the day in memory. */
   streamDay(schema: TableSchema, column: string, day: CalendarDay, batchRows: number): DayStream;
-  /** Counts the day now: rows, and key figures when the key is one integer column. */
+  /** Counts the day now: rows, its content fingerprint, and key figures when the key is one integer column. */
   dayFigures(schema: TableSchema, column: string, day: CalendarDay): Promise<DayFigures>;
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@ import { dayCondition } from "./day-range";
 import { integerText } from "./key-range";
 import { quoteIdentifier } from "./quote-identifier";
 import { readPlan } from "./read-plan";
+import { fingerprintSum, rowHashHex } from "./row-fingerprint";
 
 /** A statement and its bound values. */
 export interface SqlQuery {
@@ -45,8 +46,14 @@ export function firstValuesQuery(
   };
 }
 
+/** The streamed columns: every column in canonical values (see readPlan), then the row's hash (see row-fingerprint.ts). */
+function streamedColumns(schema: TableSchema): string {
+  return `${readPlan(schema).selectList}, ${rowHashHex(schema)}`;
+}
+
 /**
- * Every row of the day, in canonical values (see readPlan). Ordered by the
+ * Every row of the day, in canonical values (see readPlan), each followed
+ * by its content hash. Ordered by the
  * filter column only when it leads an index: the range scan then returns
  * rows in that order for free. Without an index the day is found by a full
  * scan anyway, and ORDER BY would add a filesort of the whole day before the
@@ -58,7 +65,7 @@ export function dayRowsQuery(schema: TableSchema, column: string, day: CalendarD
   const range = dayCondition(c, day);
   const order = schema.indexLeadingColumns.includes(column) ? ` ORDER BY ${c}` : "";
   return {
-    sql: `SELECT ${readPlan(schema).selectList} FROM ${quoteIdentifier(schema.name)} WHERE ${range.sql}${order}`,
+    sql: `SELECT ${streamedColumns(schema)} FROM ${quoteIdentifier(schema.name)} WHERE ${range.sql}${order}`,
     values: range.values,
   };
 }
@@ -100,15 +107,15 @@ export function dayRowsByKeyQuery(
   const k = quoteIdentifier(key.name);
   const cast = key.logicalType.kind === "uint64" ? "UNSIGNED" : "SIGNED";
   return {
-    sql: `SELECT ${readPlan(schema).selectList} FROM ${quoteIdentifier(schema.name)} FORCE INDEX (PRIMARY) WHERE ${k} >= CAST(? AS ${cast}) AND ${k} <= CAST(? AS ${cast}) AND ${range.sql}`,
+    sql: `SELECT ${streamedColumns(schema)} FROM ${quoteIdentifier(schema.name)} FORCE INDEX (PRIMARY) WHERE ${k} >= CAST(? AS ${cast}) AND ${k} <= CAST(? AS ${cast}) AND ${range.sql}`,
     values: [integerText(bounds.min), integerText(bounds.max), ...range.values],
   };
 }
 
 /**
- * Row count of the day and, with a key column, its count, sum, min and max as
- * text. SUM of an integer column is DECIMAL, exact beyond 2^64; an empty day
- * sums to 0.
+ * Row count of the day, its content fingerprint and, with a key column, its
+ * count, sum, min and max as text. SUM of an integer column is DECIMAL, exact
+ * beyond 2^64; an empty day sums to 0.
  */
 export function dayFiguresQuery(
   schema: TableSchema,
@@ -118,10 +125,11 @@ export function dayFiguresQuery(
 ): SqlQuery {
   const range = dayCondition(quoteIdentifier(column), day);
   const from = `FROM ${quoteIdentifier(schema.name)} WHERE ${range.sql}`;
-  if (!key) return { sql: `SELECT COUNT(*) ${from}`, values: range.values };
+  const fingerprint = fingerprintSum(schema);
+  if (!key) return { sql: `SELECT COUNT(*), ${fingerprint} ${from}`, values: range.values };
   const k = quoteIdentifier(key);
   return {
-    sql: `SELECT COUNT(*), COUNT(${k}), CAST(COALESCE(SUM(${k}), 0) AS CHAR), CAST(MIN(${k}) AS CHAR), CAST(MAX(${k}) AS CHAR) ${from}`,
+    sql: `SELECT COUNT(*), ${fingerprint}, COUNT(${k}), CAST(COALESCE(SUM(${k}), 0) AS CHAR), CAST(MIN(${k}) AS CHAR), CAST(MAX(${k}) AS CHAR) ${from}`,
     values: range.values,
   };
 }

@@ -193,6 +193,7 @@ describe("dayFigures", () => {
     const figures = await source.dayFigures(await describe_("events"), "at", "2024-04-01");
     expect(figures).toEqual({
       rows: 3,
+      fingerprint: expect.stringMatching(/^[1-9]\d*$/),
       key: {
         column: "id",
         count: 3,
@@ -207,13 +208,17 @@ describe("dayFigures", () => {
     const events = await describe_("events");
     expect(await source.dayFigures(events, "at", "2024-01-02")).toEqual({
       rows: 0,
+      fingerprint: "0",
       key: { column: "id", count: 0, sum: "0", min: "", max: "" },
     });
     expect((await source.dayFigures(events, "at", "2024-02-29")).rows).toBe(1);
   });
 
-  it("counts rows only when the key is not one integer column", async () => {
-    expect(await source.dayFigures(await describe_("pairs"), "at", "2024-01-01")).toEqual({ rows: 1 });
+  it("counts rows and content only when the key is not one integer column", async () => {
+    expect(await source.dayFigures(await describe_("pairs"), "at", "2024-01-01")).toEqual({
+      rows: 1,
+      fingerprint: expect.stringMatching(/^[1-9]\d*$/),
+    });
   });
 
   it("counts with the index, not a table scan", async () => {

@@ -103,6 +103,7 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
           : {}),
         batchRows,
         zeroDateColumns: readPlan(schema).zeroDateColumns,
+        rowHash: true,
         context: { table: schema.name, column },
       });
     },
@@ -111,14 +112,15 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
       requireColumn(schema, column);
       const context = { table: schema.name, column };
       const key = integerKeyColumn(schema)?.name;
-      const [rows, count, sum, min, max] = await queryRow(
+      const [rows, fingerprint, count, sum, min, max] = await queryRow(
         pool,
         dayFiguresQuery(schema, column, day, key),
         context,
       );
-      if (!key) return { rows: Number(rows) };
+      if (!key) return { rows: Number(rows), fingerprint: String(fingerprint) };
       return {
         rows: Number(rows),
+        fingerprint: String(fingerprint),
         key: {
           column: key,
           count: Number(count),

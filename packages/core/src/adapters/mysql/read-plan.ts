@@ -43,16 +43,23 @@ function buildReadPlan(schema: TableSchema): ReadPlan {
 
 function selectExpression(column: SourceColumn): string {
   const name = quoteIdentifier(column.name);
+  const value = valueExpression(column);
+  return value === name ? name : `${value} AS ${name}`;
+}
+
+/** The expression that reads `column` as its canonical value (see readPlan), without an alias. */
+export function valueExpression(column: SourceColumn): string {
+  const name = quoteIdentifier(column.name);
   switch (column.logicalType.kind) {
     case "float32":
-      return `CAST(${name} AS DOUBLE) AS ${name}`;
+      return `CAST(${name} AS DOUBLE)`;
     case "geometry":
-      return `ST_AsBinary(${name}) AS ${name}`;
+      return `ST_AsBinary(${name})`;
     case "bit":
       // CAST AS UNSIGNED alone comes back as a small integer type for narrow BITs.
-      return `CAST(CAST(${name} AS UNSIGNED) AS CHAR) AS ${name}`;
+      return `CAST(CAST(${name} AS UNSIGNED) AS CHAR)`;
     case "string":
-      return isUnmapped(column) ? `CAST(${name} AS CHAR CHARACTER SET utf8mb4) AS ${name}` : name;
+      return isUnmapped(column) ? `CAST(${name} AS CHAR CHARACTER SET utf8mb4)` : name;
     default:
       return name;
   }

@@ -3,6 +3,7 @@ import type { DayStream, DayStreamStats } from "../../ports/source-database";
 import type { MysqlPool } from "./create-mysql-pool";
 import { isZeroDate } from "./day-range";
 import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
+import { FingerprintSum } from "./row-fingerprint";
 
 /** Runs a statement on the streaming connection and answers its rows as arrays. */
 export type AskOnConnection = (query: {
@@ -25,6 +26,11 @@ export interface StreamedQuery {
   readonly batchRows: number;
   /** Positions whose zero dates become null (see ReadPlan). */
   readonly zeroDateColumns: readonly number[];
+  /**
+   * True when each row ends with its hash (rowHashHex): the hash is taken off
+   * the row and added to the stream's fingerprint.
+   */
+  readonly rowHash?: boolean;
   readonly context: MysqlErrorContext;
 }
 
@@ -64,9 +70,10 @@ export function streamRows(pool: MysqlPool, query: StreamedQuery): DayStream {
     throw new RangeError(`batchRows must be a positive integer, got ${query.batchRows}`);
   }
   const stats = { rows: 0, bytes: 0, zeroDates: 0 };
+  const fingerprint = new FingerprintSum();
   return {
-    batches: { [Symbol.asyncIterator]: () => readBatches(pool, query, stats) },
-    stats: (): DayStreamStats => ({ ...stats }),
+    batches: { [Symbol.asyncIterator]: () => readBatches(pool, query, stats, fingerprint) },
+    stats: (): DayStreamStats => ({ ...stats, fingerprint: fingerprint.value() }),
   };
 }
 
@@ -74,8 +81,9 @@ async function* readBatches(
   pool: MysqlPool,
   query: StreamedQuery,
   stats: { rows: number; bytes: number; zeroDates: number },
+  fingerprint: FingerprintSum,
 ): AsyncGenerator<readonly Row[], void, undefined> {
-  const { batchRows, zeroDateColumns } = query;
+  const { batchRows, zeroDateColumns, rowHash } = query;
   const pooled = await pool.getConnection().catch((error: unknown) => {
     throw mapMysqlError(error, query.context);
   });
@@ -112,6 +120,7 @@ async function* readBatches(
   };
 
   const onRow = (row: unknown[]) => {
+    if (rowHash) fingerprint.add(row.pop() as string);
     for (const index of zeroDateColumns) {
       const value = row[index];
       if (typeof value === "string" && isZeroDate(value)) {

@@ -9,7 +9,7 @@ import { type DestinationRules, describeExisting, requireDatetimeColumn } from "
 import type { CopyDayTask } from "../tasks/task-payload";
 import { describeFigures } from "../types/day-figures";
 import { parseDestination } from "../types/destination";
-import { integerKeyColumn } from "../types/table-schema";
+import { integerKeyColumn, type Row } from "../types/table-schema";
 
 export interface CopyDayDeps {
   readonly source: SourceDatabase;
@@ -31,7 +31,6 @@ export interface CopyDayDeps {
  * already recorded is left as it is.
  */
 export async function copyDay(deps: CopyDayDeps, task: CopyDayTask): Promise<CopiedDayRecord> {
-  const started = performance.now();
   const today = todayIn(deps.clock(), deps.timeZone);
   if (task.day >= today) {
     throw new InvalidInputError(
@@ -47,6 +46,30 @@ export async function copyDay(deps: CopyDayDeps, task: CopyDayTask): Promise<Cop
     deps.logger.info("day already migrated; duplicate task ignored", { table: task.table, day: task.day });
     return recorded;
   }
+  return copyAndRecord(deps, task);
+}
+
+/**
+ * Copies a day that is already recorded again, replacing its warehouse copy
+ * and its record (cleanup's `recopy_changed_days`). Refused, changing
+ * nothing, when the source now holds fewer rows of the day than `previous`
+ * recorded: the replace would drop from the warehouse rows that have left the
+ * source, whose only copy it may be.
+ */
+export function recopyDay(
+  deps: CopyDayDeps,
+  task: CopyDayTask,
+  previous: CopiedDayRecord,
+): Promise<CopiedDayRecord> {
+  return copyAndRecord(deps, task, previous.figures.rows);
+}
+
+async function copyAndRecord(
+  deps: CopyDayDeps,
+  task: CopyDayTask,
+  atLeastRows = 0,
+): Promise<CopiedDayRecord> {
+  const started = performance.now();
   const schema = await describeExisting(deps.source, task.table, "table");
   requireDatetimeColumn(schema, task.filterColumn, "filterColumn");
   const destination = parseDestination(task.destination, { field: "destination", ...deps.destinations });
@@ -60,7 +83,7 @@ export async function copyDay(deps: CopyDayDeps, task: CopyDayTask): Promise<Cop
     schema,
     task.filterColumn,
     task.day,
-    stream.batches,
+    atLeastRows > 0 ? refuseFewerThan(atLeastRows, stream.batches, task) : stream.batches,
     key,
   );
   const rowsWritten = replaced.rowsWritten;
@@ -80,7 +103,7 @@ export async function copyDay(deps: CopyDayDeps, task: CopyDayTask): Promise<Cop
     day: task.day,
     destination: task.destination,
     filterColumn: task.filterColumn,
-    figures,
+    figures: { ...figures, fingerprint: read.fingerprint },
     zeroDates: read.zeroDates,
     bytes: read.bytes,
     durationMs: Math.round(performance.now() - started),
@@ -97,4 +120,27 @@ export async function copyDay(deps: CopyDayDeps, task: CopyDayTask): Promise<Cop
     durationMs: record.durationMs,
   });
   return record;
+}
+
+/**
+ * Passes the batches on, and fails at their end, before the warehouse commits
+ * the replace, when they held fewer than `rows` rows.
+ */
+async function* refuseFewerThan(
+  rows: number,
+  batches: AsyncIterable<readonly Row[]>,
+  task: CopyDayTask,
+): AsyncGenerator<readonly Row[]> {
+  let read = 0;
+  for await (const batch of batches) {
+    read += batch.length;
+    yield batch;
+  }
+  if (read < rows) {
+    throw new VerificationError(
+      `${task.table} ${task.day}: the warehouse copy holds ${rows} rows but the source now holds ${read}; ` +
+        "re-copying would remove from the warehouse rows that have left the source, so the copy is kept as it is",
+      { reason: "changed" },
+    );
+  }
 }

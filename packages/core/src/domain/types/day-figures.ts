@@ -5,6 +5,13 @@
  */
 export interface DayFigures {
   readonly rows: number;
+  /**
+   * The source's content fingerprint of the day's rows: an order-independent
+   * sum of a 64-bit hash of every column of every row, as decimal text. Only
+   * the source computes it (the copy records it, cleanup compares it); the
+   * warehouse's figures never carry one.
+   */
+  readonly fingerprint?: string;
   readonly key?: {
     readonly column: string;
     readonly count: number;
