@@ -64,6 +64,7 @@ export async function main(): Promise<Record<string, unknown>> {
     clock: () => NOW,
     destinations: { defaultDataset: "archive", allowProject: false },
     settings: config.cleanup,
+    recopy: () => Promise.reject(new Error("the cleanup bench never re-copies a day")),
   };
   try {
     const copySeconds = await copyAllDays(deps, config);
@@ -73,6 +74,8 @@ export async function main(): Promise<Record<string, unknown>> {
       clean_table: TABLE,
       filter_column: "created_at",
       dry_run: false,
+      recopy_changed_days: false,
+      allow_delete_triggers: false,
     });
     const days = [...(await queue.queuedDays("clean", TABLE))].sort();
     const enqueueSeconds = (performance.now() - enqueueStarted) / 1000;

@@ -3,4 +3,4 @@ export { ConfigError } from "./config-error";
 export { InvalidInputError } from "./invalid-input-error";
 export { isFinalTaskError } from "./is-final-task-error";
 export { TransientError } from "./transient-error";
-export { VerificationError } from "./verification-error";
+export { type RefusalReason, VerificationError } from "./verification-error";

@@ -1,19 +1,29 @@
 import type { CalendarDay } from "../domain/days/calendar-day";
 import type { DayFigures } from "../domain/types/day-figures";
-import type { KeyChunk } from "./day-deleter";
+import type { ChunkBy, DayChunk } from "./day-deleter";
 
 /**
- * How a verified day will be deleted: by the planned key chunks (tables with a
- * single integer key), or, without such a key, by LIMIT chunks that together
- * delete at most `rows` rows.
+ * How a verified day will be deleted: its planned chunks, in the order they
+ * are deleted, each carrying the content fingerprint of its rows.
  */
 export type CleanupPlan =
   | {
-      readonly kind: "keys";
-      readonly key: { readonly column: string; readonly unsigned: boolean };
-      readonly chunks: readonly KeyChunk[];
+      readonly kind: "chunks";
+      readonly by: ChunkBy;
+      readonly chunks: readonly DayChunk[];
+      /**
+       * Chunks run from the newest rows down, and rows within a chunk too: in a
+       * table whose foreign key references itself, children (newer rows) go
+       * before their parents.
+       */
+      readonly newestFirst: boolean;
     }
-  | { readonly kind: "count"; readonly rows: number };
+  /**
+   * A plan stored by a version without content fingerprints (by key sums, or
+   * by row count alone). It is never resumed: what is left of such a day
+   * cannot be proven identical to its copy.
+   */
+  | { readonly kind: "keys" | "count" };
 
 /**
  * A day's cleanup: `verified` (figures agreed, plan made, nothing deleted),
@@ -29,11 +39,6 @@ export interface DayCleanup {
   /** Chunks known to be finished (deleted, or found already gone). */
   readonly chunksDone: number;
   readonly rowsDeleted: number;
-  /**
-   * Rows of a LIMIT chunk that was started but not known to have committed
-   * (tables without a key); 0 otherwise.
-   */
-  readonly pendingRows: number;
   readonly doneAt?: string;
 }
 
@@ -61,7 +66,7 @@ export interface CleanupState {
   recordProgress(
     table: string,
     day: CalendarDay,
-    progress: { readonly chunksDone: number; readonly rowsDeleted: number; readonly pendingRows: number },
+    progress: { readonly chunksDone: number; readonly rowsDeleted: number },
   ): Promise<void>;
   /** Marks the day cleaned; `figures` is given when the day had no `verified` state (already clean). */
   markDone(

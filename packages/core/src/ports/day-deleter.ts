@@ -1,4 +1,5 @@
 import type { CalendarDay } from "../domain/days/calendar-day";
+import type { TableSchema } from "../domain/types/table-schema";
 
 /** The rows of one day of one table: `column >= 'D 00:00:00' AND column < 'D+1 00:00:00'`. */
 export interface DayScope {
@@ -22,15 +23,65 @@ export interface KeyRange extends KeyColumn {
 }
 
 /**
- * A run of the day's keys: the keys in [first, last] that lie in the day, and
- * their count and sum when the chunk was planned. Deleting a chunk removes
- * exactly these rows or nothing.
+ * What a day's chunks are ranges of: the single integer primary key, or, for
+ * a table without one, the filter column's values (a chunk then holds every
+ * row of the day whose filter value lies in its range, so a single instant
+ * shared by more rows than a chunk's size makes one larger chunk).
  */
-export interface KeyChunk {
+export type ChunkBy = ({ readonly kind: "key" } & KeyColumn) | { readonly kind: "time" };
+
+/** The rows a chunk operation works on: one day of a described table, cut by `by`. */
+export interface ChunkTarget {
+  readonly scope: DayScope;
+  /** The table as described now: the fingerprint covers each of its columns. */
+  readonly schema: TableSchema;
+  readonly by: ChunkBy;
+}
+
+/**
+ * A run of the day's rows: those whose key (or filter value) lies in
+ * [first, last], with what they were when the chunk was planned. Deleting a
+ * chunk removes exactly these rows, each identical in every column to what
+ * was planned, or nothing.
+ */
+export interface DayChunk {
+  /** Inclusive bounds: decimal keys, or filter values as the server prints them. */
   readonly first: string;
   readonly last: string;
   readonly rows: number;
-  readonly sum: string;
+  /** Key chunks: the sum of their keys, as decimal text. */
+  readonly sum?: string;
+  /** The content fingerprint of the chunk's rows (sum of 64-bit row hashes, decimal text). */
+  readonly fingerprint: string;
+}
+
+/** A foreign key of another table (or of the cleaned table itself) that references the cleaned table. */
+export interface ReferencingKey {
+  readonly constraint: string;
+  /** The referencing table's database and name. */
+  readonly childSchema: string;
+  readonly childTable: string;
+  readonly childColumns: readonly string[];
+  /** The cleaned table's columns it references, in the same order. */
+  readonly parentColumns: readonly string[];
+  /** The ON DELETE rule the database would apply: CASCADE, SET NULL, SET DEFAULT, RESTRICT or NO ACTION. */
+  readonly onDelete: string;
+  /** True when the referencing table is the cleaned table itself (a `parent_id`). */
+  readonly selfReferencing: boolean;
+}
+
+/** Rows of a referencing table that reference the rows in question. */
+export interface ReferenceCount {
+  readonly key: ReferencingKey;
+  readonly rows: number;
+}
+
+/** What the database would do besides deleting a row of the table. */
+export interface DeleteSideEffects {
+  /** Foreign keys that reference the table, whatever their rule. */
+  readonly referencingKeys: readonly ReferencingKey[];
+  /** Names of the table's `DELETE` triggers. */
+  readonly deleteTriggers: readonly string[];
 }
 
 /** What one chunk delete found under its locks, and what it did. */
@@ -39,38 +90,57 @@ export type ChunkOutcome =
   | { readonly kind: "deleted"; readonly rows: number }
   /** No row of the chunk is left (an earlier attempt deleted it); nothing was deleted. */
   | { readonly kind: "absent" }
-  /** The rows differ from the plan; the transaction was rolled back, nothing was deleted. */
-  | { readonly kind: "changed"; readonly rows: number; readonly sum: string };
+  /** The rows differ from the plan (count, keys or content); rolled back, nothing was deleted. */
+  | { readonly kind: "changed"; readonly rows: number; readonly fingerprint: string }
+  /** Rows outside the chunk reference its rows; rolled back, nothing was deleted. */
+  | { readonly kind: "referenced"; readonly references: readonly ReferenceCount[] };
 
 /**
  * Deletes the rows of one day from the source, a chunk at a time. Only the
  * cleanup domain calls it, and only for a day it has verified.
  *
  * Guarantees: every statement is bounded by the day's range (the same
- * condition SourceDatabase counts with, so partial zero dates stay out), and,
- * for keyed tables, by the chunk's key range. `deleteKeyChunk` runs in one
- * transaction: it locks the chunk's rows, compares their count and key sum
- * with the chunk, and deletes only on an exact match, checking that the
- * delete removed exactly the rows it locked; otherwise it rolls back. Each
- * chunk commits on its own. Connection failures, deadlocks and lock waits
- * surface as TransientError, and a failed chunk has deleted nothing.
+ * condition SourceDatabase counts with, so partial zero dates stay out) and by
+ * the chunk's range. `deleteChunk` runs in one transaction: it locks the
+ * chunk's rows, compares their count, key sum and content fingerprint with
+ * the plan, makes sure (under the same locks) that no row outside the chunk
+ * references them through `referencing`, and deletes only then, checking that
+ * the delete removed exactly the rows it locked; otherwise it rolls back. So
+ * every deleted row is, at its delete, identical to the planned one, and no
+ * ON DELETE rule of another table runs. Each chunk commits on its own.
+ * Connection failures, deadlocks and lock waits surface as TransientError, a
+ * foreign-key violation as VerificationError, and a failed chunk has deleted
+ * nothing.
  *
  * Leaves out: deciding what may be deleted (verification), pacing, and
  * remembering progress; the caller does those.
  */
 export interface DayDeleter {
+  /** The table's referencing foreign keys and DELETE triggers, read from information_schema now. */
+  sideEffects(table: string): Promise<DeleteSideEffects>;
   /**
-   * Every key of the day, in key order, cut into chunks of at most
-   * `chunkRows` keys: together they are the source's figures of the day.
-   * Reads keys only; locks nothing.
+   * Rows of each referencing table that reference rows of the day now; for a
+   * self-referencing key, rows of the day itself do not count. Locks nothing.
    */
-  planKeyChunks(scope: DayScope, key: KeyColumn, chunkRows: number): Promise<KeyChunk[]>;
-  /** Deletes one planned chunk if, and only if, its rows are still exactly the planned ones. */
-  deleteKeyChunk(scope: DayScope, key: KeyColumn, chunk: KeyChunk): Promise<ChunkOutcome>;
-  /** Rows of the day now (tables without a single integer key). */
-  countDay(scope: DayScope): Promise<number>;
-  /** Deletes at most `limit` rows of the day in one statement; returns how many it deleted. */
-  deleteRows(scope: DayScope, limit: number): Promise<number>;
+  countReferences(scope: DayScope, keys: readonly ReferencingKey[]): Promise<ReferenceCount[]>;
+  /**
+   * Every row of the day, in rising order of `by`, cut into chunks of at
+   * most `chunkRows` rows (see ChunkBy for time chunks): together they are
+   * the source's figures of the day. Locks nothing.
+   */
+  planChunks(target: ChunkTarget, chunkRows: number): Promise<DayChunk[]>;
+  /**
+   * Deletes one planned chunk if, and only if, its rows are still exactly the
+   * planned ones and nothing outside it references them. `newestFirst`
+   * deletes the chunk's rows from the highest key (or latest instant) down,
+   * so a self-referencing child row goes before its parent.
+   */
+  deleteChunk(
+    target: ChunkTarget,
+    chunk: DayChunk,
+    referencing: readonly ReferencingKey[],
+    options?: { readonly newestFirst?: boolean },
+  ): Promise<ChunkOutcome>;
   /**
    * The statement that removes the day's rows (within the key range when
    * given), with the values written in, for an operator to read. Execution

@@ -8,6 +8,7 @@ import { createRedisClient } from "../adapters/redis/create-redis-client";
 import { createRedisCleanupState } from "../adapters/redis/redis-cleanup-state";
 import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-ledger";
 import type { Config } from "../config";
+import { type CopyDayDeps, recopyDay } from "../domain/copy/copy-day";
 import type { Logger } from "../ports/logger";
 import type { TaskQueue } from "../ports/task-queue";
 import type { Warehouse } from "../ports/warehouse";
@@ -47,6 +48,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     });
     return warehouse;
   };
+  const copy: CopyDayDeps = {
+    source,
+    warehouse: openWarehouse,
+    ledger,
+    logger,
+    clock,
+    timeZone: config.timeZone,
+    destinations,
+    batchRows: config.copyBatchRows,
+  };
   return {
     config,
     logger,
@@ -55,16 +66,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     ledger,
     queue,
     destinations,
-    copy: {
-      source,
-      warehouse: openWarehouse,
-      ledger,
-      logger,
-      clock,
-      timeZone: config.timeZone,
-      destinations,
-      batchRows: config.copyBatchRows,
-    },
+    copy,
     migration: { source, queue, ledger, logger, clock, timeZone: config.timeZone, destinations },
     cleanup: {
       source,
@@ -78,6 +80,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       clock,
       destinations,
       settings: config.cleanup,
+      recopy: (task, previous) => recopyDay(copy, task, previous),
     },
     warehouse: openWarehouse,
     async close() {

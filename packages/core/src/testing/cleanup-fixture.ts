@@ -10,7 +10,7 @@ import { createRedisCleanupState } from "../adapters/redis/redis-cleanup-state";
 import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-ledger";
 import { loadConfig } from "../config/load-config";
 import type { CleanupDeps, CleanupSettings } from "../domain/cleanup/cleanup-deps";
-import { copyDay } from "../domain/copy/copy-day";
+import { type CopyDayDeps, copyDay, recopyDay } from "../domain/copy/copy-day";
 import type { CalendarDay } from "../domain/days/calendar-day";
 import type { CleanDayTask } from "../domain/tasks/task-payload";
 import type { DayDeleter } from "../ports/day-deleter";
@@ -100,6 +100,16 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
   };
   // The defaults, as a deployment without CLEANUP_* variables has them; tests override what they exercise.
   const settings: CleanupSettings = loadConfig({}).cleanup;
+  const copyDeps: CopyDayDeps = {
+    source,
+    warehouse: async () => warehouse,
+    ledger,
+    logger,
+    clock: () => NOW,
+    timeZone: "UTC",
+    destinations: { defaultDataset: "archive", allowProject: false },
+    batchRows: 1000,
+  };
 
   return {
     db,
@@ -129,24 +139,13 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
         sleep: async (ms) => {
           sleeps.push(ms);
         },
+        recopy: (task, previous) => recopyDay(copyDeps, task, previous),
         ...overrides,
         settings: { ...settings, ...overrides.settings },
       };
     },
     async copy(table, day, filterColumn = "created_at") {
-      await copyDay(
-        {
-          source,
-          warehouse: async () => warehouse,
-          ledger,
-          logger,
-          clock: () => NOW,
-          timeZone: "UTC",
-          destinations: { defaultDataset: "archive", allowProject: false },
-          batchRows: 1000,
-        },
-        { kind: "copy", table, destination: table, filterColumn, day },
-      );
+      await copyDay(copyDeps, { kind: "copy", table, destination: table, filterColumn, day });
     },
     async query<T>(sql: string, values: unknown[] = []) {
       const [rows] = await db.connection.query(sql, values);
@@ -208,8 +207,8 @@ export function cleanTask(table: string, day: CalendarDay): CleanDayTask {
 export function afterPlanning(deleter: DayDeleter, hook: () => Promise<unknown>): DayDeleter {
   return {
     ...deleter,
-    async planKeyChunks(...args) {
-      const chunks = await deleter.planKeyChunks(...args);
+    async planChunks(...args) {
+      const chunks = await deleter.planChunks(...args);
       await hook();
       return chunks;
     },
@@ -230,8 +229,7 @@ export function failAfter(deleter: DayDeleter, n: number, when: "after" | "befor
   };
   return {
     ...deleter,
-    deleteKeyChunk: (...args) => die(() => deleter.deleteKeyChunk(...args)),
-    deleteRows: (...args) => die(() => deleter.deleteRows(...args)),
+    deleteChunk: (...args) => die(() => deleter.deleteChunk(...args)),
   };
 }
 

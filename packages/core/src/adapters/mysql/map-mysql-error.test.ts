@@ -41,6 +41,23 @@ describe("mapMysqlError", () => {
     expect((mapped as InvalidInputError).field).toBe("table");
   });
 
+  it.each([
+    ["by code", { code: "ER_ROW_IS_REFERENCED_2", errno: 1451, sqlState: "23000" }],
+    ["by number alone", { errno: 1217 }],
+  ])("makes a delete a foreign key refused final, %s: a retry would be refused again", (_, fields) => {
+    const mapped = mapMysqlError(
+      driverError({ ...fields, message: "Cannot delete or update a parent row" }),
+      {
+        table: "rental",
+      },
+    );
+    expect(mapped).toBeInstanceOf(VerificationError);
+    expect(mapped).toMatchObject({ reason: "foreign-key" });
+    expect((mapped as VerificationError).message).toMatch(
+      /foreign key refused the delete \(table "rental"\)/,
+    );
+  });
+
   it("names the column when it does not exist", () => {
     const mapped = mapMysqlError(
       driverError({ code: "ER_BAD_FIELD_ERROR", errno: 1054, sqlState: "42S22" }),

@@ -1,4 +1,4 @@
-import { ArchiverError, InvalidInputError, TransientError } from "../../errors";
+import { ArchiverError, InvalidInputError, TransientError, VerificationError } from "../../errors";
 
 /** What the failing call was about, so the error can name it. */
 export interface MysqlErrorContext {
@@ -36,6 +36,10 @@ const TRANSIENT_ERRNOS = new Set([
   1040, 1053, 1158, 1159, 1160, 1161, 1203, 1205, 1213, 1317, 1927, 2006, 2013, 4031,
 ]);
 
+/** A delete refused by a foreign key: the same rows would be refused on every retry. */
+const REFERENCED_ROW_CODES = new Set(["ER_ROW_IS_REFERENCED", "ER_ROW_IS_REFERENCED_2"]);
+const REFERENCED_ROW_ERRNOS = new Set([1217, 1451]);
+
 const MISSING_TABLE_CODES = new Set([
   "ER_NO_SUCH_TABLE",
   "ER_BAD_TABLE_ERROR",
@@ -54,7 +58,8 @@ interface DriverError {
 /**
  * Turns a mysql2 error into the archiver's error classes: connection-level
  * failures become TransientError (retry), a missing table or column becomes
- * InvalidInputError (never retry). Anything else is returned unchanged: an
+ * InvalidInputError (never retry), a delete a foreign key refuses becomes
+ * VerificationError (never retry: the same rows are refused every time). Anything else is returned unchanged: an
  * unexpected server error is neither safe to retry forever nor the caller's
  * fault.
  */
@@ -71,6 +76,15 @@ export function mapMysqlError(error: unknown, context: MysqlErrorContext = {}): 
     (fatal === true && sqlState === undefined)
   ) {
     return new TransientError(`MySQL unavailable${where}: ${text}`, { cause: error });
+  }
+  if (
+    (typeof code === "string" && REFERENCED_ROW_CODES.has(code)) ||
+    (typeof errno === "number" && REFERENCED_ROW_ERRNOS.has(errno))
+  ) {
+    return new VerificationError(`a foreign key refused the delete${where}: ${text}`, {
+      cause: error,
+      reason: "foreign-key",
+    });
   }
   if (typeof code === "string" && MISSING_TABLE_CODES.has(code)) {
     return new InvalidInputError("table", `${context.table ? `"${context.table}": ` : ""}${text}`, {

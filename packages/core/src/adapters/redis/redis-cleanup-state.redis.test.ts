@@ -16,9 +16,10 @@ afterAll(async () => {
 
 const figures = { rows: 3, key: { column: "id", count: 3, sum: "6", min: "1", max: "3" } };
 const plan: CleanupPlan = {
-  kind: "keys",
-  key: { column: "id", unsigned: true },
-  chunks: [{ first: "1", last: "3", rows: 3, sum: "6" }],
+  kind: "chunks",
+  by: { kind: "key", column: "id", unsigned: true },
+  chunks: [{ first: "1", last: "3", rows: 3, sum: "6", fingerprint: "18446744073709551615" }],
+  newestFirst: false,
 };
 
 describe("createRedisCleanupState", () => {
@@ -31,7 +32,7 @@ describe("createRedisCleanupState", () => {
       chunksDone: 0,
     });
     await state.markDeleting("t1", "2024-01-01");
-    await state.recordProgress("t1", "2024-01-01", { chunksDone: 1, rowsDeleted: 3, pendingRows: 0 });
+    await state.recordProgress("t1", "2024-01-01", { chunksDone: 1, rowsDeleted: 3 });
     expect(await state.read("t1", "2024-01-01")).toMatchObject({
       status: "deleting",
       chunksDone: 1,
@@ -50,7 +51,7 @@ describe("createRedisCleanupState", () => {
   it("never replaces the plan of a day that is deleting or done", async () => {
     await state.markVerified("t2", "2024-01-01", { figures, plan, verifiedAt: "x" });
     await state.markDeleting("t2", "2024-01-01");
-    const other: CleanupPlan = { kind: "count", rows: 99 };
+    const other: CleanupPlan = { ...plan, chunks: [] };
     await expect(
       state.markVerified("t2", "2024-01-01", { figures, plan: other, verifiedAt: "y" }),
     ).rejects.toThrow(TransientError);

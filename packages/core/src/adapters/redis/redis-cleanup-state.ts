@@ -22,7 +22,7 @@ local status = redis.call("HGET", KEYS[1], "status")
 if status == "deleting" or status == "done" then return status end
 redis.call("DEL", KEYS[1])
 redis.call("HSET", KEYS[1], "status", "verified", "figures", ARGV[1], "plan", ARGV[2], "verifiedAt", ARGV[3],
-  "chunksDone", "0", "rowsDeleted", "0", "pendingRows", "0")
+  "chunksDone", "0", "rowsDeleted", "0")
 return "ok"
 `;
 
@@ -34,8 +34,7 @@ return "ok"
 `;
 
 const DONE_SCRIPT = `
-redis.call("HSET", KEYS[1], "status", "done", "rowsDeleted", ARGV[2], "chunksDone", ARGV[3], "doneAt", ARGV[4],
-  "pendingRows", "0")
+redis.call("HSET", KEYS[1], "status", "done", "rowsDeleted", ARGV[2], "chunksDone", ARGV[3], "doneAt", ARGV[4])
 if ARGV[5] ~= "" then redis.call("HSET", KEYS[1], "figures", ARGV[5]) end
 redis.call("SADD", KEYS[2], ARGV[1])
 return 1
@@ -94,7 +93,6 @@ export function createRedisCleanupState(redis: Redis, options: { prefix?: string
         redis.hset(keys(table, day).day, {
           chunksDone: progress.chunksDone,
           rowsDeleted: progress.rowsDeleted,
-          pendingRows: progress.pendingRows,
         }),
       );
     },
@@ -138,6 +136,9 @@ export function createRedisCleanupState(redis: Redis, options: { prefix?: string
   };
 }
 
+/** The plan of a day found already clean, which never needed one. */
+const NO_PLAN = { kind: "chunks", by: { kind: "time" }, chunks: [], newestFirst: false } as const;
+
 function parseDay(table: string, day: CalendarDay, hash: Record<string, string>): DayCleanup {
   const status = hash.status;
   if (status !== "verified" && status !== "deleting" && status !== "done") {
@@ -151,11 +152,10 @@ function parseDay(table: string, day: CalendarDay, hash: Record<string, string>)
       status,
       figures: JSON.parse(hash.figures ?? ""),
       // A day found already clean is done without ever having a plan.
-      plan: hash.plan === undefined ? { kind: "count", rows: 0 } : JSON.parse(hash.plan),
+      plan: hash.plan === undefined ? NO_PLAN : JSON.parse(hash.plan),
       verifiedAt: hash.verifiedAt ?? "",
       chunksDone: Number(hash.chunksDone ?? 0),
       rowsDeleted: Number(hash.rowsDeleted ?? 0),
-      pendingRows: Number(hash.pendingRows ?? 0),
       ...(hash.doneAt ? { doneAt: hash.doneAt } : {}),
     };
   } catch (error) {

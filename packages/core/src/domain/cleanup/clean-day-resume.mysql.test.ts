@@ -70,7 +70,7 @@ describe("cleanDay and the lease", () => {
 });
 
 describe("cleanDay on a table without a primary key", () => {
-  it("verifies by count, deletes in LIMIT chunks, and settles a chunk that committed before a kill", async () => {
+  it("verifies rows and content, deletes in time chunks, and finds a chunk that committed before a kill gone", async () => {
     const table = uniqueName("events");
     await fx.query(
       `CREATE TABLE \`${table}\` (created_at DATETIME NOT NULL, id BIGINT NOT NULL, KEY (created_at))`,
@@ -90,16 +90,17 @@ describe("cleanDay on a table without a primary key", () => {
     await expect(cleanDay(fx.deps({ deleter, settings }), cleanTask(table, "2024-06-01"))).rejects.toThrow(
       "killed",
     );
-    expect(await fx.deps().state.read(table, "2024-06-01")).toMatchObject({ rowsDeleted: 0, pendingRows: 2 });
+    // The first chunk committed, but the task died before recording it.
+    expect(await fx.deps().state.read(table, "2024-06-01")).toMatchObject({ rowsDeleted: 0, chunksDone: 0 });
 
     const report = await cleanDay(fx.deps({ settings }), cleanTask(table, "2024-06-01"));
 
-    expect(report).toMatchObject({ outcome: "cleaned", resumed: true, rowsDeleted: 5 });
+    expect(report).toMatchObject({ outcome: "cleaned", resumed: true, rowsDeleted: 3, rowsFoundGone: 2 });
     const left = await fx.query<{ k: string }>(`SELECT CAST(id AS CHAR) AS k FROM \`${table}\` ORDER BY id`);
     expect(left.map((row) => row.k)).toEqual(["0", "101", "102", "103", "104", "105", "200"]);
   });
 
-  it("resuming stops when rows came or went while it was away", async () => {
+  it("resuming stops at a chunk whose rows changed while it was away, and deletes none of them", async () => {
     const table = uniqueName("events");
     await fx.query(`CREATE TABLE \`${table}\` (created_at DATETIME NOT NULL, note TEXT, KEY (created_at))`);
     for (let i = 1; i <= 4; i++)
@@ -112,15 +113,44 @@ describe("cleanDay on a table without a primary key", () => {
         cleanTask(table, "2024-06-03"),
       ),
     ).rejects.toThrow("killed");
-    await fx.query(`INSERT INTO \`${table}\` VALUES ('2024-06-03 09:00:00', 'late')`);
+    // A late row inside the range of the second chunk [03:00, 04:00].
+    await fx.query(`INSERT INTO \`${table}\` VALUES ('2024-06-03 04:00:00', 'late')`);
 
     await expect(cleanDay(fx.deps({ settings }), cleanTask(table, "2024-06-03"))).rejects.toThrow(
-      /holds 5 rows/,
+      /rows changed since verification: planned 2 rows .* found 3/,
     );
-    expect(await fx.query(`SELECT * FROM \`${table}\``)).toHaveLength(5);
+    expect(await fx.query(`SELECT note FROM \`${table}\` ORDER BY created_at, note`)).toEqual([
+      { note: "x" },
+      { note: "late" },
+      { note: "x" },
+    ]);
   });
 
-  it("a retry after the throttle gave up before any delete counts again, and a late row stops it", async () => {
+  it("resuming refuses a chunk whose rows were updated while it was away", async () => {
+    const table = uniqueName("events");
+    await fx.query(`CREATE TABLE \`${table}\` (created_at DATETIME NOT NULL, note TEXT, KEY (created_at))`);
+    for (let i = 1; i <= 4; i++)
+      await fx.query(`INSERT INTO \`${table}\` VALUES ('2024-06-04 0${i}:00:00', 'x')`);
+    await fx.copy(table, "2024-06-04");
+    const settings = { chunkRows: 2 };
+    await expect(
+      cleanDay(
+        fx.deps({ deleter: failAfter(fx.deleter, 2, "before"), settings }),
+        cleanTask(table, "2024-06-04"),
+      ),
+    ).rejects.toThrow("killed");
+    await fx.query(`UPDATE \`${table}\` SET note = 'refunded' WHERE created_at = '2024-06-04 04:00:00'`);
+
+    await expect(cleanDay(fx.deps({ settings }), cleanTask(table, "2024-06-04"))).rejects.toThrow(
+      /rows changed since verification: planned 2 rows .* found 2/,
+    );
+    expect(await fx.query(`SELECT note FROM \`${table}\` ORDER BY created_at`)).toEqual([
+      { note: "x" },
+      { note: "refunded" },
+    ]);
+  });
+
+  it("a retry after the throttle gave up before any delete checks each chunk again, and a late row stops it", async () => {
     const table = uniqueName("events");
     await fx.query(`CREATE TABLE \`${table}\` (created_at DATETIME NOT NULL, note TEXT, KEY (created_at))`);
     for (let i = 1; i <= 4; i++)
@@ -138,11 +168,13 @@ describe("cleanDay on a table without a primary key", () => {
     expect(await fx.deps().state.read(table, "2024-06-05")).toMatchObject({
       status: "deleting",
       rowsDeleted: 0,
-      pendingRows: 0,
+      chunksDone: 0,
     });
-    await fx.query(`INSERT INTO \`${table}\` VALUES ('2024-06-05 09:00:00', 'late')`);
+    await fx.query(`INSERT INTO \`${table}\` VALUES ('2024-06-05 03:00:00', 'late')`);
 
-    await expect(cleanDay(fx.deps(), cleanTask(table, "2024-06-05"))).rejects.toThrow(/holds 5 rows/);
+    await expect(cleanDay(fx.deps(), cleanTask(table, "2024-06-05"))).rejects.toThrow(
+      /rows changed since verification/,
+    );
     expect(await fx.query(`SELECT * FROM \`${table}\``)).toHaveLength(5);
   });
 

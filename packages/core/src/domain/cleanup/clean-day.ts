@@ -1,6 +1,6 @@
 import { TransientError, VerificationError } from "../../errors";
 import type { CleanupPlan, DayCleanup } from "../../ports/cleanup-state";
-import type { DayScope, KeyChunk } from "../../ports/day-deleter";
+import type { ChunkTarget, DayChunk, DayScope, DeleteSideEffects } from "../../ports/day-deleter";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { CalendarDay } from "../days/calendar-day";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
@@ -8,8 +8,8 @@ import type { CleanDayTask } from "../tasks/task-payload";
 import type { DayFigures } from "../types/day-figures";
 import type { TableSchema } from "../types/table-schema";
 import { type CleanupDeps, realSleep } from "./cleanup-deps";
-import { type DeleteRun, deleteDay } from "./delete-day";
-import { figuresOfChunks, keyColumnOf, recordedKeyRange, requireChunksWithin } from "./plan-cleanup";
+import { type ChunkPlan, deleteDay } from "./delete-day";
+import { chunkByOf, figuresOfChunks, recordedKeyRange, requireChunksWithin } from "./plan-cleanup";
 import { createThrottle } from "./throttle";
 import { verifyDay } from "./verify-day";
 
@@ -38,15 +38,19 @@ export interface DayCleanupReport {
 
 /**
  * The cleanup task for one day. A state machine kept in CleanupState:
- * - fresh or `verified`: verify (source, warehouse and copy record agree),
- *   plan the chunks, record `verified` with figures and plan, then `deleting`;
+ * - fresh or `verified`: verify (source, warehouse and copy record agree on
+ *   rows, keys and the content fingerprint; no other row references the
+ *   day), plan the chunks, record `verified` with figures and plan, then
+ *   `deleting`;
  * - `deleting`: delete the remaining chunks, never re-verifying against
- *   figures its own deletes changed, every chunk bounded by the day's range
- *   and the key range recorded at copy time;
+ *   figures its own deletes changed; every chunk is bounded by the day's
+ *   range and deleted only when, under its locks, its rows are exactly the
+ *   planned ones and nothing outside it references them;
  * - `done`: nothing to do (a repeated task is a no-op).
+ * A table with a DELETE trigger is refused unless the task allows triggers.
  * A day that fails verification is left untouched: VerificationError names
- * the figures that disagree. Progress survives a crash; the retry resumes.
- * The day stays in `mig_<table>`.
+ * what disagrees. Progress survives a crash; the retry resumes. The day
+ * stays in `mig_<table>`.
  */
 export async function cleanDay(deps: CleanupDeps, task: CleanDayTask): Promise<DayCleanupReport> {
   const started = performance.now();
@@ -76,7 +80,7 @@ export async function cleanDay(deps: CleanupDeps, task: CleanDayTask): Promise<D
     }
   };
   try {
-    const report = await runDay(deps, schema, scope, ledger, renew);
+    const report = await runDay(deps, schema, task, ledger, renew);
     const durationMs = Math.round(performance.now() - started);
     deps.logger.info(report.outcome === "cleaned" ? "cleaned day" : `cleanup: day ${report.outcome}`, {
       ...report,
@@ -85,7 +89,11 @@ export async function cleanDay(deps: CleanupDeps, task: CleanDayTask): Promise<D
     return { ...report, durationMs };
   } catch (error) {
     if (error instanceof VerificationError) {
-      deps.logger.warn("cleanup refused day; its rows are kept", { ...scope, reason: error.message });
+      deps.logger.warn("cleanup refused day; its rows are kept", {
+        ...scope,
+        refusal: error.reason,
+        reason: error.message,
+      });
     }
     throw error;
   } finally {
@@ -100,11 +108,15 @@ type Report = Omit<DayCleanupReport, "durationMs">;
 async function runDay(
   deps: CleanupDeps,
   schema: TableSchema,
-  scope: DayScope,
+  task: CleanDayTask,
   ledger: Promise<LedgerView>,
   renew: () => Promise<void>,
 ): Promise<Report> {
-  const existing = await deps.state.read(scope.table, scope.day);
+  const scope: DayScope = { table: task.table, column: task.filterColumn, day: task.day };
+  const [existing, sideEffects] = await Promise.all([
+    deps.state.read(scope.table, scope.day),
+    deps.deleter.sideEffects(scope.table),
+  ]);
   const base = {
     table: scope.table,
     day: scope.day,
@@ -116,12 +128,17 @@ async function runDay(
   if (existing?.status === "done") {
     return { ...base, outcome: "already-done", rowsDeleted: existing.rowsDeleted, resumed: false };
   }
+  requireTriggersAllowed(scope, sideEffects, task);
   const resumed = existing?.status === "deleting";
   if (resumed) requireCopiedBy(scope, await ledger);
-  const cleanup = resumed ? existing : await verifyAndPlan(deps, schema, scope, await ledger);
+  const target: ChunkTarget = { scope, schema, by: chunkByOf(schema) };
+  const cleanup = resumed
+    ? existing
+    : await verifyAndPlan(deps, target, await ledger, sideEffects, task.recopyChangedDays === true);
   if (cleanup === "already-clean") {
     return { ...base, outcome: "already-clean", rowsDeleted: 0, resumed: false };
   }
+  const plan = requireChunkPlan(scope, cleanup.plan);
   const run = await deleteDay({
     deleter: deps.deleter,
     state: deps.state,
@@ -133,45 +150,58 @@ async function runDay(
       context: { table: scope.table, day: scope.day },
       onWait: renew,
     }),
-    scope,
+    target: { ...target, by: plan.by },
     cleanup,
-    resumed,
-    chunkRows: deps.settings.chunkRows,
-    logger: deps.logger,
+    plan,
+    referencing: sideEffects.referencingKeys,
     beforeDelete: renew,
   });
-  await finish(deps, scope, cleanup, run);
+  await deps.state.markDone(scope.table, scope.day, {
+    rowsDeleted: run.rowsDeleted,
+    chunksDone: plan.chunks.length,
+    doneAt: deps.clock().toISOString(),
+  });
   return { ...base, ...run, outcome: "cleaned", resumed };
 }
 
 /**
  * Verifies a day not yet deleting and records it `verified`, then
- * `deleting`. For a keyed table the source's figures are counted from the
- * very chunks that will be deleted (every key of the day, read in one pass
- * while the warehouse is counted), so what is deleted is what was checked.
+ * `deleting`. The source's figures are counted from the very chunks that will
+ * be deleted (every row of the day, read in one pass while the warehouse is
+ * counted), so what is deleted is what was checked. A day that changed since
+ * its copy (or was copied without a fingerprint) is copied again first when
+ * the message asked for it, then verified against its new record.
  */
 async function verifyAndPlan(
   deps: CleanupDeps,
-  schema: TableSchema,
-  scope: DayScope,
+  target: ChunkTarget,
   { migrated, record }: LedgerView,
+  sideEffects: DeleteSideEffects,
+  recopy: boolean,
 ): Promise<DayCleanup | "already-clean"> {
+  const { scope } = target;
   if (!migrated) {
     throw new VerificationError(
       `${scope.table} ${scope.day} is not in mig_${scope.table}; only migrated days are cleaned`,
+      { reason: "no-record" },
     );
   }
-  const key = keyColumnOf(schema);
-  const chunks = key ? deps.deleter.planKeyChunks(scope, key, deps.settings.chunkRows) : undefined;
-  const source = key && chunks ? chunks.then((c) => figuresOfChunks(scope, key, c)) : undefined;
+  const chunks = deps.deleter.planChunks(target, deps.settings.chunkRows);
   const verdict = await verifyDay(deps, {
-    schema,
+    schema: target.schema,
     filterColumn: scope.column,
     day: scope.day,
     ...(record ? { record } : {}),
-    ...(source ? { source } : {}),
+    source: chunks.then((c) => figuresOfChunks(scope, target.by, c)),
+    referencingKeys: sideEffects.referencingKeys,
   });
-  if (verdict.kind === "refused") throw new VerificationError(verdict.reason);
+  if (verdict.kind === "refused") {
+    if (recopy && record && RECOPIED.has(verdict.category)) {
+      const copied = await recopyChanged(deps, scope, record, verdict.reason);
+      return verifyAndPlan(deps, target, { migrated, record: copied }, sideEffects, false);
+    }
+    throw new VerificationError(verdict.reason, { reason: verdict.category });
+  }
   const now = deps.clock().toISOString();
   if (verdict.kind === "already-clean") {
     await deps.state.markDone(scope.table, scope.day, {
@@ -182,11 +212,49 @@ async function verifyAndPlan(
     });
     return "already-clean";
   }
-  const plan = await planOf(schema, scope, verdict.figures, chunks);
+  const plan = planOf(target, verdict.figures, await chunks, sideEffects);
   const verified = { figures: verdict.figures, plan, verifiedAt: now };
   await deps.state.markVerified(scope.table, scope.day, verified);
   await deps.state.markDeleting(scope.table, scope.day);
-  return { ...verified, status: "deleting", chunksDone: 0, rowsDeleted: 0, pendingRows: 0 };
+  return { ...verified, status: "deleting", chunksDone: 0, rowsDeleted: 0 };
+}
+
+/** Refusals that a new copy of the day answers: the copy is what the source holds now. */
+const RECOPIED = new Set(["changed", "not-fingerprinted"]);
+
+async function recopyChanged(
+  deps: CleanupDeps,
+  scope: DayScope,
+  record: CopiedDayRecord,
+  why: string,
+): Promise<CopiedDayRecord> {
+  deps.logger.info("cleanup: copying a changed day again before cleaning it", { ...scope, why });
+  const task = {
+    kind: "copy",
+    table: scope.table,
+    destination: record.destination,
+    filterColumn: scope.column,
+    day: scope.day,
+  } as const;
+  return deps.recopy(task, record);
+}
+
+/** A DELETE trigger runs for every deleted row (an audit table, a counter): only when the message allows it. */
+function requireTriggersAllowed(scope: DayScope, sideEffects: DeleteSideEffects, task: CleanDayTask): void {
+  if (sideEffects.deleteTriggers.length === 0 || task.allowDeleteTriggers) return;
+  throw new VerificationError(
+    `${scope.table} ${scope.day}: ${describeTriggers(scope.table, sideEffects.deleteTriggers)}`,
+    { reason: "trigger" },
+  );
+}
+
+/** The refusal of a table with DELETE triggers, for the cleanup message and its tasks. */
+export function describeTriggers(table: string, triggers: readonly string[]): string {
+  const names = triggers.join(", ");
+  return (
+    `table "${table}" has DELETE ${triggers.length === 1 ? "trigger" : "triggers"} ${names}, which would run for every deleted row; ` +
+    'nothing was deleted. Set "allow_delete_triggers": true in the cleanup message to let them run'
+  );
 }
 
 /**
@@ -199,8 +267,19 @@ function requireCopiedBy(scope: DayScope, { record }: LedgerView): void {
       `${scope.table} ${scope.day}: resuming a cleanup by column "${scope.column}", but the day was copied ` +
         (record ? `by column "${record.filterColumn}"` : "with no copy record left") +
         "; nothing more is deleted",
+      { reason: "no-record" },
     );
   }
+}
+
+/** A plan stored by a version without fingerprints cannot prove what is left of its day. */
+function requireChunkPlan(scope: DayScope, plan: CleanupPlan): ChunkPlan {
+  if (plan.kind === "chunks") return plan;
+  throw new VerificationError(
+    `${scope.table} ${scope.day}: its cleanup was planned by an earlier version without content fingerprints and ` +
+      "stopped part way; what is left cannot be proven identical to the copy, so nothing more is deleted",
+    { reason: "not-fingerprinted" },
+  );
 }
 
 /** What the migration ledger says about the day: whether it is migrated, and its copy record. */
@@ -217,30 +296,18 @@ async function readLedger(deps: CleanupDeps, scope: DayScope): Promise<LedgerVie
   return { migrated, record };
 }
 
-async function planOf(
-  schema: TableSchema,
-  scope: DayScope,
+/**
+ * The verified chunks, checked against the key range recorded at copy time.
+ * A table whose foreign key references itself is deleted newest rows first.
+ */
+function planOf(
+  target: ChunkTarget,
   figures: DayFigures,
-  chunks: Promise<KeyChunk[]> | undefined,
-): Promise<CleanupPlan> {
-  const range = recordedKeyRange(schema, figures);
-  if (!range || !chunks) return { kind: "count", rows: figures.rows };
-  const planned = await chunks;
-  requireChunksWithin(scope, range, planned);
-  return { kind: "keys", key: { column: range.column, unsigned: range.unsigned }, chunks: planned };
-}
-
-async function finish(
-  deps: CleanupDeps,
-  scope: DayScope,
-  cleanup: DayCleanup,
-  run: DeleteRun,
-): Promise<void> {
-  const plan = cleanup.plan;
-  const chunksDone = plan.kind === "keys" ? plan.chunks.length : cleanup.chunksDone + run.chunks;
-  await deps.state.markDone(scope.table, scope.day, {
-    rowsDeleted: run.rowsDeleted,
-    chunksDone,
-    doneAt: deps.clock().toISOString(),
-  });
+  chunks: readonly DayChunk[],
+  sideEffects: DeleteSideEffects,
+): ChunkPlan {
+  const range = recordedKeyRange(target.schema, figures);
+  if (range) requireChunksWithin(target.scope, range, chunks);
+  const newestFirst = sideEffects.referencingKeys.some((key) => key.selfReferencing);
+  return { kind: "chunks", by: target.by, chunks: newestFirst ? [...chunks].reverse() : chunks, newestFirst };
 }

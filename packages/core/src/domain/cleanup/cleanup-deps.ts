@@ -4,11 +4,12 @@ import type { Clock } from "../../ports/clock";
 import type { DayDeleter } from "../../ports/day-deleter";
 import type { LoadProbe } from "../../ports/load-probe";
 import type { Logger } from "../../ports/logger";
-import type { MigrationLedger } from "../../ports/migration-ledger";
+import type { CopiedDayRecord, MigrationLedger } from "../../ports/migration-ledger";
 import type { SourceDatabase } from "../../ports/source-database";
 import type { TaskQueue } from "../../ports/task-queue";
 import type { Warehouse } from "../../ports/warehouse";
 import type { DestinationRules } from "../migration/resolve-tables";
+import type { CopyDayTask } from "../tasks/task-payload";
 
 /** Chunking, pacing and throttles (CLEANUP_* variables). */
 export type CleanupSettings = Config["cleanup"];
@@ -28,6 +29,11 @@ export interface CleanupDeps {
   /** How recorded destination names resolve (the default dataset), as when the day was copied. */
   readonly destinations: DestinationRules;
   readonly settings: CleanupSettings;
+  /**
+   * Copies a recorded day again (recopyDay with the migration's own deps), for
+   * `recopy_changed_days`.
+   */
+  readonly recopy: (task: CopyDayTask, previous: CopiedDayRecord) => Promise<CopiedDayRecord>;
   /** Waits between chunks and while throttled; tests pass a fake. */
   readonly sleep?: (ms: number) => Promise<void>;
 }

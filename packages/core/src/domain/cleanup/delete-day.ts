@@ -1,8 +1,8 @@
 import { VerificationError } from "../../errors";
 import type { CleanupPlan, CleanupState, DayCleanup } from "../../ports/cleanup-state";
-import type { DayDeleter, DayScope } from "../../ports/day-deleter";
-import type { Logger } from "../../ports/logger";
+import type { ChunkTarget, DayChunk, DayDeleter, ReferencingKey } from "../../ports/day-deleter";
 import type { Throttle } from "./throttle";
+import { describeReference } from "./verify-day";
 
 /** What one run over a day's chunks did. */
 export interface DeleteRun {
@@ -19,17 +19,20 @@ export interface DeleteRun {
   readonly waitedMs: number;
 }
 
+/** A plan this version can delete by. */
+export type ChunkPlan = Extract<CleanupPlan, { kind: "chunks" }>;
+
 export interface DeleteDayInput {
   readonly deleter: DayDeleter;
   readonly state: CleanupState;
   readonly throttle: Throttle;
-  readonly scope: DayScope;
+  /** The day, the table as described now, and what the plan's chunks are ranges of. */
+  readonly target: ChunkTarget;
   /** The day's state, `deleting`, as stored. */
   readonly cleanup: DayCleanup;
-  /** True when an earlier task left the day `deleting`: this run continues its deletes. */
-  readonly resumed: boolean;
-  readonly chunkRows: number;
-  readonly logger: Logger;
+  readonly plan: ChunkPlan;
+  /** Foreign keys that reference the table: each chunk makes sure, under its locks, that none reaches its rows. */
+  readonly referencing: readonly ReferencingKey[];
   /**
    * Runs right before every delete, after any pause or throttling: renews the
    * task's lease, and throws when another task holds it now.
@@ -39,20 +42,15 @@ export interface DeleteDayInput {
 
 /**
  * Deletes a verified day from where its stored progress stops. Never
- * re-verifies against figures its own deletes changed: a keyed day walks its
- * stored chunks, each deleted only when its rows are exactly the planned ones;
- * a day without a key deletes at most the verified row count in total.
+ * re-verifies against figures its own deletes changed: it walks the stored
+ * chunks, each deleted only when its rows are exactly the planned ones, to
+ * the last column, and nothing outside the chunk references them. A chunk
+ * that differs, or is referenced, stops the day for good: nothing of it is
+ * deleted, and the chunks before it stay deleted (they were verified).
  */
-export function deleteDay(input: DeleteDayInput): Promise<DeleteRun> {
-  const plan = input.cleanup.plan;
-  return plan.kind === "keys" ? deleteKeyChunks(input, plan) : deleteCounted(input, plan);
-}
-
-async function deleteKeyChunks(
-  input: DeleteDayInput,
-  plan: Extract<CleanupPlan, { kind: "keys" }>,
-): Promise<DeleteRun> {
-  const { deleter, state, throttle, scope } = input;
+export async function deleteDay(input: DeleteDayInput): Promise<DeleteRun> {
+  const { deleter, state, throttle, target, plan } = input;
+  const { scope } = target;
   let rowsDeleted = input.cleanup.rowsDeleted;
   const tally = newTally();
   for (let index = input.cleanup.chunksDone; index < plan.chunks.length; index++) {
@@ -60,12 +58,23 @@ async function deleteKeyChunks(
     if (!chunk) break;
     tally.waitedMs += await throttle.beforeChunk(tally.chunks === 0);
     await input.beforeDelete();
-    const outcome = await tally.time(() => deleter.deleteKeyChunk(scope, plan.key, chunk));
+    const outcome = await tally.time(() =>
+      deleter.deleteChunk(target, chunk, input.referencing, { newestFirst: plan.newestFirst }),
+    );
+    const where = `${scope.table} ${scope.day}: ${describeChunk(input, chunk)}`;
+    const before = `nothing in that range was deleted, ${rowsDeleted} rows of the day were deleted before it`;
     if (outcome.kind === "changed") {
       throw new VerificationError(
-        `${scope.table} ${scope.day}: rows changed since verification in ${plan.key.column} ${chunk.first}..${chunk.last}: ` +
-          `planned ${chunk.rows} rows (key sum ${chunk.sum}), found ${outcome.rows} (key sum ${outcome.sum}); ` +
-          `nothing in that range was deleted, ${rowsDeleted} rows of the day were deleted before it`,
+        `${where}: rows changed since verification: planned ${chunk.rows} rows (fingerprint ${chunk.fingerprint}), ` +
+          `found ${outcome.rows} (fingerprint ${outcome.fingerprint}); ${before}`,
+        { reason: "changed" },
+      );
+    }
+    if (outcome.kind === "referenced") {
+      throw new VerificationError(
+        `${where}: ${outcome.references.map(describeReference).join("; ")}; ${before}. ` +
+          "Archive and clean the referencing table first",
+        { reason: "foreign-key" },
       );
     }
     if (outcome.kind === "deleted") rowsDeleted += outcome.rows;
@@ -73,73 +82,14 @@ async function deleteKeyChunks(
     // After the last chunk the caller marks the day done; a crash before
     // that finds the chunk "absent" on retry, which is all this write would say.
     if (index === plan.chunks.length - 1) break;
-    await state.recordProgress(scope.table, scope.day, {
-      chunksDone: index + 1,
-      rowsDeleted,
-      pendingRows: 0,
-    });
+    await state.recordProgress(scope.table, scope.day, { chunksDone: index + 1, rowsDeleted });
   }
   return tally.result(rowsDeleted);
 }
 
-async function deleteCounted(
-  input: DeleteDayInput,
-  plan: Extract<CleanupPlan, { kind: "count" }>,
-): Promise<DeleteRun> {
-  const { deleter, state, throttle, scope } = input;
-  let { rowsDeleted, chunksDone } = input.cleanup;
-  rowsDeleted = await settlePending(input, plan, rowsDeleted);
-  const tally = newTally();
-  while (rowsDeleted < plan.rows) {
-    const limit = Math.min(input.chunkRows, plan.rows - rowsDeleted);
-    tally.waitedMs += await throttle.beforeChunk(tally.chunks === 0);
-    await input.beforeDelete();
-    // Written before the delete: if the task dies before the next write, the
-    // retry knows a chunk of `limit` rows may have committed (settlePending).
-    await state.recordProgress(scope.table, scope.day, { chunksDone, rowsDeleted, pendingRows: limit });
-    const deleted = await tally.time(() => deleter.deleteRows(scope, limit));
-    rowsDeleted += deleted;
-    chunksDone += 1;
-    await state.recordProgress(scope.table, scope.day, { chunksDone, rowsDeleted, pendingRows: 0 });
-    // Fewer rows than verified are left (someone else deleted some): stop, never look for more.
-    if (deleted < limit) {
-      input.logger.warn("cleanup found fewer rows than verified; someone else deleted rows of the day", {
-        ...scope,
-        verifiedRows: plan.rows,
-        rowsDeleted,
-      });
-      break;
-    }
-  }
-  return tally.result(rowsDeleted);
-}
-
-/**
- * A retry of a day without a key: the day must hold exactly the verified rows
- * minus those deleted, or minus those plus the pending chunk if it committed
- * before the task died. Anything else means rows came or went under us, and
- * without a key they cannot be told apart, so the day stops.
- */
-async function settlePending(
-  input: DeleteDayInput,
-  plan: Extract<CleanupPlan, { kind: "count" }>,
-  rowsDeleted: number,
-): Promise<number> {
-  const { scope, cleanup } = input;
-  // A fresh run was counted by its verification a moment ago; a resumed one counts
-  // again, even when nothing was deleted yet: rows may have come since.
-  if (!input.resumed) return rowsDeleted;
-  const now = await input.deleter.countDay(scope);
-  const expected = plan.rows - rowsDeleted;
-  if (now === expected) return rowsDeleted;
-  if (cleanup.pendingRows > 0 && now === expected - cleanup.pendingRows) {
-    return rowsDeleted + cleanup.pendingRows;
-  }
-  throw new VerificationError(
-    `${scope.table} ${scope.day}: resuming a cleanup without a key, the day holds ${now} rows; ` +
-      `expected ${expected}${cleanup.pendingRows > 0 ? ` or ${expected - cleanup.pendingRows}` : ""} ` +
-      `(${plan.rows} verified, ${rowsDeleted} deleted); rows were added or removed by someone else, so it stops here`,
-  );
+function describeChunk({ target }: DeleteDayInput, chunk: DayChunk): string {
+  const by = target.by.kind === "key" ? target.by.column : target.scope.column;
+  return `${by} ${chunk.first}..${chunk.last}`;
 }
 
 function newTally() {

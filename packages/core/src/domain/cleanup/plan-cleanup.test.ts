@@ -7,7 +7,15 @@ import { figuresOfChunks, keyColumnOf, recordedKeyRange, requireChunksWithin } f
 
 const scope = { table: "orders", column: "created_at", day: "2024-01-01" };
 const key = { column: "id", unsigned: true };
-const chunk = (first: string, last: string, rows: number, sum: string) => ({ first, last, rows, sum });
+const byKey = { kind: "key", ...key } as const;
+const byTime = { kind: "time" } as const;
+const chunk = (first: string, last: string, rows: number, sum: string, fingerprint = "0") => ({
+  first,
+  last,
+  rows,
+  sum,
+  fingerprint,
+});
 
 /** The orders table keyed by `id` of `keyType`, or with no primary key at all. */
 function schema(keyType: LogicalType | undefined): TableSchema {
@@ -17,12 +25,25 @@ function schema(keyType: LogicalType | undefined): TableSchema {
 
 describe("figuresOfChunks", () => {
   it("adds the chunks up to the day's figures, exactly beyond 2^64", () => {
-    const figures = figuresOfChunks(scope, key, [
-      chunk("18446744073709551610", "18446744073709551612", 3, "55340232221128654833"),
-      chunk("18446744073709551615", "18446744073709551615", 1, "18446744073709551615"),
+    const figures = figuresOfChunks(scope, byKey, [
+      chunk(
+        "18446744073709551610",
+        "18446744073709551612",
+        3,
+        "55340232221128654833",
+        "36893488147419103230",
+      ),
+      chunk(
+        "18446744073709551615",
+        "18446744073709551615",
+        1,
+        "18446744073709551615",
+        "18446744073709551615",
+      ),
     ]);
     expect(figures).toEqual({
       rows: 4,
+      fingerprint: "55340232221128654845",
       key: {
         column: "id",
         count: 4,
@@ -34,17 +55,37 @@ describe("figuresOfChunks", () => {
   });
 
   it("is an empty day for no chunks", () => {
-    expect(figuresOfChunks(scope, key, [])).toEqual({
+    expect(figuresOfChunks(scope, byKey, [])).toEqual({
       rows: 0,
+      fingerprint: "0",
       key: { column: "id", count: 0, sum: "0", min: "", max: "" },
     });
   });
 
   it("rejects overlapping or unordered chunks", () => {
-    expect(() => figuresOfChunks(scope, key, [chunk("1", "5", 5, "15"), chunk("5", "6", 2, "11")])).toThrow(
+    expect(() => figuresOfChunks(scope, byKey, [chunk("1", "5", 5, "15"), chunk("5", "6", 2, "11")])).toThrow(
       /out of order/,
     );
-    expect(() => figuresOfChunks(scope, key, [chunk("3", "1", 2, "4")])).toThrow(/out of order/);
+    expect(() => figuresOfChunks(scope, byKey, [chunk("3", "1", 2, "4")])).toThrow(/out of order/);
+    // Keys compare as integers, not as text: 9 comes before 10.
+    expect(() =>
+      figuresOfChunks(scope, byKey, [chunk("1", "9", 9, "45"), chunk("10", "12", 3, "33")]),
+    ).not.toThrow();
+  });
+
+  it("adds time chunks up to rows and fingerprint, without key figures, in filter-value order", () => {
+    const time = (first: string, last: string, rows: number, fingerprint: string) => ({
+      first,
+      last,
+      rows,
+      fingerprint,
+    });
+    const chunks = [
+      time("2024-01-01 00:00:00", "2024-01-01 09:59:59", 3, "100"),
+      time("2024-01-01 10:00:00", "2024-01-01 23:00:00", 2, "18446744073709551615"),
+    ];
+    expect(figuresOfChunks(scope, byTime, chunks)).toEqual({ rows: 5, fingerprint: "18446744073709551715" });
+    expect(() => figuresOfChunks(scope, byTime, [...chunks].reverse())).toThrow(/out of order/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { VerificationError } from "../../errors";
-import type { DayScope, KeyChunk, KeyColumn, KeyRange } from "../../ports/day-deleter";
+import type { ChunkBy, DayChunk, DayScope, KeyColumn, KeyRange } from "../../ports/day-deleter";
 import type { DayFigures } from "../types/day-figures";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 
@@ -9,6 +9,12 @@ export function keyColumnOf(schema: TableSchema): KeyColumn | undefined {
   if (!key) return undefined;
   const type = key.logicalType;
   return { column: key.name, unsigned: type.kind === "uint64" || (type.kind === "int32" && type.unsigned) };
+}
+
+/** How the day's rows are cut into chunks: by the single integer key, or by filter-column values without one. */
+export function chunkByOf(schema: TableSchema): ChunkBy {
+  const key = keyColumnOf(schema);
+  return key ? { kind: "key", ...key } : { kind: "time" };
 }
 
 /**
@@ -26,31 +32,38 @@ export function recordedKeyRange(schema: TableSchema, figures: DayFigures): KeyR
 }
 
 /**
- * The source's figures of a day, from its key chunks (every key of the day,
- * in order): what verification compares with the warehouse and the record,
- * so the chunks that will be deleted are exactly the rows that were checked.
- * Throws when the chunks are not in strictly rising, disjoint key order.
+ * The source's figures of a day, from its chunks (every row of the day, in
+ * order): rows, content fingerprint and, for key chunks, key figures. What
+ * verification compares with the warehouse and the record, so the chunks
+ * that will be deleted are exactly the rows that were checked. Throws when
+ * the chunks are not in strictly rising, disjoint order.
  */
-export function figuresOfChunks(scope: DayScope, key: KeyColumn, chunks: readonly KeyChunk[]): DayFigures {
+export function figuresOfChunks(scope: DayScope, by: ChunkBy, chunks: readonly DayChunk[]): DayFigures {
   let rows = 0;
   let sum = 0n;
-  let previous: bigint | undefined;
+  let fingerprint = 0n;
+  let previous: DayChunk | undefined;
   for (const chunk of chunks) {
-    const first = BigInt(chunk.first);
-    const last = BigInt(chunk.last);
-    if (chunk.rows < 1 || first > last || (previous !== undefined && first <= previous)) {
+    if (
+      chunk.rows < 1 ||
+      !rising(by, previous?.last, chunk.first) ||
+      !rising(by, chunk.first, chunk.last, true)
+    ) {
       throw new Error(
         `${scope.table} ${scope.day}: chunk plan out of order at ${chunk.first}..${chunk.last}`,
       );
     }
-    previous = last;
+    previous = chunk;
     rows += chunk.rows;
-    sum += BigInt(chunk.sum);
+    sum += BigInt(chunk.sum ?? 0);
+    fingerprint += BigInt(chunk.fingerprint);
   }
+  const figures = { rows, fingerprint: fingerprint.toString() };
+  if (by.kind !== "key") return figures;
   return {
-    rows,
+    ...figures,
     key: {
-      column: key.column,
+      column: by.column,
       count: rows,
       sum: sum.toString(),
       min: chunks[0]?.first ?? "",
@@ -59,19 +72,27 @@ export function figuresOfChunks(scope: DayScope, key: KeyColumn, chunks: readonl
   };
 }
 
+/** `a < b` (or `a <= b` with `orEqual`) for keys as integers, filter values as their fixed-width text; true without `a`. */
+function rising(by: ChunkBy, a: string | undefined, b: string, orEqual = false): boolean {
+  if (a === undefined) return true;
+  if (by.kind === "key") return orEqual ? BigInt(a) <= BigInt(b) : BigInt(a) < BigInt(b);
+  return orEqual ? a <= b : a < b;
+}
+
 /**
  * Second line of defence after verification: every chunk lies inside the
  * key range recorded at copy time. Verification already made the day's min
  * and max equal to it; this keeps a plan that does not from ever reaching a
  * DELETE.
  */
-export function requireChunksWithin(scope: DayScope, range: KeyRange, chunks: readonly KeyChunk[]): void {
+export function requireChunksWithin(scope: DayScope, range: KeyRange, chunks: readonly DayChunk[]): void {
   const min = BigInt(range.min);
   const max = BigInt(range.max);
   for (const chunk of chunks) {
     if (BigInt(chunk.first) < min || BigInt(chunk.last) > max) {
       throw new VerificationError(
         `${scope.table} ${scope.day}: chunk ${chunk.first}..${chunk.last} leaves the recorded key range ${range.min}..${range.max}`,
+        { reason: "changed" },
       );
     }
   }

@@ -52,7 +52,14 @@ async function snapshot(table: string) {
 }
 
 const message = (table: string, extra: Record<string, unknown> = {}) =>
-  ({ clean_table: table, filter_column: "created_at", dry_run: true, ...extra }) as const;
+  ({
+    clean_table: table,
+    filter_column: "created_at",
+    dry_run: true,
+    recopy_changed_days: false,
+    allow_delete_triggers: false,
+    ...extra,
+  }) as const;
 
 describe("startCleanup on real MariaDB, Redis and DuckDB", () => {
   it("a dry run (the default) logs each day's rows and statement and a total, and changes nothing", async () => {

@@ -1,11 +1,13 @@
 import { InvalidInputError, VerificationError } from "../../errors";
 import type { DayCleanup } from "../../ports/cleanup-state";
+import type { ReferencingKey } from "../../ports/day-deleter";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { CalendarDay } from "../days/calendar-day";
 import type { CleanupMessage } from "../messages/cleanup-message";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import type { CleanDayTask } from "../tasks/task-payload";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
+import { describeTriggers } from "./clean-day";
 import type { CleanupDeps } from "./cleanup-deps";
 import { recordedKeyRange } from "./plan-cleanup";
 import { type DayVerdict, verifyDay } from "./verify-day";
@@ -35,8 +37,9 @@ export interface CleanupSummary {
 }
 
 /**
- * Cleanup mode (spec 2.2, 4.1). Validates the table and column, refuses while
- * the queue still holds copy tasks for the table, then for every day of
+ * Cleanup mode. Validates the table and column, refuses a table with DELETE
+ * triggers unless the message allows them, refuses while the queue still
+ * holds copy tasks for the table, then for every day of
  * `mig_<table>`, oldest first: in a dry run (the default) verifies the day and
  * logs the rows and the statement that would delete them, changing nothing;
  * otherwise queues one cleanup task per day not yet cleaned or queued (each
@@ -48,7 +51,16 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
   const schema = await describeExisting(deps.source, table, "clean_table");
   requireDatetimeColumn(schema, column, "filter_column");
 
-  const queuedCopies = await deps.queue.queuedDays("copy", schema.name);
+  const [queuedCopies, sideEffects] = await Promise.all([
+    deps.queue.queuedDays("copy", schema.name),
+    deps.deleter.sideEffects(schema.name),
+  ]);
+  if (sideEffects.deleteTriggers.length > 0 && !message.allow_delete_triggers) {
+    throw new InvalidInputError(
+      "allow_delete_triggers",
+      describeTriggers(schema.name, sideEffects.deleteTriggers),
+    );
+  }
   if (queuedCopies.size > 0) {
     deps.logger.warn("cleanup refused: the migration of this table is still queued", {
       table: schema.name,
@@ -57,7 +69,7 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
     throw new VerificationError(
       `cleanup of "${schema.name}" refused: ${queuedCopies.size} copy tasks for it are still queued; ` +
         "run it again once the migration has finished",
-      { field: "clean_table" },
+      { field: "clean_table", reason: "queued" },
     );
   }
 
@@ -75,8 +87,18 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
     alreadyCleaned: days.length - pending.length,
   };
   const summary = message.dry_run
-    ? { ...base, ...(await dryRun(deps, schema, column, pending, records)), enqueued: 0, alreadyQueued: 0 }
-    : { ...base, ...(await enqueue(deps, schema.name, column, pending, records)) };
+    ? {
+        ...base,
+        ...(await dryRun(
+          deps,
+          { schema, column, referencingKeys: sideEffects.referencingKeys },
+          pending,
+          records,
+        )),
+        enqueued: 0,
+        alreadyQueued: 0,
+      }
+    : { ...base, ...(await enqueue(deps, message, schema.name, pending, records)) };
   deps.logger.info(message.dry_run ? "cleanup dry run: nothing was deleted" : "cleanup queued", summary);
   return summary;
 }
@@ -98,17 +120,22 @@ function requireColumnWasUsed(
 
 async function enqueue(
   deps: CleanupDeps,
+  message: CleanupMessage,
   table: string,
-  column: string,
   days: readonly CalendarDay[],
   records: readonly (CopiedDayRecord | undefined)[],
 ) {
+  const column = message.filter_column;
+  const flags = {
+    ...(message.recopy_changed_days ? { recopyChangedDays: true } : {}),
+    ...(message.allow_delete_triggers ? { allowDeleteTriggers: true } : {}),
+  };
   const tasks: CleanDayTask[] = [];
   let refused = 0;
   for (const [index, day] of days.entries()) {
     const record = records[index];
     if (record?.filterColumn === column) {
-      tasks.push({ kind: "clean", table, filterColumn: column, day });
+      tasks.push({ kind: "clean", table, filterColumn: column, day, ...flags });
       continue;
     }
     refused += 1;
@@ -129,10 +156,16 @@ async function enqueue(
   };
 }
 
+/** The table a dry run verifies, and the foreign keys that reference it. */
+interface DryRunTable {
+  readonly schema: TableSchema;
+  readonly column: string;
+  readonly referencingKeys: readonly ReferencingKey[];
+}
+
 async function dryRun(
   deps: CleanupDeps,
-  schema: TableSchema,
-  column: string,
+  { schema, column, referencingKeys }: DryRunTable,
   days: readonly CalendarDay[],
   records: readonly (CopiedDayRecord | undefined)[],
 ) {
@@ -141,7 +174,7 @@ async function dryRun(
     const state = await deps.state.read(schema.name, day);
     if (state?.status === "deleting") return { day, state, verdict: undefined };
     const record = records[index];
-    const input = { schema, filterColumn: column, day, ...(record ? { record } : {}) };
+    const input = { schema, filterColumn: column, day, referencingKeys, ...(record ? { record } : {}) };
     return { day, state: undefined, verdict: await verifyDay(deps, input) };
   });
   for (const result of results) {
@@ -174,6 +207,7 @@ function logVerdict(
     totals.refused += 1;
     deps.logger.warn("cleanup dry run: day refused; its rows would be kept", {
       ...scope,
+      refusal: verdict.category,
       reason: verdict.reason,
       source: verdict.source,
       warehouse: verdict.warehouse,
@@ -188,7 +222,9 @@ function logVerdict(
     ...scope,
     rowsToDelete: rows,
     chunks: Math.ceil(rows / deps.settings.chunkRows),
-    verification: integerKeyColumn(schema) ? "rows and key count, sum, min, max" : "row count only",
+    verification: integerKeyColumn(schema)
+      ? "rows, content fingerprint, and key count, sum, min, max"
+      : "rows and content fingerprint",
     ...(rows > 0
       ? { statement: deps.deleter.describeDelete(scope, recordedKeyRange(schema, verdict.figures)) }
       : { note: "no source rows left; the warehouse holds the full copy" }),
@@ -197,7 +233,7 @@ function logVerdict(
 
 function remainingRows(state: DayCleanup): number {
   const plan = state.plan;
-  if (plan.kind === "count") return Math.max(0, plan.rows - state.rowsDeleted);
+  if (plan.kind !== "chunks") return 0;
   return plan.chunks.slice(state.chunksDone).reduce((sum, chunk) => sum + chunk.rows, 0);
 }
 

@@ -1,12 +1,30 @@
 import { describe, expect, it } from "vitest";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { DayFigures } from "../types/day-figures";
-import { canonicalInteger, type DayEvidence, judgeDay, sameFigures } from "./verify-day";
+import {
+  canonicalInteger,
+  type DayEvidence,
+  describeChange,
+  judgeDay,
+  judgeReferences,
+  sameFigures,
+} from "./verify-day";
 
-const keyed = (rows: number, sum: string, min: string, max: string): DayFigures => ({
+/** A keyed day as the source counts it: with the content fingerprint of its rows. */
+const keyed = (
+  rows: number,
+  sum: string,
+  min: string,
+  max: string,
+  fingerprint = "9876543210",
+): DayFigures => ({
   rows,
+  fingerprint,
   key: { column: "id", count: rows, sum, min, max },
 });
+
+/** The same figures as the warehouse counts them: it never computes a fingerprint. */
+const inWarehouse = ({ fingerprint: _, ...figures }: DayFigures): DayFigures => figures;
 
 const record = (figures: DayFigures, filterColumn = "created_at"): CopiedDayRecord => ({
   day: "2024-01-01",
@@ -29,7 +47,7 @@ function evidence(overrides: Partial<DayEvidence> = {}): DayEvidence {
     keyColumn: "id",
     record: record(copied),
     source: copied,
-    warehouse: copied,
+    warehouse: inWarehouse(copied),
     ...overrides,
   };
 }
@@ -41,8 +59,22 @@ describe("judgeDay", () => {
 
   it("refuses a day with a late row in the source, naming both figures", () => {
     const verdict = judgeDay(evidence({ source: keyed(1002, "502503", "1", "1002") }));
-    expect(verdict.kind).toBe("refused");
+    expect(verdict).toMatchObject({ kind: "refused", category: "changed" });
+    expect(verdict.kind === "refused" && verdict.reason).toMatch(/rows added: 2 rows more than copied/);
     expect(verdict.kind === "refused" && verdict.reason).toMatch(/source 1002 rows.*warehouse 1000 rows/);
+  });
+
+  it("refuses a day whose rows changed in place: same count and keys, another fingerprint", () => {
+    const verdict = judgeDay(evidence({ source: keyed(1000, "500500", "1", "1000", "9876543211") }));
+    expect(verdict).toMatchObject({ kind: "refused", category: "changed" });
+    expect(verdict.kind === "refused" && verdict.reason).toMatch(/rows changed: .*content differs/);
+    expect(verdict.kind === "refused" && verdict.reason).toMatch(/recopy_changed_days/);
+  });
+
+  it("refuses a day copied before fingerprints existed, saying how to copy it again", () => {
+    const verdict = judgeDay(evidence({ record: record(inWarehouse(copied)) }));
+    expect(verdict).toMatchObject({ kind: "refused", category: "not-fingerprinted" });
+    expect(verdict.kind === "refused" && verdict.reason).toMatch(/"recopy_changed_days": true/);
   });
 
   it("refuses a warehouse missing a row even when the source looks fine", () => {
@@ -69,16 +101,12 @@ describe("judgeDay", () => {
     expect(verdict.kind === "refused" && verdict.reason).toMatch(/no key figures for "id"/);
   });
 
-  it("verifies a table without a key by row count only", () => {
-    const rows = { rows: 10 };
-    expect(
-      judgeDay(evidence({ keyColumn: undefined, record: record(rows), source: rows, warehouse: rows })).kind,
-    ).toBe("ready");
-    expect(
-      judgeDay(
-        evidence({ keyColumn: undefined, record: record(rows), source: { rows: 11 }, warehouse: rows }),
-      ).kind,
-    ).toBe("refused");
+  it("verifies a table without a key by rows and fingerprint", () => {
+    const rows = { rows: 10, fingerprint: "42" };
+    const keyless = { keyColumn: undefined, record: record(rows), warehouse: { rows: 10 } };
+    expect(judgeDay(evidence({ ...keyless, source: rows })).kind).toBe("ready");
+    expect(judgeDay(evidence({ ...keyless, source: { rows: 11, fingerprint: "50" } })).kind).toBe("refused");
+    expect(judgeDay(evidence({ ...keyless, source: { rows: 10, fingerprint: "43" } })).kind).toBe("refused");
   });
 
   it("calls a day with no source rows and a full warehouse copy already clean", () => {
@@ -88,6 +116,52 @@ describe("judgeDay", () => {
     expect(judgeDay(evidence({ source: empty, warehouse: keyed(999, "499500", "1", "999") })).kind).toBe(
       "refused",
     );
+  });
+});
+
+describe("describeChange", () => {
+  it("says whether rows were added, gone, replaced under other keys, or changed in place", () => {
+    expect(describeChange(keyed(3, "6", "1", "3"), keyed(1, "1", "1", "1"))).toBe(
+      "rows added: 2 rows more than copied",
+    );
+    expect(describeChange(keyed(1, "1", "1", "1"), keyed(2, "3", "1", "2"))).toBe(
+      "rows gone: 1 row fewer than copied",
+    );
+    expect(describeChange(keyed(2, "4", "1", "3"), keyed(2, "3", "1", "2"))).toMatch(/^rows replaced/);
+    expect(describeChange(keyed(2, "3", "1", "2", "1"), keyed(2, "3", "1", "2", "2"))).toMatch(
+      /^rows changed/,
+    );
+  });
+});
+
+describe("judgeReferences", () => {
+  const key = (onDelete: string, selfReferencing = false) => ({
+    constraint: "fk_payment_rental",
+    childSchema: "shop",
+    childTable: selfReferencing ? "rental" : "payment",
+    childColumns: ["rental_id"],
+    parentColumns: ["id"],
+    onDelete,
+    selfReferencing,
+  });
+
+  it("passes a day nothing references", () => {
+    expect(judgeReferences("rental 2024-01-01", [{ key: key("CASCADE"), rows: 0 }])).toBeUndefined();
+  });
+
+  it.each([
+    ["CASCADE", /would delete those rows too/],
+    ["SET NULL", /would set their rental_id to NULL/],
+    ["RESTRICT", /would refuse the delete/],
+    ["NO ACTION", /would refuse the delete/],
+  ])("refuses a referenced day under %s, naming the key, the child table and the rows", (rule, effect) => {
+    const verdict = judgeReferences("rental 2024-01-01", [{ key: key(rule), rows: 319 }]);
+    expect(verdict).toMatchObject({ kind: "refused", category: "foreign-key" });
+    expect(verdict?.reason).toMatch(
+      /319 rows of payment reference these rows through foreign key fk_payment_rental/,
+    );
+    expect(verdict?.reason).toMatch(effect);
+    expect(verdict?.reason).toMatch(/Archive and clean the referencing table first/);
   });
 });
 

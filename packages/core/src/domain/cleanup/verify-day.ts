@@ -1,3 +1,5 @@
+import type { RefusalReason } from "../../errors";
+import type { ReferenceCount, ReferencingKey } from "../../ports/day-deleter";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { CalendarDay } from "../days/calendar-day";
 import { type DayFigures, describeFigures } from "../types/day-figures";
@@ -15,6 +17,8 @@ export type DayVerdict =
   | {
       readonly kind: "refused";
       readonly reason: string;
+      /** The kind of refusal, for summaries. */
+      readonly category: RefusalReason;
       readonly source?: DayFigures;
       readonly warehouse?: DayFigures;
       readonly recorded?: DayFigures;
@@ -35,28 +39,41 @@ export interface DayEvidence {
 
 /**
  * Decides whether a day may be deleted. Every figure must agree exactly:
- * rows, and for a single integer key its count, sum, min and max. Anything
- * missing (no record, a record without key figures for a keyed table, a
- * record made with another filter column) refuses the day: what cannot be
- * checked is not deleted.
+ * rows, the content fingerprint of every column of every row (source now
+ * against the copy record), and for a single integer key its count, sum, min
+ * and max. Anything missing (no record, a record without a fingerprint or
+ * without key figures for a keyed table, a record made with another filter
+ * column) refuses the day: what cannot be checked is not deleted.
  */
 export function judgeDay(evidence: DayEvidence): DayVerdict {
   const { record, source, warehouse, keyColumn } = evidence;
   const label = `${evidence.table} ${evidence.day}`;
   if (!record) {
-    return { kind: "refused", reason: `${label}: no copy record (figures) for this day`, source };
+    return {
+      kind: "refused",
+      category: "no-record",
+      reason: `${label}: no copy record (figures) for this day`,
+      source,
+    };
   }
   const recorded = record.figures;
   if (record.filterColumn !== evidence.filterColumn) {
     return {
       kind: "refused",
+      category: "no-record",
       reason: `${label}: copied by column "${record.filterColumn}", not "${evidence.filterColumn}"`,
       source,
       recorded,
     };
   }
   if (!warehouse)
-    return { kind: "refused", reason: `${label}: warehouse figures unavailable`, source, recorded };
+    return {
+      kind: "refused",
+      category: "warehouse",
+      reason: `${label}: warehouse figures unavailable`,
+      source,
+      recorded,
+    };
   if (keyColumn) {
     const missing = [
       ["recorded", recorded],
@@ -66,6 +83,7 @@ export function judgeDay(evidence: DayEvidence): DayVerdict {
     if (missing) {
       return {
         kind: "refused",
+        category: "other",
         reason: `${label}: the ${missing[0]} figures have no key figures for "${keyColumn}", so the day cannot be checked by key`,
         source,
         warehouse,
@@ -78,15 +96,76 @@ export function judgeDay(evidence: DayEvidence): DayVerdict {
   if (!sameFigures(warehouse, recorded)) {
     return {
       kind: "refused",
+      category: "warehouse",
       reason: `${label}: the warehouse no longer holds the copy: ${all}`,
       ...figures,
     };
   }
   if (source.rows === 0) return { kind: "already-clean", figures: recorded, record };
-  if (!sameFigures(source, recorded)) {
-    return { kind: "refused", reason: `${label}: the source changed since the copy: ${all}`, ...figures };
+  if (recorded.fingerprint === undefined) {
+    return {
+      kind: "refused",
+      category: "not-fingerprinted",
+      reason:
+        `${label}: copied before content fingerprints were recorded, so nothing proves its ${source.rows} source rows ` +
+        'equal the copy; clean with "recopy_changed_days": true to copy the day again and then clean it',
+      ...figures,
+    };
+  }
+  if (!sameFigures(source, recorded) || source.fingerprint !== recorded.fingerprint) {
+    return {
+      kind: "refused",
+      category: "changed",
+      reason:
+        `${label}: the source changed since the copy (${describeChange(source, recorded)}): ${all}; ` +
+        'its rows are kept. Clean with "recopy_changed_days": true to copy the day again and then clean it',
+      ...figures,
+    };
   }
   return { kind: "ready", figures: recorded, record };
+}
+
+/** What differs between the source now and the copy, in the operator's words. */
+export function describeChange(source: DayFigures, recorded: DayFigures): string {
+  const diff = source.rows - recorded.rows;
+  const rows = (n: number) => `${n} ${n === 1 ? "row" : "rows"}`;
+  if (diff > 0) return `rows added: ${rows(diff)} more than copied`;
+  if (diff < 0) return `rows gone: ${rows(-diff)} fewer than copied`;
+  if (!sameFigures(source, recorded)) return "rows replaced: as many rows as copied, but other keys";
+  return "rows changed: the same rows by count and key, but their content differs";
+}
+
+/**
+ * The refusal of a day whose rows other rows still reference: deleting them
+ * would make the database delete, or change, rows nobody asked to touch, or
+ * fail. Undefined when nothing references the day.
+ */
+export function judgeReferences(
+  label: string,
+  counts: readonly ReferenceCount[],
+): Extract<DayVerdict, { kind: "refused" }> | undefined {
+  const found = counts.filter((count) => count.rows > 0);
+  if (found.length === 0) return undefined;
+  return {
+    kind: "refused",
+    category: "foreign-key",
+    reason: `${label}: ${found.map(describeReference).join("; ")}. Archive and clean the referencing table first; the day's rows are kept`,
+  };
+}
+
+/** One referencing key's rows, with what its ON DELETE rule would do. */
+export function describeReference({ key, rows }: ReferenceCount): string {
+  const columns = key.childColumns.join(", ");
+  const effect: Record<string, string> = {
+    CASCADE: "would delete those rows too",
+    "SET NULL": `would set their ${columns} to NULL`,
+    "SET DEFAULT": `would set their ${columns} to the default`,
+  };
+  const table = key.selfReferencing ? `${key.childTable} (other days)` : key.childTable;
+  return (
+    `${rows} ${rows === 1 ? "row" : "rows"} of ${table} reference these rows through foreign key ${key.constraint} ` +
+    `(${key.childColumns.join(", ")} ON DELETE ${key.onDelete}), which ${effect[key.onDelete] ?? "would refuse the delete"}`
+  );
 }
 
 /** Exact agreement: rows, and key count, sum, min and max when both sides have key figures. */
@@ -115,18 +194,21 @@ export function canonicalInteger(text: string): string {
 
 /**
  * Gathers the day's copy record (unless given), warehouse figures and source
- * figures, the three at once, and judges them. Reads only.
+ * figures, the three at once, and judges them; a day that passes is then
+ * refused if rows of another table reference it. Reads only.
  */
 export async function verifyDay(
-  deps: Pick<CleanupDeps, "source" | "ledger" | "warehouse" | "destinations">,
+  deps: Pick<CleanupDeps, "source" | "ledger" | "warehouse" | "destinations" | "deleter">,
   input: {
     readonly schema: TableSchema;
     readonly filterColumn: string;
     readonly day: CalendarDay;
     /** The copy record when the caller has read it already. */
     readonly record?: CopiedDayRecord;
-    /** The source's figures when the caller counts them its own way (from the keys it will delete). */
+    /** The source's figures when the caller counts them its own way (from the chunks it will delete). */
     readonly source?: Promise<DayFigures>;
+    /** Foreign keys that reference the table: a day referenced through any of them is refused. */
+    readonly referencingKeys?: readonly ReferencingKey[];
   },
 ): Promise<DayVerdict> {
   const { schema, filterColumn, day } = input;
@@ -140,12 +222,17 @@ export async function verifyDay(
   if (warehouse instanceof Error) {
     return {
       kind: "refused",
+      category: "warehouse",
       reason: `${schema.name} ${day}: ${warehouse.message}`,
       source,
       ...(record ? { recorded: record.figures } : {}),
     };
   }
-  return judgeDay({ table: schema.name, day, filterColumn, keyColumn, record, source, warehouse });
+  const verdict = judgeDay({ table: schema.name, day, filterColumn, keyColumn, record, source, warehouse });
+  const keys = input.referencingKeys ?? [];
+  if (verdict.kind !== "ready" || keys.length === 0) return verdict;
+  const counts = await deps.deleter.countReferences({ table: schema.name, column: filterColumn, day }, keys);
+  return judgeReferences(`${schema.name} ${day}`, counts) ?? verdict;
 }
 
 async function warehouseFigures(

@@ -1,6 +1,10 @@
 import { z } from "zod";
 
-/** The cleanup message of spec 2.2, as validated. `dry_run` must be a JSON boolean. */
+const jsonBoolean = z.boolean({
+  error: 'must be a JSON boolean (true or false, not a string such as "false")',
+});
+
+/** The cleanup message, as validated. Flags must be JSON booleans. */
 export const cleanupMessageSchema = z.strictObject({
   clean_table: z
     .string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") })
@@ -10,9 +14,11 @@ export const cleanupMessageSchema = z.strictObject({
     .string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") })
     .min(1, "must not be empty")
     .max(64, "is too long"),
-  dry_run: z
-    .boolean({ error: 'must be a JSON boolean (true or false, not a string such as "false")' })
-    .default(true),
+  dry_run: jsonBoolean.default(true),
+  /** Copy each day whose rows changed since their copy (or that was copied without a fingerprint) again, then clean it. */
+  recopy_changed_days: jsonBoolean.default(false),
+  /** Let the table's DELETE triggers fire for every deleted row; without it such a table is refused. */
+  allow_delete_triggers: jsonBoolean.default(false),
 });
 
 export type CleanupMessage = z.infer<typeof cleanupMessageSchema>;

@@ -93,12 +93,32 @@ describe("parseMessage: migration mode", () => {
 });
 
 describe("parseMessage: cleanup mode", () => {
-  it("defaults dry_run to true", () => {
+  it("defaults dry_run to true and both safety flags to false", () => {
     expect(parseMessage({ clean_table: "orders", filter_column: "created_at" })).toEqual({
       mode: "cleanup",
-      message: { clean_table: "orders", filter_column: "created_at", dry_run: true },
+      message: {
+        clean_table: "orders",
+        filter_column: "created_at",
+        dry_run: true,
+        recopy_changed_days: false,
+        allow_delete_triggers: false,
+      },
     });
   });
+
+  it.each(["recopy_changed_days", "allow_delete_triggers"])(
+    "takes %s only as a JSON boolean, naming the field",
+    (flag) => {
+      expect(parseMessage({ clean_table: "t", filter_column: "c", [flag]: true }).message).toMatchObject({
+        [flag]: true,
+      });
+      for (const bad of ["true", 1, null]) {
+        const error = rejection({ clean_table: "t", filter_column: "c", [flag]: bad });
+        expect(error.field).toBe(flag);
+        expect(error.message).toMatch(/must be a JSON boolean/);
+      }
+    },
+  );
 
   it("takes dry_run false only as a JSON boolean", () => {
     expect(parseMessage({ clean_table: "t", filter_column: "c", dry_run: false }).message).toMatchObject({

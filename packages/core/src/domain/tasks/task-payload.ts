@@ -19,6 +19,10 @@ const cleanDayTask = z.strictObject({
   table: identifier,
   filterColumn: identifier,
   day,
+  /** The cleanup message's `recopy_changed_days`: copy a changed (or never fingerprinted) day again, then clean it. */
+  recopyChangedDays: z.boolean().optional(),
+  /** The cleanup message's `allow_delete_triggers`: the table's DELETE triggers may fire. */
+  allowDeleteTriggers: z.boolean().optional(),
 });
 
 const taskPayload = z.discriminatedUnion("kind", [copyDayTask, cleanDayTask]);

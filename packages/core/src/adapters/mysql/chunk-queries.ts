@@ -1,0 +1,84 @@
+import type { ChunkTarget, DayChunk } from "../../ports/day-deleter";
+import { dayCondition, type SqlCondition } from "./day-range";
+import { integerText, isDenseKeyRange } from "./key-range";
+import { quoteIdentifier } from "./quote-identifier";
+import { fingerprintSum, rowHashNumber } from "./row-fingerprint";
+
+/** The column a chunk is a range of, quoted (and qualified by `alias` when given). */
+export function chunkOrder(target: ChunkTarget, alias?: string): string {
+  const column = quoteIdentifier(target.by.kind === "key" ? target.by.column : target.scope.column);
+  return alias ? `${alias}.${column}` : column;
+}
+
+/**
+ * The chunks of a day, planned by the server in one statement, one short row
+ * per chunk: first, last, rows, content fingerprint, and for key chunks the
+ * key sum.
+ * - key chunks: the day's rows numbered in key order, `chunkRows` to a chunk;
+ * - time chunks: the day's rows grouped by filter value; an instant goes to
+ *   chunk (rows before it) DIV chunkRows, so a chunk never splits one instant
+ *   and holds at most `chunkRows` rows unless a single instant holds more.
+ */
+export function chunkPlanQuery(target: ChunkTarget, chunkRows: number): SqlCondition {
+  const { scope, schema, by } = target;
+  const table = quoteIdentifier(scope.table);
+  const day = dayCondition(quoteIdentifier(scope.column), scope.day);
+  const hash = rowHashNumber(schema);
+  const order = chunkOrder(target);
+  if (by.kind === "key") {
+    return {
+      sql: `SELECT CAST(MIN(k) AS CHAR), CAST(MAX(k) AS CHAR), COUNT(*), CAST(SUM(h) AS CHAR), CAST(SUM(k) AS CHAR) FROM (
+           SELECT ${order} AS k, ${hash} AS h, ROW_NUMBER() OVER (ORDER BY ${order}) - 1 AS n
+           FROM ${table} WHERE ${day.sql}
+         ) AS numbered GROUP BY n DIV ${chunkRows} ORDER BY MIN(k)`,
+      values: day.values,
+    };
+  }
+  return {
+    sql: `SELECT MIN(v), MAX(v), CAST(SUM(n) AS UNSIGNED), CAST(SUM(h) AS CHAR) FROM (
+         SELECT v, n, h, (SUM(n) OVER (ORDER BY v) - n) DIV ${chunkRows} AS g FROM (
+           SELECT ${order} AS v, COUNT(*) AS n, SUM(${hash}) AS h FROM ${table} WHERE ${day.sql} GROUP BY ${order}
+         ) AS per_value
+       ) AS grouped GROUP BY g ORDER BY MIN(v)`,
+    values: day.values,
+  };
+}
+
+/** The rows of one chunk: the day's range and the chunk's range of `by`, on `alias` when given. */
+export function chunkCondition(target: ChunkTarget, chunk: DayChunk, alias?: string): SqlCondition {
+  const { scope, by } = target;
+  const column = quoteIdentifier(scope.column);
+  const day = dayCondition(alias ? `${alias}.${column}` : column, scope.day);
+  const order = chunkOrder(target, alias);
+  if (by.kind === "key") {
+    const cast = by.unsigned ? "UNSIGNED" : "SIGNED";
+    return {
+      sql: `${day.sql} AND ${order} >= CAST(? AS ${cast}) AND ${order} <= CAST(? AS ${cast})`,
+      values: [...day.values, integerText(chunk.first), integerText(chunk.last)],
+    };
+  }
+  return {
+    sql: `${day.sql} AND ${order} >= ? AND ${order} <= ?`,
+    values: [...day.values, chunk.first, chunk.last],
+  };
+}
+
+/**
+ * Locks the chunk's rows and reads what they are now: count, content
+ * fingerprint, and for key chunks the key sum. A dense key chunk is locked
+ * through the primary key: only the rows of its range (see key-range.ts).
+ */
+export function lockChunkQuery(target: ChunkTarget, chunk: DayChunk): SqlCondition {
+  const where = chunkCondition(target, chunk);
+  const table = quoteIdentifier(target.scope.table);
+  const figures = `COUNT(*), ${fingerprintSum(target.schema)}`;
+  if (target.by.kind === "time") {
+    return { sql: `SELECT ${figures} FROM ${table} WHERE ${where.sql} FOR UPDATE`, values: where.values };
+  }
+  const k = chunkOrder(target);
+  const hint = isDenseKeyRange(chunk.first, chunk.last, chunk.rows) ? " FORCE INDEX (PRIMARY)" : "";
+  return {
+    sql: `SELECT ${figures}, CAST(COALESCE(SUM(${k}), 0) AS CHAR) FROM ${table}${hint} WHERE ${where.sql} FOR UPDATE`,
+    values: where.values,
+  };
+}
