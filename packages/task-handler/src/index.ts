@@ -3,6 +3,12 @@ import { sharedRuntime } from "@table-archiver/core";
 import { createTaskHttpHandler } from "./task-http-handler";
 
 export { handleTask, type TaskResult } from "./handle-task";
+export {
+  logTaskFailure,
+  type TaskErrorInfo,
+  type TaskFailure,
+  taskErrorInfo,
+} from "./log-task-failure";
 export { createTaskHttpHandler } from "./task-http-handler";
 
 functions.http("archiverTaskHandler", createTaskHttpHandler(sharedRuntime));

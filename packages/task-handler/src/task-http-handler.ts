@@ -1,12 +1,13 @@
 import type { IncomingHttpHeaders } from "node:http";
 import {
-  ArchiverError,
   cloudTasksRetryInfo,
   isFinalTaskError,
   parseTaskPayload,
   type Runtime,
+  type TaskPayload,
 } from "@table-archiver/core";
 import { handleTask, type TaskResult } from "./handle-task";
+import { logTaskFailure, taskErrorInfo } from "./log-task-failure";
 
 /** The slice of Express's request and response the handler uses. */
 export interface HttpRequest {
@@ -36,18 +37,21 @@ export function createTaskHttpHandler(getRuntime: () => Promise<Runtime>) {
     }
     const runtime = await getRuntime();
     const cloudTask = cloudTasksRetryInfo(req.headers);
+    let task: TaskPayload | undefined;
     try {
-      const result = await runAndSettle(runtime, req.body);
+      task = parseTaskPayload(req.body);
+      const result = await runAndSettle(runtime, task);
       res.status(200).json({ status: "done", kind: result.kind, task: result.task });
     } catch (error) {
       const permanent = isFinalTaskError(error);
-      const code = error instanceof ArchiverError ? error.code : "INTERNAL";
-      const message = error instanceof Error ? error.message : String(error);
-      runtime.logger.error(`task failed: ${message}`, {
-        code,
+      const { code, message } = taskErrorInfo(error);
+      logTaskFailure(runtime.logger, {
+        error,
         retry: !permanent,
-        ...cloudTask,
-        body: req.body,
+        task,
+        // Cloud Tasks counts retries; the first attempt is retry 0.
+        attempt: cloudTask.retryCount === undefined ? undefined : cloudTask.retryCount + 1,
+        fields: { ...cloudTask, body: req.body },
       });
       if (permanent && cloudTask.taskName) {
         res.status(200).json({ status: "failed", ...errorBody(code, message) });
@@ -63,12 +67,12 @@ function errorBody(code: string, message: string) {
 }
 
 /**
- * Runs the task and tells the queue's bookkeeping when it is finished for
- * good: done, invalid (InvalidInputError) or refused (VerificationError).
+ * Runs a task (validated by parseTaskPayload) and tells the queue's
+ * bookkeeping when it is finished for good: done, invalid
+ * (InvalidInputError) or refused (VerificationError).
  * Anything else is left queued for the retry.
  */
-async function runAndSettle(runtime: Runtime, body: unknown): Promise<TaskResult> {
-  const task = parseTaskPayload(body);
+async function runAndSettle(runtime: Runtime, task: TaskPayload): Promise<TaskResult> {
   try {
     const result = await handleTask(runtime, task);
     await runtime.queue.settle(task);

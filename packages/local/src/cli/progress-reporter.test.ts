@@ -39,3 +39,26 @@ describe("progress lines (not a terminal)", () => {
     ]);
   });
 });
+
+describe("failure lines", () => {
+  it("go to stderr, apart from the progress lines on stdout", () => {
+    const err: string[] = [];
+    const stderr = new Writable({
+      write(chunk, _encoding, done) {
+        err.push(String(chunk));
+        done();
+      },
+    });
+    const out: string[] = [];
+    const stdout = new Writable({
+      write(chunk, _encoding, done) {
+        out.push(String(chunk));
+        done();
+      },
+    });
+    const reporter = createProgressReporter({ env: {}, stdin: Readable.from([]), stdout, stderr }, 1);
+    reporter.printError("refused: orders 2020-01-01: figures differ");
+    expect(err).toEqual(["refused: orders 2020-01-01: figures differ\n"]);
+    expect(out).toEqual([]);
+  });
+});

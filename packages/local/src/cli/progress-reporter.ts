@@ -4,7 +4,9 @@ import { type CliIo, writeLine } from "./cli-io";
 
 /**
  * Shows queue progress: a bar on a terminal, otherwise a line at most every
- * few seconds (CI logs stay readable).
+ * few seconds (CI logs stay readable). `printError` writes a line to stderr
+ * without garbling the bar: the bar is stopped where it is and started again
+ * below the line.
  */
 export function createProgressReporter(io: CliIo, total: number) {
   const started = performance.now();
@@ -14,14 +16,29 @@ export function createProgressReporter(io: CliIo, total: number) {
       format: " jobs-migration [{bar}] {value}/{total} tasks | {rows} rows | {rate} rows/s | {last}",
       hideCursor: true,
     });
-    bar.start(total, 0, { rows: 0, rate: 0, last: "" });
+    let shown = { total, value: 0, payload: { rows: 0, rate: 0, last: "" } };
+    let stopped = false;
+    bar.start(total, 0, shown.payload);
     return {
       update(p: WorkerProgress) {
         const finished = p.done + p.failed;
-        bar.setTotal(Math.max(total, finished + p.remaining));
-        bar.update(finished, { rows: p.rows, rate: rate(p.rows, started), last: describe(p) });
+        shown = {
+          total: Math.max(total, finished + p.remaining),
+          value: finished,
+          payload: { rows: p.rows, rate: rate(p.rows, started), last: describe(p) },
+        };
+        bar.setTotal(shown.total);
+        bar.update(shown.value, shown.payload);
       },
-      stop: () => bar.stop(),
+      printError(line: string) {
+        if (!stopped) bar.stop();
+        writeLine(io.stderr, line);
+        if (!stopped) bar.start(shown.total, shown.value, shown.payload);
+      },
+      stop: () => {
+        stopped = true;
+        bar.stop();
+      },
     };
   }
   let lastLine = Number.NEGATIVE_INFINITY;
@@ -39,6 +56,7 @@ export function createProgressReporter(io: CliIo, total: number) {
         `progress: ${p.done} done, ${p.failed} failed, ${p.remaining} left, ${p.rows} rows, ${rate(p.rows, started)} rows/s`,
       );
     },
+    printError: (line: string) => writeLine(io.stderr, line),
     stop: () => {},
   };
 }

@@ -5,6 +5,7 @@ import { runWorker } from "../worker/run-worker";
 import { type CliIo, EXIT, writeLine } from "./cli-io";
 import { createProgressReporter } from "./progress-reporter";
 import { type MessageSource, readMessage } from "./read-message";
+import { failureLine, summarizeOutcomes } from "./worker-summary";
 
 export interface PublishOptions extends MessageSource {
   readonly wait?: boolean;
@@ -28,21 +29,26 @@ export async function publishCommand(runtime: Runtime, options: PublishOptions, 
   return waitForQueue(runtime, io);
 }
 
+/**
+ * Works the queue until it is empty. Each task that fails for good or is
+ * refused is printed to stderr as it happens; the closing line on stdout says
+ * what the run came to. Exits 1 when any task failed for good or was refused.
+ */
 async function waitForQueue(runtime: Runtime, io: CliIo): Promise<number> {
   const reporter = createProgressReporter(io, await runtime.queue.count());
-  const worker = await runWorker(runtime, { onProgress: (p) => reporter.update(p) });
+  const worker = await runWorker(runtime, {
+    onProgress: (p) => reporter.update(p),
+    onFailed: (failure) => reporter.printError(failureLine(failure)),
+  });
   try {
     await worker.drained();
   } finally {
     reporter.stop();
     await worker.close();
   }
-  const { done, failed, rows } = worker.progress();
-  writeLine(
-    io.stdout,
-    `queue jobs-migration is empty: ${done} tasks done, ${failed} failed for good, ${rows} rows copied`,
-  );
-  return failed > 0 ? EXIT.failed : EXIT.ok;
+  const outcomes = worker.outcomes();
+  writeLine(io.stdout, `queue jobs-migration is empty: ${summarizeOutcomes(outcomes)}`);
+  return outcomes.failed.length > 0 ? EXIT.failed : EXIT.ok;
 }
 
 function summarize(outcome: Exclude<EntryOutcome, { outcome: "rejected" }>): string {

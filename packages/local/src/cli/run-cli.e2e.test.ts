@@ -102,7 +102,10 @@ describe("archiver CLI", () => {
   it("publish --wait works the queue until it is empty and status shows the migrated days", async () => {
     const result = await run(["publish", "--wait", "--message", message(10)]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("queue jobs-migration is empty");
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toContain(
+      "queue jobs-migration is empty: 10 days copied (30 rows); 0 failed for good",
+    );
     // The ten tasks: the eight queued by the test above and the two days this message adds.
     const lines = [...result.stdout.matchAll(/progress: (\d+) done, (\d+) failed, (\d+) left/g)];
     expect(lines.length).toBeGreaterThan(0);
@@ -130,7 +133,13 @@ describe("archiver CLI", () => {
     await db.connection.query(`DROP TABLE ${doomed}`);
     const result = await run(["worker", "--drain"]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain("1 failed for good");
+    // Said once on stderr as it happens, and counted in the closing line.
+    expect(result.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(new RegExp(`^failed: ${doomed} 2020-05-05 \\(copy\\): table: .*${doomed}`)),
+    ]);
+    expect(result.stdout).toContain(
+      "queue jobs-migration is empty: nothing copied or cleaned; 1 failed for good",
+    );
   });
 
   it("says which service is down and how to start it", async () => {

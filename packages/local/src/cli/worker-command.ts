@@ -2,15 +2,24 @@ import type { Runtime } from "@table-archiver/core";
 import { runWorker } from "../worker/run-worker";
 import { type CliIo, EXIT, writeLine } from "./cli-io";
 import { createProgressReporter } from "./progress-reporter";
+import { failureLine, summarizeOutcomes } from "./worker-summary";
 
-/** Works the local queue; with `drain`, exits once it is empty. Otherwise runs until SIGINT/SIGTERM. */
+/**
+ * Works the local queue; with `drain`, exits once it is empty. Otherwise runs
+ * until SIGINT/SIGTERM. Each task that fails for good or is refused is printed
+ * to stderr as it happens; the closing line on stdout says what the run came
+ * to. Exits 1 when any task failed for good or was refused.
+ */
 export async function workerCommand(
   runtime: Runtime,
   options: { drain?: boolean },
   io: CliIo,
 ): Promise<number> {
   const reporter = createProgressReporter(io, await runtime.queue.count());
-  const worker = await runWorker(runtime, { onProgress: (p) => reporter.update(p) });
+  const worker = await runWorker(runtime, {
+    onProgress: (p) => reporter.update(p),
+    onFailed: (failure) => reporter.printError(failureLine(failure)),
+  });
   try {
     if (options.drain) await worker.drained();
     else await untilSignal();
@@ -18,9 +27,10 @@ export async function workerCommand(
     reporter.stop();
     await worker.close();
   }
-  const { done, failed } = worker.progress();
-  writeLine(io.stdout, `worker stopped: ${done} tasks done, ${failed} failed for good`);
-  return failed > 0 ? EXIT.failed : EXIT.ok;
+  const outcomes = worker.outcomes();
+  const ended = options.drain ? "queue jobs-migration is empty" : "worker stopped";
+  writeLine(io.stdout, `${ended}: ${summarizeOutcomes(outcomes)}`);
+  return outcomes.failed.length > 0 ? EXIT.failed : EXIT.ok;
 }
 
 function untilSignal(): Promise<void> {

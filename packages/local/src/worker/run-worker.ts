@@ -1,5 +1,5 @@
-import { type Runtime, startLocalWorker, type TaskPayload } from "@table-archiver/core";
-import { handleTask } from "@table-archiver/task-handler";
+import { type Runtime, startLocalWorker, type TaskPayload, taskKey } from "@table-archiver/core";
+import { handleTask, logTaskFailure, type TaskResult, taskErrorInfo } from "@table-archiver/task-handler";
 import { limitCleanup } from "./limit-cleanup";
 import { TasksLeft } from "./tasks-left";
 
@@ -7,22 +7,63 @@ export interface WorkerProgress {
   readonly done: number;
   readonly failed: number;
   readonly remaining: number;
+  /** Rows copied by copy tasks plus rows deleted by cleanup tasks. */
   readonly rows: number;
   readonly last?: TaskPayload;
 }
 
+/** A task that failed for good: invalid, refused (code VERIFICATION_FAILED), or out of attempts. */
+export interface FailedTask {
+  /** Undefined when the job's data was not a task. */
+  readonly task: TaskPayload | undefined;
+  readonly jobId: string | undefined;
+  /** INVALID_INPUT, VERIFICATION_FAILED, TRANSIENT, INVALID_CONFIG or INTERNAL. */
+  readonly code: string;
+  /** Why a day was refused, when the error says (VerificationError's `reason`). */
+  readonly reason: string | undefined;
+  readonly message: string;
+}
+
+/** What the tasks this worker finished came to. */
+export interface WorkerOutcomes {
+  /** Copy tasks done, and the rows they copied. */
+  readonly copied: { readonly days: number; readonly rows: number };
+  /** Cleanup tasks done, by outcome, and the rows deleted by the days cleaned here. */
+  readonly cleanup: {
+    readonly cleaned: number;
+    readonly alreadyClean: number;
+    readonly alreadyDone: number;
+    readonly rowsDeleted: number;
+  };
+  /** Tasks that failed for good, refused ones included, in the order they failed. */
+  readonly failed: readonly FailedTask[];
+  /** Failed attempts the queue retries. */
+  readonly retried: number;
+}
+
 export interface RunWorkerOptions {
   readonly onProgress?: (progress: WorkerProgress) => void;
+  /** Called once for every task that fails for good, as it happens. */
+  readonly onFailed?: (failure: FailedTask) => void;
+  /** Delay before a task's first retry (later ones double); the local worker's default when unset. */
+  readonly backoffMs?: number;
 }
 
 /**
  * Works the local queue `jobs-migration` with the task handler's own code
  * (`handleTask`), the same code the HTTP function runs. Up to
  * WORKER_CONCURRENCY tasks run at once, of which at most CLEANUP_CONCURRENCY
- * are cleanup tasks (see limitCleanup).
+ * are cleanup tasks (see limitCleanup). Every failed attempt is logged as the
+ * HTTP function logs it (logTaskFailure), retried or final.
  */
 export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}) {
   const progress = { done: 0, failed: 0, remaining: 0, rows: 0 };
+  const copied = { days: 0, rows: 0 };
+  const cleanup = { cleaned: 0, alreadyClean: 0, alreadyDone: 0, rowsDeleted: 0 };
+  const failed: FailedTask[] = [];
+  let retried = 0;
+  // Results of tasks that passed, counted once the worker reports them completed.
+  const results = new Map<string, TaskResult>();
   const left = new TasksLeft();
   const finished = () => progress.done + progress.failed;
   // Attempts started here, and attempts whose end has been reported (done, failed for good, or failed and to be retried).
@@ -39,29 +80,70 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
     if (counted !== undefined) left.counts(counted, finished());
     report();
   };
+  const tally = (result: TaskResult | undefined) => {
+    if (result?.kind === "copy") {
+      copied.days += 1;
+      copied.rows += result.record.figures.rows;
+      progress.rows += result.record.figures.rows;
+    } else if (result?.kind === "clean") {
+      const { outcome, rowsDeleted } = result.report;
+      if (outcome === "cleaned") {
+        cleanup.cleaned += 1;
+        cleanup.rowsDeleted += rowsDeleted;
+        progress.rows += rowsDeleted;
+      } else if (outcome === "already-clean") cleanup.alreadyClean += 1;
+      else cleanup.alreadyDone += 1;
+    }
+  };
   const handle = limitCleanup(runtime.config.cleanup.concurrency, (task) => handleTask(runtime, task));
   const worker = startLocalWorker({
     redis: runtime.config.redis,
     prefix: runtime.config.queue.localPrefix,
     concurrency: runtime.config.workerConcurrency,
+    ...(options.backoffMs === undefined ? {} : { backoffMs: options.backoffMs }),
     process: async (task) => {
       attempts.started += 1;
-      const result = await handle(task);
-      if (result.kind === "copy") progress.rows += result.record.figures.rows;
+      results.set(taskKey(task), await handle(task));
       last = task;
     },
     onEvent: (event) => {
       // A job whose data is not a task fails without `process` having started it.
       if (event.type === "completed" || (event.type === "failed" && event.task)) attempts.reported += 1;
-      if (event.type === "completed") progress.done += 1;
-      else if (event.type === "failed" && event.final) progress.failed += 1;
-      else if (event.type === "progress") left.counts(event.remaining, finished());
+      if (event.type === "completed") {
+        progress.done += 1;
+        const key = taskKey(event.task);
+        tally(results.get(key));
+        results.delete(key);
+      } else if (event.type === "failed") {
+        if (event.task) results.delete(taskKey(event.task));
+        logTaskFailure(runtime.logger, {
+          error: event.error,
+          retry: !event.final,
+          task: event.task,
+          attempt: event.attempt,
+          maxAttempts: event.maxAttempts,
+          fields: { jobId: event.jobId },
+        });
+        if (event.final) {
+          progress.failed += 1;
+          const failure = { task: event.task, jobId: event.jobId, ...taskErrorInfo(event.error) };
+          failed.push(failure);
+          options.onFailed?.(failure);
+        } else retried += 1;
+      } else if (event.type === "progress") left.counts(event.remaining, finished());
       else return;
       report();
     },
   });
   return {
-    progress: () => ({ ...progress, last }),
+    progress: (): WorkerProgress => ({ ...progress, last }),
+    /** What the tasks finished so far came to. */
+    outcomes: (): WorkerOutcomes => ({
+      copied: { ...copied },
+      cleanup: { ...cleanup },
+      failed: [...failed],
+      retried,
+    }),
     /** Resolves once the worker is connected and taking tasks. */
     ready: () => worker.ready(),
     async drained() {

@@ -1,0 +1,116 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough, Readable } from "node:stream";
+import { createRedisClient } from "@table-archiver/core";
+import {
+  createTestDatabase,
+  deleteKeysWithPrefix,
+  type TestDatabase,
+  testRedisUrl,
+  uniqueName,
+} from "@table-archiver/core/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CliIo } from "./cli-io";
+import { runCli } from "./run-cli";
+
+let db: TestDatabase;
+let env: Record<string, string>;
+const table = uniqueName("orders");
+const days = ["2020-01-01", "2020-01-02", "2020-01-03"];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  env = {
+    MYSQL_URL: db.url,
+    REDIS_URL: testRedisUrl,
+    DUCKDB_PATH: join(await mkdtemp(join(tmpdir(), "cli-refusal-")), "w.duckdb"),
+    LOCAL_QUEUE_PREFIX: uniqueName("cli"),
+    LOG_LEVEL: "error",
+    TASK_ATTEMPTS: "1",
+  };
+  await db.connection.query(
+    `CREATE TABLE ${table} (id INT AUTO_INCREMENT PRIMARY KEY, created_at DATETIME NOT NULL, total DECIMAL(8,2), KEY (created_at))`,
+  );
+  // Three rows on each of three days.
+  const rows = days.flatMap((day, d) => [1, 2, 3].map((h) => [`${day} 0${h}:00:00`, d * 10 + h]));
+  await db.connection.query(`INSERT INTO ${table} (created_at, total) VALUES ?`, [rows]);
+});
+
+afterAll(async () => {
+  const redis = createRedisClient({ url: testRedisUrl, auth: undefined });
+  try {
+    if (env) await deleteKeysWithPrefix(redis, env.LOCAL_QUEUE_PREFIX ?? "");
+    for await (const keys of redis.scanStream({ match: `*${table}*` }) as AsyncIterable<string[]>) {
+      if (keys.length > 0) await redis.del(...keys);
+    }
+  } finally {
+    await redis.quit();
+  }
+  await db?.drop();
+});
+
+async function run(argv: string[]) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: string[] = [];
+  const err: string[] = [];
+  stdout.on("data", (chunk) => out.push(String(chunk)));
+  stderr.on("data", (chunk) => err.push(String(chunk)));
+  const io: CliIo = { env, stdin: Readable.from([""]), stdout, stderr };
+  const code = await runCli(argv, io);
+  return { code, stdout: out.join(""), stderr: err.join("") };
+}
+
+async function rowsOf(day: string): Promise<number> {
+  const [rows] = await db.connection.query(
+    `SELECT COUNT(*) AS n FROM ${table} WHERE created_at >= ? AND created_at < ? + INTERVAL 1 DAY`,
+    [day, day],
+  );
+  return Number((rows as { n: number | string }[])[0]?.n);
+}
+
+describe("publish --wait, when a cleanup refuses a day", () => {
+  it("prints the refusal once on stderr, cleans the other days, sums it all up and exits 1", async () => {
+    const migration = JSON.stringify({
+      years_to_migrate: 1,
+      months_to_migrate: 0,
+      source_tables: [table],
+      destination_tables: [`${table}_archive`],
+      filter_columns: ["created_at"],
+      tasks_enqueued_limit: 10,
+    });
+    const migrated = await run(["publish", "--wait", "--message", migration]);
+    expect(migrated.code).toBe(0);
+    expect(migrated.stderr).toBe("");
+    expect(migrated.stdout).toContain(
+      "queue jobs-migration is empty: 3 days copied (9 rows); 0 failed for good",
+    );
+
+    // A row arrives in a migrated day: its copy no longer matches the source.
+    await db.connection.query(`INSERT INTO ${table} (created_at, total) VALUES ('2020-01-02 12:00:00', 99)`);
+    const cleanup = JSON.stringify({ clean_table: table, filter_column: "created_at", dry_run: false });
+    const result = await run(["publish", "--wait", "--message", cleanup]);
+
+    expect(result.code).toBe(1);
+    const stderr = result.stderr.trim().split("\n");
+    expect(stderr).toHaveLength(1);
+    expect(stderr[0]).toMatch(new RegExp(`^refused: ${table} 2020-01-02: .*changed`));
+    // The line names the day once, not again from the error's own message.
+    expect(stderr[0]?.split(`${table} 2020-01-02`)).toHaveLength(2);
+    expect(result.stdout).toMatch(
+      /queue jobs-migration is empty: 2 days cleaned \(6 rows deleted\); 1 day refused \(changed\); 0 failed for good\n/,
+    );
+    expect(await rowsOf("2020-01-01")).toBe(0);
+    expect(await rowsOf("2020-01-02")).toBe(4);
+    expect(await rowsOf("2020-01-03")).toBe(0);
+
+    // A second run finds the two days done and refuses the changed one again.
+    const again = await run(["publish", "--wait", "--message", cleanup]);
+    expect(again.code).toBe(1);
+    expect(again.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^refused: /)]);
+    expect(again.stdout).toContain(
+      "queue jobs-migration is empty: 1 day refused (changed); 0 failed for good",
+    );
+  });
+});
