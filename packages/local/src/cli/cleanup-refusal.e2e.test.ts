@@ -89,6 +89,22 @@ describe("publish --wait, when a cleanup refuses a day", () => {
 
     // A row arrives in a migrated day: its copy no longer matches the source.
     await db.connection.query(`INSERT INTO ${table} (created_at, total) VALUES ('2020-01-02 12:00:00', 99)`);
+    // The dry run names the day it would refuse on stderr, and deletes nothing.
+    const dry = await run([
+      "publish",
+      "--message",
+      JSON.stringify({ clean_table: table, filter_column: "created_at" }),
+    ]);
+    expect(dry.code).toBe(0);
+    expect(dry.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(
+        new RegExp(`^refused \\(dry run\\): ${table} 2020-01-02: .*rows added: 1 row more than copied`),
+      ),
+    ]);
+    expect(dry.stdout).toMatch(/"refused":1/);
+    expect(dry.stdout).not.toMatch(/refusals/);
+    expect(await rowsOf("2020-01-01")).toBe(3);
+
     const cleanup = JSON.stringify({ clean_table: table, filter_column: "created_at", dry_run: false });
     const result = await run(["publish", "--wait", "--message", cleanup]);
 

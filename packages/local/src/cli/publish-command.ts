@@ -5,7 +5,7 @@ import { runWorker } from "../worker/run-worker";
 import { type CliIo, EXIT, writeLine } from "./cli-io";
 import { createProgressReporter } from "./progress-reporter";
 import { type MessageSource, readMessage } from "./read-message";
-import { failureLine, summarizeOutcomes } from "./worker-summary";
+import { failureLine, refusalLine, summarizeOutcomes } from "./worker-summary";
 
 export interface PublishOptions extends MessageSource {
   readonly wait?: boolean;
@@ -25,6 +25,12 @@ export async function publishCommand(runtime: Runtime, options: PublishOptions, 
     return EXIT.badInput;
   }
   writeLine(io.stdout, summarize(outcome));
+  if (outcome.outcome === "cleanup") {
+    const { table, dryRun, refusals } = outcome.summary;
+    for (const { day, reason } of refusals) {
+      writeLine(io.stderr, refusalLine(dryRun ? "refused (dry run)" : "refused", table, day, reason));
+    }
+  }
   if (!options.wait) return EXIT.ok;
   return waitForQueue(runtime, io);
 }
@@ -61,5 +67,6 @@ function summarize(outcome: Exclude<EntryOutcome, { outcome: "rejected" }>): str
       )
       .join("\n");
   }
-  return `accepted: cleanup ${JSON.stringify(outcome.summary)}`;
+  const { refusals: _printedToStderr, ...summary } = outcome.summary;
+  return `accepted: cleanup ${JSON.stringify(summary)}`;
 }

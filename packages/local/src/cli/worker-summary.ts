@@ -9,13 +9,15 @@ import type { FailedTask, WorkerOutcomes } from "../worker/run-worker";
 export function failureLine(failure: FailedTask): string {
   const { task, message } = failure;
   if (!task) return `failed: job ${failure.jobId ?? "(no id)"}: ${message}`;
-  const label = `${task.table} ${task.day}`;
-  if (failure.code === "VERIFICATION_FAILED") {
-    // Refusals mostly start with the table and day themselves.
-    const said = message.startsWith(`${label}: `) ? message.slice(label.length + 2) : message;
-    return `refused: ${label}: ${said}`;
-  }
-  return `failed: ${label} (${task.kind}): ${message}`;
+  if (failure.code === "VERIFICATION_FAILED") return refusalLine("refused", task.table, task.day, message);
+  return `failed: ${task.table} ${task.day} (${task.kind}): ${message}`;
+}
+
+/** `<what>: <table> <day>: <reason>`, without the table and day the reason itself may start with. */
+export function refusalLine(what: string, table: string, day: string, reason: string): string {
+  const label = `${table} ${day}`;
+  const said = reason.startsWith(`${label}: `) ? reason.slice(label.length + 2) : reason;
+  return `${what}: ${label}: ${said}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { InvalidInputError, VerificationError } from "../../errors";
+import { InvalidInputError, type RefusalReason, VerificationError } from "../../errors";
 import type { DayCleanup } from "../../ports/cleanup-state";
 import type { ReferencingKey } from "../../ports/day-deleter";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
@@ -34,6 +34,15 @@ export interface CleanupSummary {
   /** Cleanup tasks newly queued (0 in a dry run). */
   readonly enqueued: number;
   readonly alreadyQueued: number;
+  /** The days counted in `refused`, each with why; logged per day, not in the summary line. */
+  readonly refusals: readonly DayRefusal[];
+}
+
+/** A day cleanup refused (or, in a dry run, would refuse); its rows are kept. */
+export interface DayRefusal {
+  readonly day: CalendarDay;
+  readonly refusal: RefusalReason;
+  readonly reason: string;
 }
 
 /**
@@ -99,7 +108,8 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
         alreadyQueued: 0,
       }
     : { ...base, ...(await enqueue(deps, message, schema.name, pending, records)) };
-  deps.logger.info(message.dry_run ? "cleanup dry run: nothing was deleted" : "cleanup queued", summary);
+  const { refusals: _perDay, ...line } = summary;
+  deps.logger.info(message.dry_run ? "cleanup dry run: nothing was deleted" : "cleanup queued", line);
   return summary;
 }
 
@@ -131,24 +141,26 @@ async function enqueue(
     ...(message.allow_delete_triggers ? { allowDeleteTriggers: true } : {}),
   };
   const tasks: CleanDayTask[] = [];
-  let refused = 0;
+  const refusals: DayRefusal[] = [];
   for (const [index, day] of days.entries()) {
     const record = records[index];
     if (record?.filterColumn === column) {
       tasks.push({ kind: "clean", table, filterColumn: column, day, ...flags });
       continue;
     }
-    refused += 1;
-    deps.logger.warn("cleanup refused day; its rows are kept", {
-      table,
+    const refusal: DayRefusal = {
       day,
+      refusal: "no-record",
       reason: record ? `copied by column "${record.filterColumn}"` : "no copy record for the day",
-    });
+    };
+    refusals.push(refusal);
+    deps.logger.warn("cleanup refused day; its rows are kept", { table, ...refusal });
   }
   const result = await deps.queue.enqueue(tasks);
   return {
     verified: 0,
-    refused,
+    refused: refusals.length,
+    refusals,
     resuming: 0,
     rowsToDelete: 0,
     enqueued: result.added,
@@ -169,7 +181,7 @@ async function dryRun(
   days: readonly CalendarDay[],
   records: readonly (CopiedDayRecord | undefined)[],
 ) {
-  const totals = { verified: 0, refused: 0, resuming: 0, rowsToDelete: 0 };
+  const totals = { verified: 0, refused: 0, resuming: 0, rowsToDelete: 0, refusals: [] as DayRefusal[] };
   const results = await inWindows([...days.entries()], async ([index, day]) => {
     const state = await deps.state.read(schema.name, day);
     if (state?.status === "deleting") return { day, state, verdict: undefined };
@@ -201,10 +213,11 @@ function logVerdict(
   schema: TableSchema,
   scope: { table: string; column: string; day: CalendarDay },
   verdict: DayVerdict,
-  totals: { verified: number; refused: number; rowsToDelete: number },
+  totals: { verified: number; refused: number; rowsToDelete: number; refusals: DayRefusal[] },
 ): void {
   if (verdict.kind === "refused") {
     totals.refused += 1;
+    totals.refusals.push({ day: scope.day, refusal: verdict.category, reason: verdict.reason });
     deps.logger.warn("cleanup dry run: day refused; its rows would be kept", {
       ...scope,
       refusal: verdict.category,
