@@ -115,7 +115,8 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
     try {
       // The report goes out even when the bookkeeping could not be settled: a
       // failure must never go unseen because Redis hiccuped right after it.
-      if (settle) await queue.settle(settle).catch((error: unknown) => emit({ type: "error", error: asError(error) }));
+      if (settle)
+        await queue.settle(settle).catch((error: unknown) => emit({ type: "error", error: asError(error) }));
       for (const event of events) emit(event);
       await countForProgress();
     } catch (error) {
