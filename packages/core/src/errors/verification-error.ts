@@ -9,6 +9,7 @@ import { ArchiverError } from "./archiver-error";
  * - `foreign-key`: rows of another table still reference the day's rows;
  * - `trigger`: the table has a DELETE trigger and the message did not allow it;
  * - `queued`: the migration of the table is still queued;
+ * - `rows-after-cleanup`: a day recorded as cleaned holds rows again;
  * - `other`: anything else that must stop the day.
  */
 export type RefusalReason =
@@ -19,6 +20,7 @@ export type RefusalReason =
   | "foreign-key"
   | "trigger"
   | "queued"
+  | "rows-after-cleanup"
   | "other";
 
 /** Figures that must agree do not. Stop that day, leave its data untouched, go on with the others. */

@@ -110,15 +110,18 @@ describe("cleanDay on real MariaDB, Redis and DuckDB", () => {
     expect(await fx.idsOn(table, "2024-03-03")).toEqual(["25", "61"]);
   });
 
-  it("a repeated task on a finished day is a no-op, even when rows arrived since", async () => {
+  it("a repeated task on a finished day is a no-op, but not once rows arrived since: they are kept and reported", async () => {
     const table = await fx.keyedTable(["2024-05-01"], 3);
     await fx.copy(table, "2024-05-01");
     await cleanDay(fx.deps(), cleanTask(table, "2024-05-01"));
-    await fx.query(`INSERT INTO \`${table}\` (created_at, qty) VALUES ('2024-05-01 08:00:00', 1)`);
 
     const again = await cleanDay(fx.deps(), cleanTask(table, "2024-05-01"));
-
     expect(again).toMatchObject({ outcome: "already-done", rowsDeleted: 3, chunks: 0 });
+
+    await fx.query(`INSERT INTO \`${table}\` (created_at, qty) VALUES ('2024-05-01 08:00:00', 1)`);
+    const late = cleanDay(fx.deps(), cleanTask(table, "2024-05-01"));
+    await expect(late).rejects.toMatchObject({ reason: "rows-after-cleanup" });
+    await expect(late).rejects.toThrow(/recorded as cleaned at .* but the source holds 1 row of the day now/);
     expect(await fx.idsOn(table, "2024-05-01")).toHaveLength(1);
   });
 

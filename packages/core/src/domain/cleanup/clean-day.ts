@@ -126,6 +126,7 @@ async function runDay(
     rowsFoundGone: 0,
   };
   if (existing?.status === "done") {
+    await requireStillClean(deps, schema, scope, existing);
     return { ...base, outcome: "already-done", rowsDeleted: existing.rowsDeleted, resumed: false };
   }
   requireTriggersAllowed(scope, sideEffects, task);
@@ -237,6 +238,28 @@ async function recopyChanged(
     day: scope.day,
   } as const;
   return deps.recopy(task, record);
+}
+
+/**
+ * A day recorded as cleaned is not taken on trust while the source holds rows
+ * of it: rows that arrived after its cleanup (in no copy), or a cleanup record
+ * left from an earlier run of a table that was filled again. Either way they
+ * are kept, and the day does not count as clean.
+ */
+async function requireStillClean(
+  deps: CleanupDeps,
+  schema: TableSchema,
+  scope: DayScope,
+  done: DayCleanup,
+): Promise<void> {
+  const { rows } = await deps.source.dayFigures(schema, scope.column, scope.day);
+  if (rows === 0) return;
+  throw new VerificationError(
+    `${scope.table} ${scope.day}: recorded as cleaned${done.doneAt ? ` at ${done.doneAt}` : ""}, but the source ` +
+      `holds ${rows} ${rows === 1 ? "row" : "rows"} of the day now: rows that arrived after its cleanup, or a ` +
+      "cleanup record left from an earlier run. They are in no copy of this day and are kept",
+    { reason: "rows-after-cleanup" },
+  );
 }
 
 /** A DELETE trigger runs for every deleted row (an audit table, a counter): only when the message allows it. */
