@@ -93,7 +93,9 @@ export type ChunkOutcome =
   /** The rows differ from the plan (count, keys or content); rolled back, nothing was deleted. */
   | { readonly kind: "changed"; readonly rows: number; readonly fingerprint: string }
   /** Rows outside the chunk reference its rows; rolled back, nothing was deleted. */
-  | { readonly kind: "referenced"; readonly references: readonly ReferenceCount[] };
+  | { readonly kind: "referenced"; readonly references: readonly ReferenceCount[] }
+  /** A foreign key or trigger appeared since the task read them; rolled back, nothing was deleted. */
+  | { readonly kind: "side-effects-added"; readonly added: DeleteSideEffects };
 
 /**
  * Deletes the rows of one day from the source, a chunk at a time. Only the
@@ -103,8 +105,9 @@ export type ChunkOutcome =
  * condition SourceDatabase counts with, so partial zero dates stay out) and by
  * the chunk's range. `deleteChunk` runs in one transaction: it locks the
  * chunk's rows, compares their count, key sum and content fingerprint with
- * the plan, makes sure (under the same locks) that no row outside the chunk
- * references them through `referencing`, and deletes only then, checking that
+ * the plan, makes sure (under the same locks) that the table gained no
+ * foreign key or trigger and that no row outside the chunk references them,
+ * and deletes only then, checking that
  * the delete removed exactly the rows it locked; otherwise it rolls back. So
  * every deleted row is, at its delete, identical to the planned one, and no
  * ON DELETE rule of another table runs. Each chunk commits on its own.
@@ -119,10 +122,12 @@ export interface DayDeleter {
   /** The table's referencing foreign keys and DELETE triggers, read from information_schema now. */
   sideEffects(table: string): Promise<DeleteSideEffects>;
   /**
-   * Rows of each referencing table that reference rows of the day now; for a
-   * self-referencing key, rows of the day itself do not count. Locks nothing.
+   * Rows of each referencing table that reference rows of the day now. For a
+   * self-referencing key, rows of the day that come later in the target's
+   * order (newer keys or instants) do not count: deleted newest first, they
+   * go before the rows they reference. Locks nothing.
    */
-  countReferences(scope: DayScope, keys: readonly ReferencingKey[]): Promise<ReferenceCount[]>;
+  countReferences(target: ChunkTarget, keys: readonly ReferencingKey[]): Promise<ReferenceCount[]>;
   /**
    * Every row of the day, in rising order of `by`, cut into chunks of at
    * most `chunkRows` rows (see ChunkBy for time chunks): together they are
@@ -131,14 +136,18 @@ export interface DayDeleter {
   planChunks(target: ChunkTarget, chunkRows: number): Promise<DayChunk[]>;
   /**
    * Deletes one planned chunk if, and only if, its rows are still exactly the
-   * planned ones and nothing outside it references them. `newestFirst`
-   * deletes the chunk's rows from the highest key (or latest instant) down,
-   * so a self-referencing child row goes before its parent.
+   * planned ones, the table has no foreign key or trigger beyond
+   * `sideEffects` (what the task checked and allowed), and no row outside the
+   * chunk references its rows through `sideEffects.referencingKeys` (for a
+   * self-referencing key, newer rows of the chunk itself are deleted first and
+   * do not count). `newestFirst` deletes the chunk's rows from the highest key
+   * (or latest instant) down, so a self-referencing child row goes before its
+   * parent.
    */
   deleteChunk(
     target: ChunkTarget,
     chunk: DayChunk,
-    referencing: readonly ReferencingKey[],
+    sideEffects: DeleteSideEffects,
     options?: { readonly newestFirst?: boolean },
   ): Promise<ChunkOutcome>;
   /**

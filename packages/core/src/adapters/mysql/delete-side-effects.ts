@@ -1,4 +1,5 @@
-import type { DayScope, DeleteSideEffects, ReferenceCount, ReferencingKey } from "../../ports/day-deleter";
+import type { ChunkTarget, DeleteSideEffects, ReferenceCount, ReferencingKey } from "../../ports/day-deleter";
+import { chunkOrder } from "./chunk-queries";
 import type { MysqlPool } from "./create-mysql-pool";
 import { dayCondition, type SqlCondition } from "./day-range";
 import { mapMysqlError } from "./map-mysql-error";
@@ -18,13 +19,21 @@ const DELETE_TRIGGERS_SQL = `SELECT TRIGGER_NAME FROM information_schema.TRIGGER
   WHERE EVENT_OBJECT_SCHEMA = DATABASE() AND EVENT_OBJECT_TABLE = ? AND EVENT_MANIPULATION = 'DELETE'
   ORDER BY TRIGGER_NAME`;
 
-/** The table's referencing foreign keys and DELETE triggers, as information_schema has them now. */
-export async function readDeleteSideEffects(pool: MysqlPool, table: string): Promise<DeleteSideEffects> {
+/** A pool or one connection of it: what reading the side effects needs. */
+type Queryable = Pick<MysqlPool, "query">;
+
+/**
+ * The table's referencing foreign keys and DELETE triggers, as
+ * information_schema has them now. On a chunk's own connection, after its
+ * locking read, this sees every trigger: creating one waits for the lock the
+ * chunk holds on the table.
+ */
+export async function readDeleteSideEffects(db: Queryable, table: string): Promise<DeleteSideEffects> {
   try {
     const [[keyRows], [triggerRows], [[database]]] = (await Promise.all([
-      pool.query({ sql: REFERENCING_KEYS_SQL, rowsAsArray: true }, [table]),
-      pool.query({ sql: DELETE_TRIGGERS_SQL, rowsAsArray: true }, [table]),
-      pool.query({ sql: "SELECT DATABASE()", rowsAsArray: true }),
+      db.query({ sql: REFERENCING_KEYS_SQL, rowsAsArray: true }, [table]),
+      db.query({ sql: DELETE_TRIGGERS_SQL, rowsAsArray: true }, [table]),
+      db.query({ sql: "SELECT DATABASE()", rowsAsArray: true }),
     ])) as unknown as [[string[][]], [string[][]], [[string[]]]];
     return {
       referencingKeys: groupKeys(keyRows, table, String(database?.[0])),
@@ -33,6 +42,17 @@ export async function readDeleteSideEffects(pool: MysqlPool, table: string): Pro
   } catch (error) {
     throw mapMysqlError(error, { table });
   }
+}
+
+/** What `now` has that `known` had not: foreign keys (by database and name) and triggers (by name). */
+export function addedSideEffects(known: DeleteSideEffects, now: DeleteSideEffects): DeleteSideEffects {
+  const id = (key: ReferencingKey) => `${key.childSchema}.${key.constraint}`;
+  const keys = new Set(known.referencingKeys.map(id));
+  const triggers = new Set(known.deleteTriggers);
+  return {
+    referencingKeys: now.referencingKeys.filter((key) => !keys.has(id(key))),
+    deleteTriggers: now.deleteTriggers.filter((name) => !triggers.has(name)),
+  };
 }
 
 function groupKeys(rows: readonly string[][], table: string, database: string): ReferencingKey[] {
@@ -62,33 +82,43 @@ function groupKeys(rows: readonly string[][], table: string, database: string): 
 const PARENT = "archiver_parent";
 const CHILD = "archiver_child";
 
+/** The rows in question, as a condition on the cleaned table written for an alias, and the column they are deleted in order of. */
+export interface ReferencedRows {
+  readonly where: (alias: string) => SqlCondition;
+  /** Rows are deleted from the highest value of this column down (see DayDeleter.deleteChunk's `newestFirst`). */
+  readonly order: (alias: string) => string;
+}
+
 /**
- * Counts the rows of `key`'s table that reference rows of `parentRows` (a
- * condition on the cleaned table, written for the alias `archiver_parent`).
- * A self-referencing key leaves out child rows that `sameRows` (the same
- * condition, for the alias `archiver_child`) also selects: they go in the
- * same delete. `locking` reads under shared locks, so a child row being
- * inserted meanwhile is either seen or waits for the delete's commit.
+ * Counts the rows of `key`'s table that reference `rows`. A
+ * self-referencing key leaves out the referencing rows that are among `rows`
+ * themselves and come later in `order` (newer): deleted newest first, they go
+ * before the rows they reference. `locking` reads under shared locks, so a
+ * child row being inserted meanwhile is either seen or waits for the delete's
+ * commit.
  */
 export function referenceCountQuery(
   table: string,
   key: ReferencingKey,
-  parentRows: (alias: string) => SqlCondition,
+  rows: ReferencedRows,
   locking: boolean,
 ): SqlCondition {
-  const parent = parentRows(PARENT);
+  const parent = rows.where(PARENT);
   const join = key.childColumns
     .map(
       (column, i) =>
         `${CHILD}.${quoteIdentifier(column)} = ${PARENT}.${quoteIdentifier(key.parentColumns[i] ?? "")}`,
     )
     .join(" AND ");
-  const own = key.selfReferencing ? parentRows(CHILD) : undefined;
+  const own = key.selfReferencing ? rows.where(CHILD) : undefined;
+  const deletedFirst = own
+    ? ` AND NOT ((${own.sql}) IS TRUE AND ${rows.order(CHILD)} > ${rows.order(PARENT)})`
+    : "";
   const child = `${quoteIdentifier(key.childSchema)}.${quoteIdentifier(key.childTable)}`;
   return {
     sql:
       `SELECT COUNT(*) FROM ${child} AS ${CHILD} JOIN ${quoteIdentifier(table)} AS ${PARENT} ON ${join} ` +
-      `WHERE ${parent.sql}${own ? ` AND (${own.sql}) IS NOT TRUE` : ""}${locking ? " LOCK IN SHARE MODE" : ""}`,
+      `WHERE ${parent.sql}${deletedFirst}${locking ? " LOCK IN SHARE MODE" : ""}`,
     values: [...parent.values, ...(own?.values ?? [])],
   };
 }
@@ -96,10 +126,14 @@ export function referenceCountQuery(
 /** `countReferences` of the DayDeleter port: one query per key, none locking. */
 export async function countDayReferences(
   pool: MysqlPool,
-  scope: DayScope,
+  target: ChunkTarget,
   keys: readonly ReferencingKey[],
 ): Promise<ReferenceCount[]> {
-  const day = (alias: string) => dayCondition(`${alias}.${quoteIdentifier(scope.column)}`, scope.day);
+  const { scope } = target;
+  const day = {
+    where: (alias: string) => dayCondition(`${alias}.${quoteIdentifier(scope.column)}`, scope.day),
+    order: (alias: string) => chunkOrder(target, alias),
+  };
   try {
     return await Promise.all(
       keys.map(async (key) => {

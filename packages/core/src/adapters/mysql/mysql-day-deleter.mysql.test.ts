@@ -35,6 +35,8 @@ afterAll(async () => {
 
 const deleter = () => createMysqlDayDeleter(pool);
 const day = (table: string, d: string): DayScope => ({ table, column: "at", day: d });
+/** A table nothing references and no trigger watches. */
+const none = { referencingKeys: [], deleteTriggers: [] };
 const unsignedKey: ChunkBy = { kind: "key", column: "id", unsigned: true };
 
 async function target(table: string, d: string, by: ChunkBy): Promise<ChunkTarget> {
@@ -85,17 +87,17 @@ describe("createMysqlDayDeleter", () => {
     if (!first) throw new Error("no chunk");
 
     const tampered = { ...first, sum: "1" };
-    expect(await deleter().deleteChunk(big, tampered, [])).toMatchObject({ kind: "changed", rows: 3 });
+    expect(await deleter().deleteChunk(big, tampered, none)).toMatchObject({ kind: "changed", rows: 3 });
     const otherContent = { ...first, fingerprint: String(BigInt(first.fingerprint) + 1n) };
-    expect(await deleter().deleteChunk(big, otherContent, [])).toMatchObject({
+    expect(await deleter().deleteChunk(big, otherContent, none)).toMatchObject({
       kind: "changed",
       rows: 3,
       fingerprint: first.fingerprint,
     });
     expect(await ids("big")).toHaveLength(6);
 
-    expect(await deleter().deleteChunk(big, first, [])).toEqual({ kind: "deleted", rows: 3 });
-    expect(await deleter().deleteChunk(big, first, [])).toEqual({ kind: "absent" });
+    expect(await deleter().deleteChunk(big, first, none)).toEqual({ kind: "deleted", rows: 3 });
+    expect(await deleter().deleteChunk(big, first, none)).toEqual({ kind: "absent" });
     expect(await ids("big")).toEqual([
       "18446744073709551613",
       "18446744073709551614",
@@ -110,7 +112,7 @@ describe("createMysqlDayDeleter", () => {
       { first: "-5", last: "-3", rows: 2, sum: "-8" },
       { first: "-1", last: "2", rows: 2, sum: "1" },
     ]);
-    for (const chunk of chunks) await deleter().deleteChunk(neg, chunk, []);
+    for (const chunk of chunks) await deleter().deleteChunk(neg, chunk, none);
     expect(await ids("neg")).toEqual(["4"]);
   });
 
@@ -122,7 +124,7 @@ describe("createMysqlDayDeleter", () => {
       { first: "2024-01-31 11:00:00", last: "2024-01-31 11:00:00", rows: 1 },
     ]);
     for (const chunk of chunks)
-      expect(await deleter().deleteChunk(zero, chunk, [])).toEqual({ kind: "deleted", rows: 1 });
+      expect(await deleter().deleteChunk(zero, chunk, none)).toEqual({ kind: "deleted", rows: 1 });
     const [rows] = await db.connection.query("SELECT note FROM zero ORDER BY note");
     expect((rows as { note: string }[]).map((row) => row.note)).toEqual(["next", "zero"]);
   });
@@ -144,7 +146,7 @@ describe("createMysqlDayDeleter", () => {
     await db.connection.query("DELETE FROM dup WHERE note = 'a' LIMIT 1");
     const [triple] = chunks;
     if (!triple) throw new Error("no chunk");
-    expect(await deleter().deleteChunk(dup, triple, [])).toMatchObject({ kind: "changed", rows: 2 });
+    expect(await deleter().deleteChunk(dup, triple, none)).toMatchObject({ kind: "changed", rows: 2 });
     const [left] = await db.connection.query("SELECT CAST(COUNT(*) AS SIGNED) AS n FROM dup");
     expect(Number((left as { n: unknown }[])[0]?.n)).toBe(5);
   });

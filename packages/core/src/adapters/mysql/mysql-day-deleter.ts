@@ -4,12 +4,17 @@ import type {
   DayChunk,
   DayDeleter,
   DayScope,
-  ReferencingKey,
+  DeleteSideEffects,
 } from "../../ports/day-deleter";
 import { chunkCondition, chunkOrder, chunkPlanQuery, lockChunkQuery } from "./chunk-queries";
 import type { MysqlPool, MysqlPoolConnection } from "./create-mysql-pool";
 import { dayCondition } from "./day-range";
-import { countDayReferences, readDeleteSideEffects, referenceCountQuery } from "./delete-side-effects";
+import {
+  addedSideEffects,
+  countDayReferences,
+  readDeleteSideEffects,
+  referenceCountQuery,
+} from "./delete-side-effects";
 import { integerText } from "./key-range";
 import { mapMysqlError } from "./map-mysql-error";
 import { quoteIdentifier } from "./quote-identifier";
@@ -27,7 +32,7 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
   return {
     sideEffects: (table) => readDeleteSideEffects(pool, table),
 
-    countReferences: (scope, keys) => countDayReferences(pool, scope, keys),
+    countReferences: (target, keys) => countDayReferences(pool, target, keys),
 
     async planChunks(target, chunkRows) {
       if (!Number.isSafeInteger(chunkRows) || chunkRows < 1)
@@ -52,11 +57,11 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
       );
     },
 
-    async deleteChunk(target, chunk, referencing, options = {}) {
+    async deleteChunk(target, chunk, sideEffects, options = {}) {
       const connection = await connect(pool, target.scope);
       try {
         await connection.query({ sql: "START TRANSACTION" });
-        const outcome = await lockAndDelete(connection, target, chunk, referencing, options.newestFirst);
+        const outcome = await lockAndDelete(connection, target, chunk, sideEffects, options.newestFirst);
         await connection.query({ sql: outcome.kind === "deleted" ? "COMMIT" : "ROLLBACK" });
         connection.release();
         return outcome;
@@ -84,7 +89,7 @@ async function lockAndDelete(
   connection: MysqlPoolConnection,
   target: ChunkTarget,
   chunk: DayChunk,
-  referencing: readonly ReferencingKey[],
+  sideEffects: DeleteSideEffects,
   newestFirst = false,
 ): Promise<ChunkOutcome> {
   const lock = lockChunkQuery(target, chunk);
@@ -99,14 +104,17 @@ async function lockAndDelete(
   ) {
     return { kind: "changed", ...found };
   }
+  // Keys or triggers created since the task read them (the task allowed the ones it knew of).
+  const added = addedSideEffects(sideEffects, await readDeleteSideEffects(connection, target.scope.table));
+  if (added.referencingKeys.length > 0 || added.deleteTriggers.length > 0)
+    return { kind: "side-effects-added", added };
+  const chunkRows = {
+    where: (alias: string) => chunkCondition(target, chunk, alias),
+    order: (alias: string) => chunkOrder(target, alias),
+  };
   const references = [];
-  for (const key of referencing) {
-    const query = referenceCountQuery(
-      target.scope.table,
-      key,
-      (alias) => chunkCondition(target, chunk, alias),
-      true,
-    );
+  for (const key of sideEffects.referencingKeys) {
+    const query = referenceCountQuery(target.scope.table, key, chunkRows, true);
     const [counted] = await connection.query({ sql: query.sql, rowsAsArray: true }, [...query.values]);
     const referencingRows = Number((counted as unknown[][])[0]?.[0] ?? 0);
     if (referencingRows > 0) references.push({ key, rows: referencingRows });

@@ -154,7 +154,7 @@ async function runDay(
     target: { ...target, by: plan.by },
     cleanup,
     plan,
-    referencing: sideEffects.referencingKeys,
+    sideEffects,
     beforeDelete: renew,
   });
   await deps.state.markDone(scope.table, scope.day, {

@@ -1,6 +1,6 @@
 import { VerificationError } from "../../errors";
 import type { CleanupPlan, CleanupState, DayCleanup } from "../../ports/cleanup-state";
-import type { ChunkTarget, DayChunk, DayDeleter, ReferencingKey } from "../../ports/day-deleter";
+import type { ChunkTarget, DayChunk, DayDeleter, DeleteSideEffects } from "../../ports/day-deleter";
 import type { Throttle } from "./throttle";
 import { describeReference } from "./verify-day";
 
@@ -31,8 +31,12 @@ export interface DeleteDayInput {
   /** The day's state, `deleting`, as stored. */
   readonly cleanup: DayCleanup;
   readonly plan: ChunkPlan;
-  /** Foreign keys that reference the table: each chunk makes sure, under its locks, that none reaches its rows. */
-  readonly referencing: readonly ReferencingKey[];
+  /**
+   * The foreign keys that reference the table and the triggers the task
+   * allowed: each chunk makes sure, under its locks, that no referencing row
+   * reaches its rows and that no key or trigger was added since.
+   */
+  readonly sideEffects: DeleteSideEffects;
   /**
    * Runs right before every delete, after any pause or throttling: renews the
    * task's lease, and throws when another task holds it now.
@@ -59,7 +63,7 @@ export async function deleteDay(input: DeleteDayInput): Promise<DeleteRun> {
     tally.waitedMs += await throttle.beforeChunk(tally.chunks === 0);
     await input.beforeDelete();
     const outcome = await tally.time(() =>
-      deleter.deleteChunk(target, chunk, input.referencing, { newestFirst: plan.newestFirst }),
+      deleter.deleteChunk(target, chunk, input.sideEffects, { newestFirst: plan.newestFirst }),
     );
     const where = `${scope.table} ${scope.day}: ${describeChunk(input, chunk)}`;
     const before = `nothing in that range was deleted, ${rowsDeleted} rows of the day were deleted before it`;
@@ -75,6 +79,19 @@ export async function deleteDay(input: DeleteDayInput): Promise<DeleteRun> {
         `${where}: ${outcome.references.map(describeReference).join("; ")}; ${before}. ` +
           "Archive and clean the referencing table first",
         { reason: "foreign-key" },
+      );
+    }
+    if (outcome.kind === "side-effects-added") {
+      const { referencingKeys, deleteTriggers } = outcome.added;
+      const what = [
+        ...referencingKeys.map(
+          (key) => `foreign key ${key.constraint} of ${key.childTable} (ON DELETE ${key.onDelete})`,
+        ),
+        ...deleteTriggers.map((name) => `DELETE trigger ${name}`),
+      ].join(", ");
+      throw new VerificationError(
+        `${where}: ${what} appeared on the table during its cleanup; ${before}. Run the cleanup again to check the day against it`,
+        { reason: referencingKeys.length > 0 ? "foreign-key" : "trigger" },
       );
     }
     if (outcome.kind === "deleted") rowsDeleted += outcome.rows;

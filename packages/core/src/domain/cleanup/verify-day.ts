@@ -6,6 +6,7 @@ import { type DayFigures, describeFigures } from "../types/day-figures";
 import { type Destination, parseDestination } from "../types/destination";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 import type { CleanupDeps } from "./cleanup-deps";
+import { chunkByOf } from "./plan-cleanup";
 
 /** What verification decided about one day. */
 export type DayVerdict =
@@ -161,7 +162,9 @@ export function describeReference({ key, rows }: ReferenceCount): string {
     "SET NULL": `would set their ${columns} to NULL`,
     "SET DEFAULT": `would set their ${columns} to the default`,
   };
-  const table = key.selfReferencing ? `${key.childTable} (other days)` : key.childTable;
+  const table = key.selfReferencing
+    ? `${key.childTable} itself (rows of other days, or rows deleted after the rows they reference)`
+    : key.childTable;
   return (
     `${rows} ${rows === 1 ? "row" : "rows"} of ${table} reference these rows through foreign key ${key.constraint} ` +
     `(${key.childColumns.join(", ")} ON DELETE ${key.onDelete}), which ${effect[key.onDelete] ?? "would refuse the delete"}`
@@ -231,7 +234,8 @@ export async function verifyDay(
   const verdict = judgeDay({ table: schema.name, day, filterColumn, keyColumn, record, source, warehouse });
   const keys = input.referencingKeys ?? [];
   if (verdict.kind !== "ready" || keys.length === 0) return verdict;
-  const counts = await deps.deleter.countReferences({ table: schema.name, column: filterColumn, day }, keys);
+  const target = { scope: { table: schema.name, column: filterColumn, day }, schema, by: chunkByOf(schema) };
+  const counts = await deps.deleter.countReferences(target, keys);
   return judgeReferences(`${schema.name} ${day}`, counts) ?? verdict;
 }
 
