@@ -44,6 +44,17 @@ export interface Warehouse {
     day: CalendarDay,
     keyColumn?: string,
   ): Promise<DayFigures>;
+  /**
+   * The keys the day holds now, as canonical decimal text, in no particular order
+   * (for a re-copy to prove it keeps every row the warehouse holds). An absent
+   * table holds none.
+   */
+  dayKeys(
+    destination: Destination,
+    filterColumn: string,
+    day: CalendarDay,
+    keyColumn: string,
+  ): Promise<string[]>;
   /** Rows in the whole table (0 when it does not exist). */
   countRows(destination: Destination): Promise<number>;
   close(): Promise<void>;

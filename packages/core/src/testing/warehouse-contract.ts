@@ -38,7 +38,7 @@ const DAY = "2024-05-06";
 /**
  * The behaviour every Warehouse adapter must have (see ports/warehouse.ts):
  * dataset and table creation, schema evolution, exact round trips of every
- * logical type, atomic day replacement and the figures cleanup relies on.
+ * logical type, atomic day replacement and the figures and keys cleanup relies on.
  * Each test uses its own table.
  */
 export function describeWarehouseContract(
@@ -219,6 +219,58 @@ export function describeWarehouseContract(
       expect(await w().countRows(destination)).toBe(5);
     });
 
+    it("lists the keys a replaced day holds now, exactly, and none of the neighbouring days'", async () => {
+      const destination = table("keys");
+      const schema = keyedSchema();
+      await w().ensureTable(destination, schema, "created_at");
+      const edges = { times: ["00:00:00", "23:59:59.999999"] };
+      await w().replaceDay(
+        destination,
+        schema,
+        "created_at",
+        "2024-05-05",
+        batchesOf(keyedRows("2024-05-05", [5, 6], edges)),
+      );
+      await w().replaceDay(
+        destination,
+        schema,
+        "created_at",
+        "2024-05-07",
+        batchesOf(keyedRows("2024-05-07", [7, 8], edges)),
+      );
+      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(keyedRows(DAY, [1, 2, 3])));
+      const ids = ["1", "9007199254740993", "18446744073709551614", "18446744073709551615"];
+      const times = ["00:00:00", "12:00:00", "12:00:01", "23:59:59.999999"];
+      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(keyedRows(DAY, ids, { times })));
+      expect(byValue(await w().dayKeys(destination, "created_at", DAY, "id"))).toEqual(ids);
+      expect(byValue(await w().dayKeys(destination, "created_at", "2024-05-05", "id"))).toEqual(["5", "6"]);
+      expect(byValue(await w().dayKeys(destination, "created_at", "2024-05-07", "id"))).toEqual(["7", "8"]);
+    });
+
+    it("lists signed keys exactly, negative ones included", async () => {
+      const destination = table("signed_keys");
+      const schema = signedKeySchema();
+      await w().ensureTable(destination, schema, "created_at");
+      const ids = ["-9223372036854775808", "-1", "0", "9223372036854775807"];
+      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(keyedRows(DAY, ids)));
+      expect(byValue(await w().dayKeys(destination, "created_at", DAY, "id"))).toEqual(ids);
+    });
+
+    it("lists no keys for a day without rows, nor for a table or dataset that does not exist", async () => {
+      const destination = table("no_keys");
+      const schema = keyedSchema();
+      await w().ensureTable(destination, schema, "created_at");
+      expect(await w().dayKeys(destination, "created_at", DAY, "id")).toEqual([]);
+      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(keyedRows(DAY, [1])));
+      expect(await w().dayKeys(destination, "created_at", "2024-05-07", "id")).toEqual([]);
+      const absent = table("absent");
+      expect(await w().dayKeys(absent, "created_at", DAY, "id")).toEqual([]);
+      const nowhere = { dataset: uniqueName("contract_absent"), table: uniqueName("orders") };
+      expect(await w().dayKeys(nowhere, "created_at", DAY, "id")).toEqual([]);
+      expect(await w().countRows(absent)).toBe(0);
+      expect(await w().countRows(nowhere)).toBe(0);
+    });
+
     it("never duplicates when two replaceDay calls on one table run at the same time", async () => {
       const destination = table("concurrent");
       const schema = keyedSchema();
@@ -245,4 +297,22 @@ export function describeWarehouseContract(
       }
     });
   });
+}
+
+/** `keyedSchema` with a signed BIGINT key. */
+function signedKeySchema(): TableSchema {
+  const schema = keyedSchema();
+  return {
+    ...schema,
+    columns: schema.columns.map((column) =>
+      column.name === "id"
+        ? { ...column, dataType: "bigint", columnType: "bigint", logicalType: { kind: "int64" } }
+        : column,
+    ),
+  };
+}
+
+/** Integer texts in ascending numeric order (dayKeys promises no order). */
+function byValue(keys: readonly string[]): string[] {
+  return [...keys].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
 }

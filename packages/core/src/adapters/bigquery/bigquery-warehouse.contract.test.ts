@@ -288,6 +288,40 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
     });
   });
 
+  it("lists a day's keys with one query on the day's partition range, one row per key", async () => {
+    const { target } = await ordersTableWithOrderOn("2024-03-01");
+    standIn.requests.length = 0;
+    expect(await warehouse.dayKeys(target, "created_at", "2024-03-01", "id")).toEqual(["1"]);
+    const queries = standIn.requests.filter((r) => r.path.endsWith("/queries"));
+    expect(queries).toHaveLength(1);
+    expect(queries[0]?.body).toMatchObject({
+      query: `SELECT CAST(\`id\` AS STRING) AS k FROM \`${PROJECT}.archive.${target.table}\` WHERE \`created_at\` >= @day_start AND \`created_at\` < @next_day_start`,
+      location: LOCATION,
+      useLegacySql: false,
+      queryParameters: [
+        {
+          name: "day_start",
+          parameterType: { type: "DATETIME" },
+          parameterValue: { value: "2024-03-01 00:00:00" },
+        },
+        {
+          name: "next_day_start",
+          parameterType: { type: "DATETIME" },
+          parameterValue: { value: "2024-03-02 00:00:00" },
+        },
+      ],
+    });
+  });
+
+  it("lists no keys of a table that does not exist, and creates nothing", async () => {
+    const missing = { dataset: "nowhere", table: "nothing" };
+    expect(await warehouse.dayKeys(missing, "created_at", "2024-01-01", "id")).toEqual([]);
+    expect(standIn.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST /bigquery/v2/projects/${PROJECT}/queries`,
+    ]);
+    expect(standIn.tables.has(`${PROJECT}.nowhere.nothing`)).toBe(false);
+  });
+
   it("puts a destination that names a project in that project", async () => {
     const target: Destination = { project: "other-proj", dataset: "archive", table: "orders_elsewhere" };
     await warehouse.ensureTable(target, ordersSchema(), "created_at");

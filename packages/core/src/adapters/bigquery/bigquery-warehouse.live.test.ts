@@ -29,6 +29,8 @@ if (project) {
       },
       dayFigures: (destination, filterColumn, day, keyColumn) =>
         inner.dayFigures(destination, filterColumn, day, keyColumn),
+      dayKeys: (destination, filterColumn, day, keyColumn) =>
+        inner.dayKeys(destination, filterColumn, day, keyColumn),
       countRows: (destination) => inner.countRows(destination),
       close: () => inner.close(),
     };

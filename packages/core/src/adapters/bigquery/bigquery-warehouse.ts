@@ -7,7 +7,13 @@ import { VerificationError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
 import { isAlreadyExists, isNotFound, mapBigQueryError } from "./bigquery-errors";
 import { type BigQueryField, bigQueryFields, planSchema } from "./bigquery-types";
-import { dayFiguresQuery, type FiguresQuery, parseDayFigures, tablePath } from "./day-figures-query";
+import {
+  dayFiguresQuery,
+  dayKeysQuery,
+  type FiguresQuery,
+  parseDayFigures,
+  tablePath,
+} from "./day-figures-query";
 import { loadJobMetadata, partitionTableId } from "./load-job";
 import { createNdjsonEncoder } from "./ndjson-encoder";
 import { streamLoad } from "./stream-load";
@@ -210,6 +216,20 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
         throw mapBigQueryError(
           error,
           contextOf(destination, `counting ${formatDestination(destination)} ${day}`),
+        );
+      }
+    },
+
+    async dayKeys(destination, filterColumn, day, keyColumn) {
+      const sql = dayKeysQuery(destination, project, filterColumn, day, keyColumn);
+      try {
+        const rows = await query(sql);
+        return rows.flatMap(({ k }) => (k === null || k === undefined ? [] : [String(k)]));
+      } catch (error) {
+        if (isNotFound(error)) return [];
+        throw mapBigQueryError(
+          error,
+          contextOf(destination, `listing the keys of ${formatDestination(destination)} ${day}`),
         );
       }
     },

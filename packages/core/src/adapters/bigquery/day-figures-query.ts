@@ -37,8 +37,36 @@ export function dayFiguresQuery(
       `CAST(MAX(${key}) AS STRING) AS key_max`,
     );
   }
+  return onDay(
+    `SELECT ${columns.join(", ")} FROM ${tablePath(destination, defaultProject)}`,
+    filterColumn,
+    day,
+  );
+}
+
+/**
+ * Lists the keys one day of the table holds, one row each (column `k`), as
+ * text: NUMERIC (BIGINT UNSIGNED) and INTEGER keys print as exact decimals.
+ * The day is bound as in `dayFiguresQuery`, so BigQuery reads one partition.
+ */
+export function dayKeysQuery(
+  destination: Destination,
+  defaultProject: string,
+  filterColumn: string,
+  day: CalendarDay,
+  keyColumn: string,
+): FiguresQuery {
+  return onDay(
+    `SELECT CAST(\`${keyColumn}\` AS STRING) AS k FROM ${tablePath(destination, defaultProject)}`,
+    filterColumn,
+    day,
+  );
+}
+
+/** `select` restricted to the day: a range on the partitioning column, bound as DATETIME parameters. */
+function onDay(select: string, filterColumn: string, day: CalendarDay): FiguresQuery {
   return {
-    query: `SELECT ${columns.join(", ")} FROM ${tablePath(destination, defaultProject)} WHERE \`${filterColumn}\` >= @day_start AND \`${filterColumn}\` < @next_day_start`,
+    query: `${select} WHERE \`${filterColumn}\` >= @day_start AND \`${filterColumn}\` < @next_day_start`,
     params: { day_start: startOfDay(day), next_day_start: startOfDay(addDays(day, 1)) },
     types: { day_start: "DATETIME", next_day_start: "DATETIME" },
   };

@@ -30,3 +30,23 @@ export async function dayFiguresOn(
     key: { column: keyColumn, count: Number(count), sum: String(sum), min: String(min), max: String(max) },
   };
 }
+
+/**
+ * The keys the day holds in `keyColumn`, as decimal text (`CAST AS VARCHAR`
+ * prints UBIGINT and negative BIGINT keys exactly), in no particular order.
+ * A row without a key has none to list.
+ */
+export async function dayKeysOn(
+  connection: DuckDBConnection,
+  destination: DuckDbTable,
+  filterColumn: string,
+  day: CalendarDay,
+  keyColumn: string,
+): Promise<string[]> {
+  const key = quotedIdentifier(keyColumn);
+  const reader = await connection.runAndReadAll(
+    `SELECT CAST(${key} AS VARCHAR) FROM ${qualifiedName(destination)}
+     WHERE ${dayPredicate(filterColumn, day)} AND ${key} IS NOT NULL`,
+  );
+  return reader.getRows().map(([value]) => String(value));
+}

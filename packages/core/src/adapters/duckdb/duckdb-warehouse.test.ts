@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -151,6 +151,37 @@ describe("DuckDB warehouse files", () => {
     } finally {
       shared.release();
       await warehouse.close();
+    }
+  });
+
+  it("lists no keys of an absent table without creating it, its dataset or any file", async () => {
+    const folderOf = join(folder, "keys");
+    const path = join(folderOf, "keys.duckdb");
+    const warehouse = await createDuckDbWarehouse({ path, dataset: "archive" });
+    const files = await readdir(folderOf);
+    try {
+      expect(
+        await warehouse.dayKeys({ dataset: "archive", table: "absent" }, "created_at", DAY, "id"),
+      ).toEqual([]);
+      expect(
+        await warehouse.dayKeys({ dataset: "elsewhere", table: "absent" }, "created_at", DAY, "id"),
+      ).toEqual([]);
+      expect(await readdir(folderOf)).toEqual(files);
+    } finally {
+      await warehouse.close();
+    }
+    const instance = await DuckDBInstance.create(path);
+    try {
+      const connection = await instance.connect();
+      const tables = await connection.runAndReadAll("SELECT table_name FROM duckdb_tables()");
+      const schemas = await connection.runAndReadAll(
+        "SELECT schema_name FROM duckdb_schemas() WHERE database_name = 'keys' ORDER BY schema_name",
+      );
+      connection.closeSync();
+      expect(tables.getRows()).toEqual([]);
+      expect(schemas.getRows().flat()).not.toContain("elsewhere");
+    } finally {
+      instance.closeSync();
     }
   });
 

@@ -7,7 +7,7 @@ import type { Destination } from "../../domain/types/destination";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
 import { ArchiverError, TransientError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
-import { dayFiguresOn } from "./day-figures";
+import { dayFiguresOn, dayKeysOn } from "./day-figures";
 import {
   type DuckDbTable,
   ensureTableShape,
@@ -160,6 +160,17 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
     dayFigures(destination, filterColumn, day, keyColumn) {
       return operation("dayFigures", () =>
         withConnection((connection) => dayFigures(connection, at(destination), filterColumn, day, keyColumn)),
+      );
+    },
+
+    dayKeys(destination, filterColumn, day, keyColumn) {
+      return operation("dayKeys", () =>
+        withConnection(async (connection) => {
+          const table = at(destination);
+          // Only reads: an absent table (or dataset) holds no keys and is not created.
+          if ((await tableColumns(connection, table)).length === 0) return [];
+          return dayKeysOn(connection, table, filterColumn, day, keyColumn);
+        }),
       );
     },
 

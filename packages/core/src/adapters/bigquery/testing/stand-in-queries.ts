@@ -1,19 +1,23 @@
-import { allRows, type StandInTable } from "./stand-in-tables";
+import { allRows, type StandInTable, type StoredRow } from "./stand-in-tables";
 
-/** A query answer: column names and one row of text values (all the adapter asks for). */
+/** A query answer: column names and rows of text values. */
 export interface QueryAnswer {
   readonly columns: readonly string[];
-  readonly row: readonly (string | null)[];
+  readonly rows: readonly (readonly (string | null)[])[];
 }
 
 const COUNT_ALL = /^SELECT CAST\(COUNT\(\*\) AS STRING\) AS row_count FROM `([^`]+)`$/;
-const DAY_FIGURES = /^SELECT (.+) FROM `([^`]+)` WHERE `(\w+)` >= @day_start AND `\w+` < @next_day_start$/;
+const DAY_FIGURES =
+  /^SELECT (CAST\(COUNT\(\*\) AS STRING\) AS row_count(?:, .+)?) FROM `([^`]+)` WHERE `(\w+)` >= @day_start AND `\3` < @next_day_start$/;
+const DAY_KEYS =
+  /^SELECT CAST\(`(\w+)` AS STRING\) AS k FROM `([^`]+)` WHERE `(\w+)` >= @day_start AND `\3` < @next_day_start$/;
 const KEY_SUM = /SUM\(CAST\(`(\w+)` AS BIGNUMERIC\)\)/;
 
 /**
- * Answers the two queries the warehouse adapter sends (whole-table count and
- * one day's figures) over the rows the stand-in holds. It is not SQL: any
- * other text is refused, so a change to the adapter's queries shows up here.
+ * Answers the queries the warehouse adapter sends (whole-table count, one
+ * day's figures, one day's keys) over the rows the stand-in holds. It is not
+ * SQL: any other text is refused, so a change to the adapter's queries shows
+ * up here.
  */
 export function answerQuery(
   sql: string,
@@ -24,32 +28,59 @@ export function answerQuery(
   if (count) {
     const table = findTable(count[1] ?? "");
     if (!table) return { notFound: count[1] ?? "" };
-    return { columns: ["row_count"], row: [String(allRows(table).length)] };
+    return { columns: ["row_count"], rows: [[String(allRows(table).length)]] };
+  }
+  const keys = DAY_KEYS.exec(sql);
+  if (keys) {
+    const [, key = "", path = "", column = ""] = keys;
+    const table = findTable(path);
+    if (!table) return { notFound: path };
+    // One row per stored row of the day, its key as BigQuery's CAST(... AS STRING) prints it.
+    return {
+      columns: ["k"],
+      rows: dayRows(table, column, params).map(({ values }) => [keyText(values[key])]),
+    };
   }
   const figures = DAY_FIGURES.exec(sql);
   if (!figures) return { invalid: `the stand-in does not understand this query: ${sql}` };
   const [, select = "", path = "", column = ""] = figures;
   const table = findTable(path);
   if (!table) return { notFound: path };
-  const start = params.day_start ?? "";
-  const end = params.next_day_start ?? "";
-  const rows = allRows(table).filter(({ values }) => {
-    const value = values[column];
-    return typeof value === "string" && value.replace("T", " ") >= start && value.replace("T", " ") < end;
-  });
+  const rows = dayRows(table, column, params);
   const key = KEY_SUM.exec(select)?.[1];
-  if (!key) return { columns: ["row_count"], row: [String(rows.length)] };
-  const keys = rows.map(({ values }) => values[key]).filter((value) => value !== null && value !== undefined);
-  const values = keys.map((value) => BigInt(value as string | number));
+  if (!key) return { columns: ["row_count"], rows: [[String(rows.length)]] };
+  const held = rows.map(({ values }) => values[key]).filter((value) => value !== null && value !== undefined);
+  const values = held.map((value) => BigInt(value as string | number));
   const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return {
     columns: ["row_count", "key_count", "key_sum", "key_min", "key_max"],
-    row: [
-      String(rows.length),
-      String(values.length),
-      String(values.reduce((sum, value) => sum + value, 0n)),
-      sorted.length > 0 ? String(sorted[0]) : null,
-      sorted.length > 0 ? String(sorted.at(-1)) : null,
+    rows: [
+      [
+        String(rows.length),
+        String(values.length),
+        String(values.reduce((sum, value) => sum + value, 0n)),
+        sorted.length > 0 ? String(sorted[0]) : null,
+        sorted.length > 0 ? String(sorted.at(-1)) : null,
+      ],
     ],
   };
+}
+
+/** The stored rows whose `column` lies in [@day_start, @next_day_start). */
+function dayRows(table: StandInTable, column: string, params: Readonly<Record<string, string>>): StoredRow[] {
+  const start = params.day_start ?? "";
+  const end = params.next_day_start ?? "";
+  return allRows(table).filter(({ values }) => {
+    const value = values[column];
+    return typeof value === "string" && value.replace("T", " ") >= start && value.replace("T", " ") < end;
+  });
+}
+
+/** An INTEGER or NUMERIC key as text (`007` and 7 print as `7`); NULL stays NULL. */
+function keyText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if ((typeof value === "string" && /^-?\d+$/.test(value)) || Number.isSafeInteger(value)) {
+    return String(BigInt(value as string | number));
+  }
+  return String(value);
 }

@@ -133,8 +133,8 @@ function query(state: StandInState, project: string, body: QueryBody): Reply {
       jobComplete: true,
       jobReference: { projectId: project, jobId: `query_${randomUUID()}`, location: body.location },
       schema: { fields: answer.columns.map((name) => ({ name, type: "STRING", mode: "NULLABLE" })) },
-      rows: [{ f: answer.row.map((v) => ({ v })) }],
-      totalRows: "1",
+      rows: answer.rows.map((row) => ({ f: row.map((v) => ({ v })) })),
+      totalRows: String(answer.rows.length),
     },
   };
 }
