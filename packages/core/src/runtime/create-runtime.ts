@@ -80,7 +80,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       clock,
       destinations,
       settings: config.cleanup,
-      recopy: (task, previous) => recopyDay(copy, task, previous),
+      recopy: (task) => recopyDay(copy, task),
     },
     warehouse: openWarehouse,
     async close() {

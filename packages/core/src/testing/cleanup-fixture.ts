@@ -139,7 +139,7 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
         sleep: async (ms) => {
           sleeps.push(ms);
         },
-        recopy: (task, previous) => recopyDay(copyDeps, task, previous),
+        recopy: (task) => recopyDay(copyDeps, task),
         ...overrides,
         settings: { ...settings, ...overrides.settings },
       };

@@ -220,8 +220,13 @@ async function verifyAndPlan(
   return { ...verified, status: "deleting", chunksDone: 0, rowsDeleted: 0 };
 }
 
-/** Refusals that a new copy of the day answers: the copy is what the source holds now. */
-const RECOPIED = new Set(["changed", "not-fingerprinted"]);
+/**
+ * Refusals that a new copy of the day answers: the source's rows changed, the
+ * copy has no fingerprint, or the warehouse no longer matches its record (a
+ * re-copy killed between the warehouse's commit and the new record). The
+ * re-copy itself refuses to drop any row the warehouse holds.
+ */
+const RECOPIED = new Set(["changed", "not-fingerprinted", "warehouse"]);
 
 async function recopyChanged(
   deps: CleanupDeps,
@@ -237,7 +242,7 @@ async function recopyChanged(
     filterColumn: scope.column,
     day: scope.day,
   } as const;
-  return deps.recopy(task, record);
+  return deps.recopy(task);
 }
 
 /**

@@ -33,7 +33,7 @@ export interface CleanupDeps {
    * Copies a recorded day again (recopyDay with the migration's own deps), for
    * `recopy_changed_days`.
    */
-  readonly recopy: (task: CopyDayTask, previous: CopiedDayRecord) => Promise<CopiedDayRecord>;
+  readonly recopy: (task: CopyDayTask) => Promise<CopiedDayRecord>;
   /** Waits between chunks and while throttled; tests pass a fake. */
   readonly sleep?: (ms: number) => Promise<void>;
 }

@@ -9,7 +9,8 @@ import { type DestinationRules, describeExisting, requireDatetimeColumn } from "
 import type { CopyDayTask } from "../tasks/task-payload";
 import { describeFigures } from "../types/day-figures";
 import { parseDestination } from "../types/destination";
-import { integerKeyColumn, type Row } from "../types/table-schema";
+import { integerKeyColumn } from "../types/table-schema";
+import { keepHeldRows } from "./keep-held-rows";
 
 export interface CopyDayDeps {
   readonly source: SourceDatabase;
@@ -52,22 +53,17 @@ export async function copyDay(deps: CopyDayDeps, task: CopyDayTask): Promise<Cop
 /**
  * Copies a day that is already recorded again, replacing its warehouse copy
  * and its record (cleanup's `recopy_changed_days`). Refused, changing
- * nothing, when the source now holds fewer rows of the day than `previous`
- * recorded: the replace would drop from the warehouse rows that have left the
- * source, whose only copy it may be.
+ * nothing, unless the new rows keep every row the warehouse holds of the day
+ * (see keepHeldRows): a re-copy never drops a row that has left the source.
  */
-export function recopyDay(
-  deps: CopyDayDeps,
-  task: CopyDayTask,
-  previous: CopiedDayRecord,
-): Promise<CopiedDayRecord> {
-  return copyAndRecord(deps, task, previous.figures.rows);
+export function recopyDay(deps: CopyDayDeps, task: CopyDayTask): Promise<CopiedDayRecord> {
+  return copyAndRecord(deps, task, { keepHeldRows: true });
 }
 
 async function copyAndRecord(
   deps: CopyDayDeps,
   task: CopyDayTask,
-  atLeastRows = 0,
+  options: { readonly keepHeldRows?: boolean } = {},
 ): Promise<CopiedDayRecord> {
   const started = performance.now();
   const schema = await describeExisting(deps.source, task.table, "table");
@@ -83,7 +79,13 @@ async function copyAndRecord(
     schema,
     task.filterColumn,
     task.day,
-    atLeastRows > 0 ? refuseFewerThan(atLeastRows, stream.batches, task) : stream.batches,
+    options.keepHeldRows
+      ? await keepHeldRows(
+          warehouse,
+          { destination, schema, filterColumn: task.filterColumn, day: task.day },
+          stream.batches,
+        )
+      : stream.batches,
     key,
   );
   const rowsWritten = replaced.rowsWritten;
@@ -120,27 +122,4 @@ async function copyAndRecord(
     durationMs: record.durationMs,
   });
   return record;
-}
-
-/**
- * Passes the batches on, and fails at their end, before the warehouse commits
- * the replace, when they held fewer than `rows` rows.
- */
-async function* refuseFewerThan(
-  rows: number,
-  batches: AsyncIterable<readonly Row[]>,
-  task: CopyDayTask,
-): AsyncGenerator<readonly Row[]> {
-  let read = 0;
-  for await (const batch of batches) {
-    read += batch.length;
-    yield batch;
-  }
-  if (read < rows) {
-    throw new VerificationError(
-      `${task.table} ${task.day}: the warehouse copy holds ${rows} rows but the source now holds ${read}; ` +
-        "re-copying would remove from the warehouse rows that have left the source, so the copy is kept as it is",
-      { reason: "changed" },
-    );
-  }
 }

@@ -1,0 +1,395 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger } from "../../adapters/logging/json-logger";
+import { VerificationError } from "../../errors";
+import type { MigrationLedger } from "../../ports/migration-ledger";
+import type { Warehouse } from "../../ports/warehouse";
+import { type CleanupFixture, cleanTask, createCleanupFixture } from "../../testing/cleanup-fixture";
+import { uniqueName } from "../../testing/test-services";
+import { type CopyDayDeps, recopyDay } from "../copy/copy-day";
+import type { CalendarDay } from "../days/calendar-day";
+import { cleanDay } from "./clean-day";
+
+let fx: CleanupFixture;
+
+beforeAll(async () => {
+  fx = await createCleanupFixture();
+});
+
+afterAll(async () => {
+  await fx?.close();
+});
+
+/** A keyed table with status/amount columns: three rows a day, ids 1..3n in time order. */
+async function ordersTable(days: readonly CalendarDay[]): Promise<string> {
+  const table = uniqueName("orders");
+  await fx.query(
+    `CREATE TABLE \`${table}\` (
+       id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+       created_at DATETIME(6) NOT NULL,
+       status VARCHAR(16) NULL,
+       amount DECIMAL(12,2) NOT NULL,
+       KEY (created_at)
+     ) ENGINE=InnoDB`,
+  );
+  for (const day of days) {
+    for (let i = 0; i < 3; i++) {
+      await fx.query(`INSERT INTO \`${table}\` (created_at, status, amount) VALUES (?, 'new', ?)`, [
+        `${day} 0${i + 1}:00:00.000001`,
+        `${10 + i}.50`,
+      ]);
+    }
+  }
+  return table;
+}
+
+/** The source's rows of the day as arrays of canonical values, ordered by every column from the first. */
+async function sourceDay(table: string, day: CalendarDay): Promise<unknown[][]> {
+  const rows = await fx.query<Record<string, unknown>>(
+    `SELECT * FROM \`${table}\` WHERE created_at >= ? AND created_at < ? + INTERVAL 1 DAY`,
+    [day, day],
+  );
+  return rows.map((row) => Object.values(row)).sort(compareRows);
+}
+
+/** What the warehouse holds for the day, as the same arrays. */
+async function warehouseDay(table: string, day: CalendarDay): Promise<unknown[][]> {
+  const schema = await fx.source.describeTable(table);
+  if (!schema) throw new Error(`no table ${table}`);
+  const rows = await fx.warehouse.readDay({ dataset: "archive", table }, "created_at", day, schema);
+  return rows.map((row) => [...row]).sort(compareRows);
+}
+
+function compareRows(a: readonly unknown[], b: readonly unknown[]): number {
+  const text = (row: readonly unknown[]) => JSON.stringify(row);
+  return text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0;
+}
+
+/** Runs the task and returns its VerificationError, failing the test when it succeeds. */
+async function refusal(run: Promise<unknown>): Promise<VerificationError> {
+  const error = await run.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(VerificationError);
+  return error as VerificationError;
+}
+
+const recopyTask = (table: string, day: CalendarDay) => ({
+  ...cleanTask(table, day),
+  recopyChangedDays: true,
+});
+
+/** Copy deps of our own, to put a failing warehouse or ledger under the re-copy. */
+function copyDeps(overrides: Partial<CopyDayDeps> = {}): CopyDayDeps {
+  return {
+    source: fx.source,
+    warehouse: async () => fx.warehouse,
+    ledger: fx.ledger,
+    logger: silentLogger,
+    clock: () => new Date("2026-06-01T12:00:00Z"),
+    timeZone: "UTC",
+    destinations: { defaultDataset: "archive", allowProject: false },
+    batchRows: 1,
+    ...overrides,
+  };
+}
+
+describe("cleanDay with recopyChangedDays", () => {
+  it.each([
+    [
+      "a row updated in place",
+      (t: string) => fx.query(`UPDATE \`${t}\` SET status = 'paid', amount = 1.00 WHERE id = 2`),
+    ],
+    [
+      "a row deleted and inserted again with the same key and other content",
+      async (t: string) => {
+        await fx.query(`DELETE FROM \`${t}\` WHERE id = 3`);
+        await fx.query(
+          `INSERT INTO \`${t}\` (id, created_at, status, amount) VALUES (3, '2024-08-01 03:00:00.000001', 'redo', 12.51)`,
+        );
+      },
+    ],
+    [
+      "a late row added",
+      (t: string) =>
+        fx.query(
+          `INSERT INTO \`${t}\` (created_at, status, amount) VALUES ('2024-08-01 23:00:00', 'late', 5.00)`,
+        ),
+    ],
+  ])("%s: the day is copied again with its new content, then cleaned", async (_, change) => {
+    const table = await ordersTable(["2024-08-01", "2024-08-02"]);
+    await fx.copy(table, "2024-08-01");
+    await fx.copy(table, "2024-08-02");
+    const old = await fx.ledger.copiedDay(table, "2024-08-01");
+    const otherDay = await warehouseDay(table, "2024-08-02");
+    await change(table);
+    const now = await sourceDay(table, "2024-08-01");
+    expect(await warehouseDay(table, "2024-08-01")).not.toEqual(now);
+
+    const report = await cleanDay(fx.deps(), recopyTask(table, "2024-08-01"));
+
+    expect(report).toMatchObject({ outcome: "cleaned", rowsDeleted: now.length });
+    expect(await warehouseDay(table, "2024-08-01")).toEqual(now);
+    expect(await sourceDay(table, "2024-08-01")).toEqual([]);
+    expect(await sourceDay(table, "2024-08-02")).toEqual(otherDay);
+    expect(await warehouseDay(table, "2024-08-02")).toEqual(otherDay);
+    expect(await fx.warehouse.countRows({ dataset: "archive", table })).toBe(now.length + 3);
+    const record = await fx.ledger.copiedDay(table, "2024-08-01");
+    expect(record?.figures.rows).toBe(now.length);
+    expect(record?.figures.fingerprint).toMatch(/^\d+$/);
+    expect(record?.figures.fingerprint).not.toBe(old?.figures.fingerprint);
+    expect(
+      fx.logs.some(
+        (l) => l.message === "cleanup: copying a changed day again before cleaning it" && l.table === table,
+      ),
+    ).toBe(true);
+  });
+
+  it("a record without a fingerprint: the day is copied again (now fingerprinted), then cleaned", async () => {
+    const table = await ordersTable(["2024-08-03"]);
+    await fx.copy(table, "2024-08-03");
+    const record = await fx.ledger.copiedDay(table, "2024-08-03");
+    if (!record) throw new Error("no record");
+    const { fingerprint, ...figures } = record.figures;
+    await fx.ledger.recordCopiedDay(table, { ...record, figures });
+    const rows = await sourceDay(table, "2024-08-03");
+
+    const report = await cleanDay(fx.deps(), recopyTask(table, "2024-08-03"));
+
+    expect(report).toMatchObject({ outcome: "cleaned", rowsDeleted: 3 });
+    expect(await warehouseDay(table, "2024-08-03")).toEqual(rows);
+    expect(await sourceDay(table, "2024-08-03")).toEqual([]);
+    expect((await fx.ledger.copiedDay(table, "2024-08-03"))?.figures.fingerprint).toBe(fingerprint);
+  });
+
+  it("a keyless table with a changed duplicate: copied again, then cleaned", async () => {
+    const table = uniqueName("events");
+    await fx.query(
+      `CREATE TABLE \`${table}\` (created_at DATETIME NOT NULL, kind VARCHAR(8), n INT) ENGINE=InnoDB`,
+    );
+    await fx.query(
+      `INSERT INTO \`${table}\` VALUES ('2024-08-04 01:00:00', 'a', 1), ('2024-08-04 01:00:00', 'a', 1),
+         ('2024-08-04 02:00:00', 'b', 2), ('2024-08-05 01:00:00', 'c', 3)`,
+    );
+    await fx.copy(table, "2024-08-04");
+    await fx.query(`UPDATE \`${table}\` SET n = 9 WHERE kind = 'a' LIMIT 1`);
+    const now = await sourceDay(table, "2024-08-04");
+
+    const report = await cleanDay(fx.deps({ settings: { chunkRows: 1 } }), recopyTask(table, "2024-08-04"));
+
+    expect(report).toMatchObject({ outcome: "cleaned", rowsDeleted: 3 });
+    expect(await warehouseDay(table, "2024-08-04")).toEqual(now);
+    expect(now).toEqual([
+      ["2024-08-04 01:00:00", "a", 1],
+      ["2024-08-04 01:00:00", "a", 9],
+      ["2024-08-04 02:00:00", "b", 2],
+    ]);
+    expect(await fx.query(`SELECT * FROM \`${table}\``)).toEqual([
+      { created_at: "2024-08-05 01:00:00", kind: "c", n: 3 },
+    ]);
+  });
+
+  it("a day that lost a row is not copied again: refused, the warehouse keeps every copied row", async () => {
+    const table = await ordersTable(["2024-08-06"]);
+    await fx.copy(table, "2024-08-06");
+    const copied = await warehouseDay(table, "2024-08-06");
+    const record = await fx.ledger.copiedDay(table, "2024-08-06");
+    await fx.query(`DELETE FROM \`${table}\` WHERE id = 2`);
+    const left = await sourceDay(table, "2024-08-06");
+
+    const error = await refusal(cleanDay(fx.deps(), recopyTask(table, "2024-08-06")));
+
+    expect(error.reason).toBe("changed");
+    expect(error.message).toMatch(
+      /re-copying would remove from the warehouse rows that have left the source/,
+    );
+    expect(await warehouseDay(table, "2024-08-06")).toEqual(copied);
+    expect(copied).toHaveLength(3);
+    expect(await sourceDay(table, "2024-08-06")).toEqual(left);
+    expect(await fx.ledger.copiedDay(table, "2024-08-06")).toEqual(record);
+    expect(await fx.deps().state.read(table, "2024-08-06")).toBeUndefined();
+  });
+
+  it("a keyless day that lost one of two identical rows is not copied again", async () => {
+    const table = uniqueName("events");
+    await fx.query(`CREATE TABLE \`${table}\` (created_at DATETIME NOT NULL, kind VARCHAR(8)) ENGINE=InnoDB`);
+    await fx.query(
+      `INSERT INTO \`${table}\` VALUES ('2024-08-07 01:00:00', 'a'), ('2024-08-07 01:00:00', 'a'), ('2024-08-07 02:00:00', 'b')`,
+    );
+    await fx.copy(table, "2024-08-07");
+    const copied = await warehouseDay(table, "2024-08-07");
+    await fx.query(`DELETE FROM \`${table}\` WHERE kind = 'a' LIMIT 1`);
+
+    const error = await refusal(cleanDay(fx.deps(), recopyTask(table, "2024-08-07")));
+
+    expect(error.reason).toBe("changed");
+    expect(await warehouseDay(table, "2024-08-07")).toEqual(copied);
+    expect(copied).toHaveLength(3);
+    expect(await sourceDay(table, "2024-08-07")).toHaveLength(2);
+  });
+
+  // A row that left the source while another arrived on the same day keeps the
+  // count: the re-copy is refused by key, so the row that left stays in the warehouse.
+  it("a day that lost a row and gained another (same count) is not copied again", async () => {
+    const table = await ordersTable(["2024-08-08"]);
+    await fx.copy(table, "2024-08-08");
+    const copied = await warehouseDay(table, "2024-08-08");
+    await fx.query(`DELETE FROM \`${table}\` WHERE id = 2`);
+    await fx.query(
+      `INSERT INTO \`${table}\` (id, created_at, status, amount) VALUES (50, '2024-08-08 05:00:00', 'late', 1.00)`,
+    );
+    const gone = copied.find((row) => row[0] === "2");
+    expect(gone).toBeDefined();
+
+    const outcome = await cleanDay(fx.deps(), recopyTask(table, "2024-08-08")).then(
+      (report) => report.outcome,
+      (error: unknown) => error,
+    );
+
+    // Row 2 exists only in the warehouse now: it must still be there, whatever the task did.
+    expect(await warehouseDay(table, "2024-08-08")).toContainEqual(gone);
+    expect(outcome).toBeInstanceOf(VerificationError);
+  });
+
+  it("without the flag a changed day is refused and nothing is copied again", async () => {
+    const table = await ordersTable(["2024-08-09"]);
+    await fx.copy(table, "2024-08-09");
+    const copied = await warehouseDay(table, "2024-08-09");
+    const record = await fx.ledger.copiedDay(table, "2024-08-09");
+    await fx.query(`UPDATE \`${table}\` SET status = 'paid' WHERE id = 1`);
+    await fx.query(
+      `INSERT INTO \`${table}\` (created_at, status, amount) VALUES ('2024-08-09 09:00:00', 'x', 1)`,
+    );
+    const now = await sourceDay(table, "2024-08-09");
+
+    const error = await refusal(cleanDay(fx.deps(), cleanTask(table, "2024-08-09")));
+
+    expect(error.reason).toBe("changed");
+    expect(error.message).toMatch(/rows added: 1 row more than copied/);
+    expect(await warehouseDay(table, "2024-08-09")).toEqual(copied);
+    expect(await fx.ledger.copiedDay(table, "2024-08-09")).toEqual(record);
+    expect(await sourceDay(table, "2024-08-09")).toEqual(now);
+  });
+});
+
+describe("a kill in the middle of a re-copy, then a retry", () => {
+  it("killed right after the re-copy was recorded: the retry cleans against the new record", async () => {
+    const table = await ordersTable(["2024-08-10"]);
+    await fx.copy(table, "2024-08-10");
+    await fx.query(`UPDATE \`${table}\` SET amount = 0.01 WHERE id = 1`);
+    await fx.query(
+      `INSERT INTO \`${table}\` (created_at, status, amount) VALUES ('2024-08-10 09:00:00', 'x', 1)`,
+    );
+    const now = await sourceDay(table, "2024-08-10");
+    const deps = fx.deps();
+    const killed = fx.deps({
+      recopy: async (task) => {
+        await deps.recopy(task);
+        throw new Error("killed");
+      },
+    });
+
+    await expect(cleanDay(killed, recopyTask(table, "2024-08-10"))).rejects.toThrow("killed");
+    expect(await sourceDay(table, "2024-08-10")).toEqual(now);
+    expect(await warehouseDay(table, "2024-08-10")).toEqual(now);
+
+    const report = await cleanDay(fx.deps(), recopyTask(table, "2024-08-10"));
+
+    expect(report).toMatchObject({ outcome: "cleaned", rowsDeleted: 4 });
+    expect(await warehouseDay(table, "2024-08-10")).toEqual(now);
+    expect(await fx.warehouse.countRows({ dataset: "archive", table })).toBe(4);
+    expect(await sourceDay(table, "2024-08-10")).toEqual([]);
+  });
+
+  it("killed while the warehouse was being written: the day is as copied before; the retry copies and cleans", async () => {
+    const table = await ordersTable(["2024-08-11"]);
+    await fx.copy(table, "2024-08-11");
+    const copied = await warehouseDay(table, "2024-08-11");
+    await fx.query(`UPDATE \`${table}\` SET status = 'paid' WHERE id = 3`);
+    await fx.query(
+      `INSERT INTO \`${table}\` (created_at, status, amount) VALUES ('2024-08-11 09:00:00', 'x', 1)`,
+    );
+    const now = await sourceDay(table, "2024-08-11");
+    // A warehouse that dies after two batches (of one row each) went in.
+    const dying: Warehouse = {
+      ...fx.warehouse,
+      replaceDay(destination, schema, filterColumn, day, batches, keyColumn) {
+        async function* twoThenDie() {
+          let n = 0;
+          for await (const batch of batches) {
+            yield batch;
+            if (++n === 2) throw new Error("killed");
+          }
+        }
+        return fx.warehouse.replaceDay(destination, schema, filterColumn, day, twoThenDie(), keyColumn);
+      },
+    };
+    const killed = fx.deps({
+      recopy: (task) => recopyDay(copyDeps({ warehouse: async () => dying }), task),
+    });
+
+    await expect(cleanDay(killed, recopyTask(table, "2024-08-11"))).rejects.toThrow("killed");
+    expect(await warehouseDay(table, "2024-08-11")).toEqual(copied);
+    expect(await sourceDay(table, "2024-08-11")).toEqual(now);
+
+    const report = await cleanDay(fx.deps(), recopyTask(table, "2024-08-11"));
+
+    expect(report).toMatchObject({ outcome: "cleaned", rowsDeleted: 4 });
+    expect(await warehouseDay(table, "2024-08-11")).toEqual(now);
+    expect(await fx.warehouse.countRows({ dataset: "archive", table })).toBe(4);
+    expect(await sourceDay(table, "2024-08-11")).toEqual([]);
+  });
+
+  it("killed after the warehouse committed, before the record (content changed, same count): the retry cleans", async () => {
+    const table = await ordersTable(["2024-08-12"]);
+    await fx.copy(table, "2024-08-12");
+    await fx.query(`UPDATE \`${table}\` SET status = 'paid' WHERE id = 2`);
+    const now = await sourceDay(table, "2024-08-12");
+    const ledger: MigrationLedger = {
+      ...fx.ledger,
+      recordCopiedDay: async () => {
+        throw new Error("killed");
+      },
+    };
+    const killed = fx.deps({ recopy: (task) => recopyDay(copyDeps({ ledger }), task) });
+
+    await expect(cleanDay(killed, recopyTask(table, "2024-08-12"))).rejects.toThrow("killed");
+    expect(await warehouseDay(table, "2024-08-12")).toEqual(now);
+
+    const report = await cleanDay(fx.deps(), recopyTask(table, "2024-08-12"));
+
+    expect(report).toMatchObject({ outcome: "cleaned", rowsDeleted: 3 });
+    expect(await warehouseDay(table, "2024-08-12")).toEqual(now);
+    expect(await fx.warehouse.countRows({ dataset: "archive", table })).toBe(3);
+  });
+
+  // After a kill between the warehouse commit and the new record, the warehouse
+  // holds more rows than the old record says ("warehouse"): the re-copy settles it.
+  it("killed after the warehouse committed, before the record (a row added): the retry cleans", async () => {
+    const table = await ordersTable(["2024-08-13"]);
+    await fx.copy(table, "2024-08-13");
+    await fx.query(
+      `INSERT INTO \`${table}\` (created_at, status, amount) VALUES ('2024-08-13 09:00:00', 'x', 1)`,
+    );
+    const now = await sourceDay(table, "2024-08-13");
+    const ledger: MigrationLedger = {
+      ...fx.ledger,
+      recordCopiedDay: async () => {
+        throw new Error("killed");
+      },
+    };
+    const killed = fx.deps({ recopy: (task) => recopyDay(copyDeps({ ledger }), task) });
+
+    await expect(cleanDay(killed, recopyTask(table, "2024-08-13"))).rejects.toThrow("killed");
+    expect(await warehouseDay(table, "2024-08-13")).toEqual(now);
+
+    const outcome = await cleanDay(fx.deps(), recopyTask(table, "2024-08-13")).then(
+      (report) => report.outcome,
+      (error: unknown) => error,
+    );
+
+    expect(outcome).toBe("cleaned");
+    expect(await warehouseDay(table, "2024-08-13")).toEqual(now);
+    expect(await sourceDay(table, "2024-08-13")).toEqual([]);
+  });
+});
