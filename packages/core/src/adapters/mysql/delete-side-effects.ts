@@ -22,12 +22,7 @@ const DELETE_TRIGGERS_SQL = `SELECT TRIGGER_NAME FROM information_schema.TRIGGER
 /** A pool or one connection of it: what reading the side effects needs. */
 type Queryable = Pick<MysqlPool, "query">;
 
-/**
- * The table's referencing foreign keys and DELETE triggers, as
- * information_schema has them now. On a chunk's own connection, after its
- * locking read, this sees every trigger: creating one waits for the lock the
- * chunk holds on the table.
- */
+/** The table's referencing foreign keys and DELETE triggers, as information_schema has them now. */
 export async function readDeleteSideEffects(db: Queryable, table: string): Promise<DeleteSideEffects> {
   try {
     const [[keyRows], [triggerRows], [[database]]] = (await Promise.all([
@@ -42,17 +37,6 @@ export async function readDeleteSideEffects(db: Queryable, table: string): Promi
   } catch (error) {
     throw mapMysqlError(error, { table });
   }
-}
-
-/** What `now` has that `known` had not: foreign keys (by database and name) and triggers (by name). */
-export function addedSideEffects(known: DeleteSideEffects, now: DeleteSideEffects): DeleteSideEffects {
-  const id = (key: ReferencingKey) => `${key.childSchema}.${key.constraint}`;
-  const keys = new Set(known.referencingKeys.map(id));
-  const triggers = new Set(known.deleteTriggers);
-  return {
-    referencingKeys: now.referencingKeys.filter((key) => !keys.has(id(key))),
-    deleteTriggers: now.deleteTriggers.filter((name) => !triggers.has(name)),
-  };
 }
 
 function groupKeys(rows: readonly string[][], table: string, database: string): ReferencingKey[] {

@@ -9,15 +9,11 @@ import type {
 import { chunkCondition, chunkOrder, chunkPlanQuery, lockChunkQuery } from "./chunk-queries";
 import type { MysqlPool, MysqlPoolConnection } from "./create-mysql-pool";
 import { dayCondition } from "./day-range";
-import {
-  addedSideEffects,
-  countDayReferences,
-  readDeleteSideEffects,
-  referenceCountQuery,
-} from "./delete-side-effects";
+import { countDayReferences, readDeleteSideEffects, referenceCountQuery } from "./delete-side-effects";
 import { integerText } from "./key-range";
 import { mapMysqlError } from "./map-mysql-error";
 import { quoteIdentifier } from "./quote-identifier";
+import { createSideEffectWatch } from "./side-effect-watch";
 
 /**
  * DayDeleter on a pool made by createMysqlPool. Keys are bound as text and
@@ -29,6 +25,7 @@ import { quoteIdentifier } from "./quote-identifier";
  * removed exactly the locked rows.
  */
 export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
+  const sideEffectsAdded = createSideEffectWatch();
   return {
     sideEffects: (table) => readDeleteSideEffects(pool, table),
 
@@ -61,7 +58,11 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
       const connection = await connect(pool, target.scope);
       try {
         await connection.query({ sql: "START TRANSACTION" });
-        const outcome = await lockAndDelete(connection, target, chunk, sideEffects, options.newestFirst);
+        const outcome = await lockAndDelete(connection, target, chunk, {
+          sideEffects,
+          sideEffectsAdded,
+          newestFirst: options.newestFirst ?? false,
+        });
         await connection.query({ sql: outcome.kind === "deleted" ? "COMMIT" : "ROLLBACK" });
         connection.release();
         return outcome;
@@ -89,9 +90,13 @@ async function lockAndDelete(
   connection: MysqlPoolConnection,
   target: ChunkTarget,
   chunk: DayChunk,
-  sideEffects: DeleteSideEffects,
-  newestFirst = false,
+  guard: {
+    readonly sideEffects: DeleteSideEffects;
+    readonly sideEffectsAdded: ReturnType<typeof createSideEffectWatch>;
+    readonly newestFirst: boolean;
+  },
 ): Promise<ChunkOutcome> {
+  const { sideEffects, newestFirst } = guard;
   const lock = lockChunkQuery(target, chunk);
   const [rows] = await connection.query({ sql: lock.sql, rowsAsArray: true }, [...lock.values]);
   const [count, fingerprint, sum] = (rows as unknown[][])[0] ?? [0, "0", "0"];
@@ -105,7 +110,7 @@ async function lockAndDelete(
     return { kind: "changed", ...found };
   }
   // Keys or triggers created since the task read them (the task allowed the ones it knew of).
-  const added = addedSideEffects(sideEffects, await readDeleteSideEffects(connection, target.scope.table));
+  const added = await guard.sideEffectsAdded(connection, target.scope.table, sideEffects);
   if (added.referencingKeys.length > 0 || added.deleteTriggers.length > 0)
     return { kind: "side-effects-added", added };
   const chunkRows = {

@@ -1,0 +1,85 @@
+import type { DeleteSideEffects, ReferencingKey } from "../../ports/day-deleter";
+import type { MysqlPool } from "./create-mysql-pool";
+
+/** A pool or one connection of it. */
+type Queryable = Pick<MysqlPool, "query">;
+
+/**
+ * Where a server lists the foreign keys that reference a table, cheapest
+ * first. InnoDB's own dictionary answers in a fraction of a millisecond
+ * (MariaDB calls it INNODB_SYS_FOREIGN, MySQL 8 INNODB_FOREIGN; both need the
+ * PROCESS privilege); information_schema.REFERENTIAL_CONSTRAINTS works
+ * everywhere but reads every table's definition on some servers. Each gives
+ * `database/constraint` ids.
+ */
+const FOREIGN_KEY_SOURCES = [
+  "SELECT ID FROM information_schema.INNODB_SYS_FOREIGN WHERE REF_NAME = CONCAT(DATABASE(), '/', ?)",
+  "SELECT ID FROM information_schema.INNODB_FOREIGN WHERE REF_NAME = CONCAT(DATABASE(), '/', ?)",
+  `SELECT CONCAT(CONSTRAINT_SCHEMA, '/', CONSTRAINT_NAME) FROM information_schema.REFERENTIAL_CONSTRAINTS
+    WHERE UNIQUE_CONSTRAINT_SCHEMA = DATABASE() AND REFERENCED_TABLE_NAME = ?`,
+] as const;
+
+const DELETE_TRIGGERS_SQL = `SELECT TRIGGER_NAME FROM information_schema.TRIGGERS
+  WHERE EVENT_OBJECT_SCHEMA = DATABASE() AND EVENT_OBJECT_TABLE = ? AND EVENT_MANIPULATION = 'DELETE'`;
+
+/**
+ * Tells, cheaply enough to ask before every chunk's delete, whether the
+ * table gained a referencing foreign key or a DELETE trigger beyond `known`.
+ * Asked on the chunk's connection after its locking read: creating a trigger
+ * waits for the lock the chunk holds on the table, so none can appear
+ * between this answer and the commit. An id it cannot match (a name the
+ * dictionary spells differently) counts as new: the chunk then stops rather
+ * than guess.
+ */
+export function createSideEffectWatch() {
+  let source = 0;
+  async function foreignKeyIds(db: Queryable, table: string): Promise<string[]> {
+    for (;;) {
+      try {
+        const [rows] = await db.query({ sql: FOREIGN_KEY_SOURCES[source] ?? "", rowsAsArray: true }, [table]);
+        return (rows as unknown[][]).map(([id]) => String(id).toLowerCase());
+      } catch (error) {
+        // A server without that view, or a user without PROCESS: the next source, remembered.
+        if (source === FOREIGN_KEY_SOURCES.length - 1) throw error;
+        source += 1;
+      }
+    }
+  }
+  return async function added(
+    db: Queryable,
+    table: string,
+    known: DeleteSideEffects,
+  ): Promise<DeleteSideEffects> {
+    const [keys, [triggerRows]] = await Promise.all([
+      foreignKeyIds(db, table),
+      db.query({ sql: DELETE_TRIGGERS_SQL, rowsAsArray: true }, [table]),
+    ]);
+    const knownKeys = new Set(known.referencingKeys.map(keyId));
+    const knownTriggers = new Set(known.deleteTriggers);
+    const newKeys = keys.filter((id) => !knownKeys.has(id));
+    return {
+      referencingKeys: newKeys.map(unknownKey),
+      deleteTriggers: (triggerRows as unknown[][])
+        .map(([name]) => String(name))
+        .filter((n) => !knownTriggers.has(n)),
+    };
+  };
+}
+
+function keyId(key: ReferencingKey): string {
+  return `${key.childSchema}/${key.constraint}`.toLowerCase();
+}
+
+/** A key known only by its id: enough to name it in the refusal. */
+function unknownKey(id: string): ReferencingKey {
+  const [schema = "", constraint = id] = id.split("/");
+  return {
+    constraint,
+    childSchema: schema,
+    childTable: "a table",
+    childColumns: [],
+    parentColumns: [],
+    onDelete: "unknown",
+    selfReferencing: false,
+  };
+}
