@@ -4,7 +4,7 @@ import { dayCondition } from "./day-range";
 import { integerText } from "./key-range";
 import { quoteIdentifier } from "./quote-identifier";
 import { readPlan } from "./read-plan";
-import { fingerprintSum, rowHashHex } from "./row-fingerprint";
+import { fingerprintSum } from "./row-fingerprint";
 
 /** A statement and its bound values. */
 export interface SqlQuery {
@@ -46,14 +46,8 @@ export function firstValuesQuery(
   };
 }
 
-/** The streamed columns: every column in canonical values (see readPlan), then the row's hash (see row-fingerprint.ts). */
-function streamedColumns(schema: TableSchema): string {
-  return `${readPlan(schema).selectList}, ${rowHashHex(schema)}`;
-}
-
 /**
- * Every row of the day, in canonical values (see readPlan), each followed
- * by its content hash. Ordered by the
+ * Every row of the day, in canonical values (see readPlan). Ordered by the
  * filter column only when it leads an index: the range scan then returns
  * rows in that order for free. Without an index the day is found by a full
  * scan anyway, and ORDER BY would add a filesort of the whole day before the
@@ -65,7 +59,7 @@ export function dayRowsQuery(schema: TableSchema, column: string, day: CalendarD
   const range = dayCondition(c, day);
   const order = schema.indexLeadingColumns.includes(column) ? ` ORDER BY ${c}` : "";
   return {
-    sql: `SELECT ${streamedColumns(schema)} FROM ${quoteIdentifier(schema.name)} WHERE ${range.sql}${order}`,
+    sql: `SELECT ${readPlan(schema).selectList} FROM ${quoteIdentifier(schema.name)} WHERE ${range.sql}${order}`,
     values: range.values,
   };
 }
@@ -107,8 +101,17 @@ export function dayRowsByKeyQuery(
   const k = quoteIdentifier(key.name);
   const cast = key.logicalType.kind === "uint64" ? "UNSIGNED" : "SIGNED";
   return {
-    sql: `SELECT ${streamedColumns(schema)} FROM ${quoteIdentifier(schema.name)} FORCE INDEX (PRIMARY) WHERE ${k} >= CAST(? AS ${cast}) AND ${k} <= CAST(? AS ${cast}) AND ${range.sql}`,
+    sql: `SELECT ${readPlan(schema).selectList} FROM ${quoteIdentifier(schema.name)} FORCE INDEX (PRIMARY) WHERE ${k} >= CAST(? AS ${cast}) AND ${k} <= CAST(? AS ${cast}) AND ${range.sql}`,
     values: [integerText(bounds.min), integerText(bounds.max), ...range.values],
+  };
+}
+
+/** Row count and content fingerprint of the day (see row-fingerprint.ts). */
+export function dayFingerprintQuery(schema: TableSchema, column: string, day: CalendarDay): SqlQuery {
+  const range = dayCondition(quoteIdentifier(column), day);
+  return {
+    sql: `SELECT COUNT(*), ${fingerprintSum(schema)} FROM ${quoteIdentifier(schema.name)} WHERE ${range.sql}`,
+    values: range.values,
   };
 }
 

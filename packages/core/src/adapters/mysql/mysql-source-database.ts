@@ -6,6 +6,7 @@ import type { SourceDatabase } from "../../ports/source-database";
 import type { MysqlPool } from "./create-mysql-pool";
 import {
   dayFiguresQuery,
+  dayFingerprintQuery,
   dayKeyBoundsQuery,
   dayRowsByKeyQuery,
   dayRowsQuery,
@@ -103,7 +104,7 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
           : {}),
         batchRows,
         zeroDateColumns: readPlan(schema).zeroDateColumns,
-        rowHash: true,
+        fingerprint: dayFingerprintQuery(schema, column, day),
         context: { table: schema.name, column },
       });
     },

@@ -20,7 +20,7 @@ afterAll(async () => {
 
 const DAY = "2024-05-01";
 
-/** The day's fingerprint three ways: summed in JS while streaming, by one SUM, and by the chunk plan. */
+/** The day's fingerprint three ways: in the copy stream's snapshot, counted now, and added up from the chunk plan. */
 async function fingerprints(table: string, keyed: boolean) {
   const source = createMysqlSourceDatabase(pool);
   const schema = await source.describeTable(table);
@@ -43,7 +43,7 @@ async function fingerprints(table: string, keyed: boolean) {
 }
 
 describe("the content fingerprint on a real server", () => {
-  it("is the same whether summed while streaming, counted by the server, or added up from chunks", async () => {
+  it("is the same whether taken by the copy stream, counted by the server, or added up from chunks", async () => {
     await db.connection.query(`
       CREATE TABLE every_type (
         id INT NOT NULL PRIMARY KEY, at DATETIME(6) NOT NULL,

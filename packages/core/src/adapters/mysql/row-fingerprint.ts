@@ -10,10 +10,10 @@ import { valueExpression } from "./read-plan";
  * and independent of row order, so any chunking of a day adds up to the day.
  *
  * MySQL computes every fingerprint the archiver compares, with this one
- * expression: the copy (beside each streamed row, so the fingerprint and the
- * copied rows come from one statement), verification (per chunk, over the day
- * as it is now) and each chunk's locking read before its delete. No value is
- * ever formatted by two engines.
+ * expression: the copy (in the consistent snapshot its rows were streamed
+ * from, right after them, so it describes exactly the copied rows),
+ * verification (per chunk, over the day as it is now) and each chunk's
+ * locking read before its delete. No value is ever formatted by two engines.
  *
  * A row's canonical bytes are its values joined by '#', as the copy reads
  * them: numbers, dates and times as the server prints them (they never
@@ -23,7 +23,7 @@ import { valueExpression } from "./read-plan";
  * them are NULL. So no two different rows share canonical bytes. SHA1 because
  * servers compute it several times faster than MD5.
  */
-export function rowHashHex(schema: TableSchema): string {
+function rowHashHex(schema: TableSchema): string {
   let hex = rowHashes.get(schema);
   if (!hex) {
     const parts = schema.columns.map((column) => {
@@ -69,38 +69,3 @@ export function rowHashNumber(schema: TableSchema): string {
 export function fingerprintSum(schema: TableSchema): string {
   return `CAST(COALESCE(SUM(${rowHashNumber(schema)}), 0) AS CHAR)`;
 }
-
-/**
- * Adds up row hashes as `rowHashHex` prints them, exactly, in the reader's
- * hot loop: two 32-bit halves summed as doubles (exact below 2^53, so folded
- * into a bigint every 2^20 rows), the sum MySQL's SUM over `rowHashNumber`
- * gives for the same rows.
- */
-export class FingerprintSum {
-  private high = 0;
-  private low = 0;
-  private count = 0;
-  private total = 0n;
-
-  add(hex: string): void {
-    this.high += Number.parseInt(hex.slice(0, 8), 16);
-    this.low += Number.parseInt(hex.slice(8, 16), 16);
-    if (++this.count === FOLD_EVERY) this.fold();
-  }
-
-  /** The sum so far, as decimal text. */
-  value(): string {
-    this.fold();
-    return this.total.toString();
-  }
-
-  private fold(): void {
-    this.total += (BigInt(this.high) << 32n) + BigInt(this.low);
-    this.high = 0;
-    this.low = 0;
-    this.count = 0;
-  }
-}
-
-/** 2^20 halves of at most 2^32 each stay below 2^53. */
-const FOLD_EVERY = 1 << 20;

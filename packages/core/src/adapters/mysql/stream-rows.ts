@@ -1,9 +1,8 @@
 import type { Row } from "../../domain/types/table-schema";
 import type { DayStream, DayStreamStats } from "../../ports/source-database";
-import type { MysqlPool } from "./create-mysql-pool";
+import type { MysqlPool, MysqlPoolConnection } from "./create-mysql-pool";
 import { isZeroDate } from "./day-range";
 import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
-import { FingerprintSum } from "./row-fingerprint";
 
 /** Runs a statement on the streaming connection and answers its rows as arrays. */
 export type AskOnConnection = (query: {
@@ -27,10 +26,12 @@ export interface StreamedQuery {
   /** Positions whose zero dates become null (see ReadPlan). */
   readonly zeroDateColumns: readonly number[];
   /**
-   * True when each row ends with its hash (rowHashHex): the hash is taken off
-   * the row and added to the stream's fingerprint.
+   * A statement answering `[row count, content fingerprint]` of exactly the
+   * streamed rows, run on the same connection in the same snapshot once the
+   * rows are read: the server hashes the rows where it holds them, and the
+   * reader's thread pays nothing per row.
    */
-  readonly rowHash?: boolean;
+  readonly fingerprint?: { readonly sql: string; readonly values: readonly unknown[] };
   readonly context: MysqlErrorContext;
 }
 
@@ -69,36 +70,37 @@ export function streamRows(pool: MysqlPool, query: StreamedQuery): DayStream {
   if (!Number.isInteger(query.batchRows) || query.batchRows < 1) {
     throw new RangeError(`batchRows must be a positive integer, got ${query.batchRows}`);
   }
-  const stats = { rows: 0, bytes: 0, zeroDates: 0 };
-  const fingerprint = new FingerprintSum();
+  const stats = { rows: 0, bytes: 0, zeroDates: 0, fingerprint: "" };
   return {
-    batches: { [Symbol.asyncIterator]: () => readBatches(pool, query, stats, fingerprint) },
-    stats: (): DayStreamStats => ({ ...stats, fingerprint: fingerprint.value() }),
+    batches: { [Symbol.asyncIterator]: () => readBatches(pool, query, stats) },
+    stats: (): DayStreamStats => ({ ...stats }),
   };
 }
 
 async function* readBatches(
   pool: MysqlPool,
   query: StreamedQuery,
-  stats: { rows: number; bytes: number; zeroDates: number },
-  fingerprint: FingerprintSum,
+  stats: { rows: number; bytes: number; zeroDates: number; fingerprint: string },
 ): AsyncGenerator<readonly Row[], void, undefined> {
-  const { batchRows, zeroDateColumns, rowHash } = query;
+  const { batchRows, zeroDateColumns } = query;
+  const snapshot = query.choose !== undefined || query.fingerprint !== undefined;
   const pooled = await pool.getConnection().catch((error: unknown) => {
     throw mapMysqlError(error, query.context);
   });
   const connection = pooled.connection as StreamingConnection;
   let statement: { readonly sql: string; readonly values: readonly unknown[] } = query;
-  if (query.choose) {
+  if (snapshot) {
     try {
       // Only REPEATABLE READ keeps one snapshot for the whole transaction; a server
       // configured for READ COMMITTED would give each statement its own.
       await pooled.query({ sql: "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ" });
       await pooled.query({ sql: "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY" });
-      statement = await query.choose(async (asked) => {
-        const [rows] = await pooled.query({ sql: asked.sql, rowsAsArray: true }, [...asked.values]);
-        return rows as unknown[][];
-      });
+      if (query.choose) {
+        statement = await query.choose(async (asked) => {
+          const [rows] = await pooled.query({ sql: asked.sql, rowsAsArray: true }, [...asked.values]);
+          return rows as unknown[][];
+        });
+      }
     } catch (error) {
       pooled.destroy();
       throw mapMysqlError(error, query.context);
@@ -120,7 +122,6 @@ async function* readBatches(
   };
 
   const onRow = (row: unknown[]) => {
-    if (rowHash) fingerprint.add(row.pop() as string);
     for (const index of zeroDateColumns) {
       const value = row[index];
       if (typeof value === "string" && isZeroDate(value)) {
@@ -165,11 +166,7 @@ async function* readBatches(
         }
         yield batch;
       } else if (ended) {
-        if (query.choose) {
-          await pooled.query({ sql: "COMMIT" }).catch((error: unknown) => {
-            throw mapMysqlError(error, query.context);
-          });
-        }
+        if (snapshot) await finishSnapshot(pooled, query, stats);
         break;
       } else {
         await new Promise<void>((resolve) => {
@@ -194,5 +191,29 @@ async function* readBatches(
     const last = filling;
     filling = [];
     return last;
+  }
+}
+
+/** Reads the streamed rows' fingerprint in their snapshot (when asked for), then ends the snapshot. */
+async function finishSnapshot(
+  pooled: MysqlPoolConnection,
+  query: StreamedQuery,
+  stats: { rows: number; fingerprint: string },
+): Promise<void> {
+  try {
+    if (query.fingerprint) {
+      const [answer] = await pooled.query({ sql: query.fingerprint.sql, rowsAsArray: true }, [
+        ...query.fingerprint.values,
+      ]);
+      const [count, fingerprint] = (answer as unknown[][])[0] ?? [];
+      // One snapshot: a different count means the statements did not select the same rows.
+      if (Number(count) !== stats.rows) {
+        throw new Error(`the fingerprint counted ${String(count)} rows where ${stats.rows} were streamed`);
+      }
+      stats.fingerprint = String(fingerprint);
+    }
+    await pooled.query({ sql: "COMMIT" });
+  } catch (error) {
+    throw mapMysqlError(error, query.context);
   }
 }
