@@ -13,7 +13,7 @@ import { countDayReferences, readDeleteSideEffects, referenceCountQuery } from "
 import { integerText } from "./key-range";
 import { mapMysqlError } from "./map-mysql-error";
 import { quoteIdentifier } from "./quote-identifier";
-import { createSideEffectWatch } from "./side-effect-watch";
+import { createSideEffectWatch, describes } from "./side-effect-watch";
 
 /**
  * DayDeleter on a pool made by createMysqlPool. Keys are bound as text and
@@ -25,9 +25,20 @@ import { createSideEffectWatch } from "./side-effect-watch";
  * removed exactly the locked rows.
  */
 export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
-  const sideEffectsAdded = createSideEffectWatch();
+  const watch = createSideEffectWatch();
+  // Reading the keys from information_schema costs milliseconds a task on a small server, more on a large
+  // one; a table's are read again only when the cheap ids say they changed.
+  const described = new Map<string, DeleteSideEffects>();
   return {
-    sideEffects: (table) => readDeleteSideEffects(pool, table),
+    async sideEffects(table) {
+      const known = described.get(table);
+      const ids = await watch.ids(pool, table).catch(() => undefined);
+      if (known && ids && describes(known, ids)) return known;
+      const effects = await readDeleteSideEffects(pool, table);
+      if (ids && describes(effects, ids)) described.set(table, effects);
+      else described.delete(table);
+      return effects;
+    },
 
     countReferences: (target, keys) => countDayReferences(pool, target, keys),
 
@@ -60,7 +71,7 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
         await connection.query({ sql: "START TRANSACTION" });
         const outcome = await lockAndDelete(connection, target, chunk, {
           sideEffects,
-          sideEffectsAdded,
+          sideEffectsAdded: watch.added,
           newestFirst: options.newestFirst ?? false,
         });
         await connection.query({ sql: outcome.kind === "deleted" ? "COMMIT" : "ROLLBACK" });
@@ -92,7 +103,7 @@ async function lockAndDelete(
   chunk: DayChunk,
   guard: {
     readonly sideEffects: DeleteSideEffects;
-    readonly sideEffectsAdded: ReturnType<typeof createSideEffectWatch>;
+    readonly sideEffectsAdded: ReturnType<typeof createSideEffectWatch>["added"];
     readonly newestFirst: boolean;
   },
 ): Promise<ChunkOutcome> {

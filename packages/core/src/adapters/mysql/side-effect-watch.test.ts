@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ReferencingKey } from "../../ports/day-deleter";
-import { createSideEffectWatch } from "./side-effect-watch";
+import { createSideEffectWatch, describes } from "./side-effect-watch";
 
 const payment: ReferencingKey = {
   constraint: "fk_payment_rental",
@@ -32,7 +32,7 @@ function server(missing: number, ids: string[], triggers: string[] = []) {
 
 describe("createSideEffectWatch", () => {
   it("reports nothing added when the keys and triggers are the ones the task knew, whatever the case of the id", async () => {
-    const watch = createSideEffectWatch();
+    const watch = createSideEffectWatch().added;
     const added = await watch(server(0, ["shop/fk_payment_rental"], ["audit"]), "rental", {
       referencingKeys: [payment],
       deleteTriggers: ["audit"],
@@ -41,7 +41,7 @@ describe("createSideEffectWatch", () => {
   });
 
   it("names a key or a trigger that appeared", async () => {
-    const watch = createSideEffectWatch();
+    const watch = createSideEffectWatch().added;
     const added = await watch(
       server(0, ["shop/fk_payment_rental", "shop/fk_new"], ["audit", "count"]),
       "rental",
@@ -55,7 +55,7 @@ describe("createSideEffectWatch", () => {
   });
 
   it("falls back to information_schema when the InnoDB dictionary is missing or denied, and remembers it", async () => {
-    const watch = createSideEffectWatch();
+    const watch = createSideEffectWatch().added;
     const db = server(2, ["shop/fk_new"]);
     const known = { referencingKeys: [], deleteTriggers: [] };
     expect((await watch(db, "rental", known)).referencingKeys).toHaveLength(1);
@@ -67,8 +67,18 @@ describe("createSideEffectWatch", () => {
     expect(keyQueries()[3]).toMatch(/REFERENTIAL_CONSTRAINTS/);
   });
 
+  it("tells whether known side effects are still exactly the table's", () => {
+    const known = { referencingKeys: [payment], deleteTriggers: ["audit"] };
+    expect(describes(known, { keys: ["shop/fk_payment_rental"], triggers: ["audit"] })).toBe(true);
+    expect(describes(known, { keys: [], triggers: ["audit"] })).toBe(false);
+    expect(describes(known, { keys: ["shop/fk_payment_rental"], triggers: [] })).toBe(false);
+    expect(describes(known, { keys: ["shop/fk_payment_rental", "shop/fk_other"], triggers: ["audit"] })).toBe(
+      false,
+    );
+  });
+
   it("gives up with the last source's error when none answers", async () => {
-    const watch = createSideEffectWatch();
+    const watch = createSideEffectWatch().added;
     await expect(watch(server(3, []), "rental", { referencingKeys: [], deleteTriggers: [] })).rejects.toThrow(
       /PROCESS privilege/,
     );

@@ -22,14 +22,19 @@ const FOREIGN_KEY_SOURCES = [
 const DELETE_TRIGGERS_SQL = `SELECT TRIGGER_NAME FROM information_schema.TRIGGERS
   WHERE EVENT_OBJECT_SCHEMA = DATABASE() AND EVENT_OBJECT_TABLE = ? AND EVENT_MANIPULATION = 'DELETE'`;
 
+/** The ids of a table's referencing foreign keys (`database/constraint`, lower case) and its DELETE triggers. */
+export interface SideEffectIds {
+  readonly keys: readonly string[];
+  readonly triggers: readonly string[];
+}
+
 /**
- * Tells, cheaply enough to ask before every chunk's delete, whether the
- * table gained a referencing foreign key or a DELETE trigger beyond `known`.
+ * Reads a table's side-effect ids cheaply enough to ask before every chunk's
+ * delete (`ids`), and tells what a table gained beyond `known` (`added`).
  * Asked on the chunk's connection after its locking read: creating a trigger
- * waits for the lock the chunk holds on the table, so none can appear
- * between this answer and the commit. An id it cannot match (a name the
- * dictionary spells differently) counts as new: the chunk then stops rather
- * than guess.
+ * waits for the lock the chunk holds on the table, so none can appear between
+ * this answer and the commit. An id it cannot match (a name the dictionary
+ * spells differently) counts as new: the chunk then stops rather than guess.
  */
 export function createSideEffectWatch() {
   let source = 0;
@@ -45,25 +50,37 @@ export function createSideEffectWatch() {
       }
     }
   }
-  return async function added(
-    db: Queryable,
-    table: string,
-    known: DeleteSideEffects,
-  ): Promise<DeleteSideEffects> {
+  async function ids(db: Queryable, table: string): Promise<SideEffectIds> {
     const [keys, [triggerRows]] = await Promise.all([
       foreignKeyIds(db, table),
       db.query({ sql: DELETE_TRIGGERS_SQL, rowsAsArray: true }, [table]),
     ]);
-    const knownKeys = new Set(known.referencingKeys.map(keyId));
-    const knownTriggers = new Set(known.deleteTriggers);
-    const newKeys = keys.filter((id) => !knownKeys.has(id));
-    return {
-      referencingKeys: newKeys.map(unknownKey),
-      deleteTriggers: (triggerRows as unknown[][])
-        .map(([name]) => String(name))
-        .filter((n) => !knownTriggers.has(n)),
-    };
+    return { keys, triggers: (triggerRows as unknown[][]).map(([name]) => String(name)) };
+  }
+  return {
+    ids,
+    async added(db: Queryable, table: string, known: DeleteSideEffects): Promise<DeleteSideEffects> {
+      const now = await ids(db, table);
+      const knownKeys = new Set(known.referencingKeys.map(keyId));
+      const knownTriggers = new Set(known.deleteTriggers);
+      return {
+        referencingKeys: now.keys.filter((id) => !knownKeys.has(id)).map(unknownKey),
+        deleteTriggers: now.triggers.filter((name) => !knownTriggers.has(name)),
+      };
+    },
   };
+}
+
+/** True when `effects` has exactly the keys and triggers of `ids`. */
+export function describes(effects: DeleteSideEffects, ids: SideEffectIds): boolean {
+  const keys = new Set(effects.referencingKeys.map(keyId));
+  const triggers = new Set(effects.deleteTriggers);
+  return (
+    keys.size === ids.keys.length &&
+    ids.keys.every((id) => keys.has(id)) &&
+    triggers.size === ids.triggers.length &&
+    ids.triggers.every((name) => triggers.has(name))
+  );
 }
 
 function keyId(key: ReferencingKey): string {
