@@ -20,7 +20,7 @@ export type LoadRedisDataHandler = (req: ReaderRequest, res: ServerResponse) => 
 const JSON_TYPE = "application/json; charset=utf-8";
 
 /**
- * The `loadRedisData` function (spec 4.2): `POST {"method":"getSet","data":"mig_<table>"}`
+ * The `loadRedisData` function: `POST {"method":"getSet","data":"mig_<table>"}`
  * answers the members of that set as a JSON array sorted ascending (`[]` for an
  * unknown set). It reads nothing but `mig_<table>` sets. Errors are answered as
  * `{"error":{"code","message"}}` with 400, 403, 405, 413, or 503 when Redis is

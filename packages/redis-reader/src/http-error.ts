@@ -1,6 +1,6 @@
 /**
  * A request the HTTP functions refuse, answered with `status` and the body
- * `{"error":{"code","message"}}` (design.md §5). Thrown by the small parsing and
+ * `{"error":{"code","message"}}`. Thrown by the small parsing and
  * authorization steps, caught once where the response is written.
  */
 export class HttpError extends Error {

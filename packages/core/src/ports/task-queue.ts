@@ -17,7 +17,7 @@ export const QUEUE_NAME = "jobs-migration";
  * Guarantees: at most one queued task per (kind, table, day): enqueueing a task
  * that is already queued is recognised and counted, not duplicated. A task runs
  * at least once; failed attempts are retried with backoff. `count()` falls to 0
- * when nothing is left to run (spec 2.4).
+ * when nothing is left to run.
  *
  * Leaves out: ordering between tasks, and exactly-once delivery (handlers are
  * idempotent instead).

@@ -37,7 +37,7 @@ export async function showDemoResult(
   await showGetSetAnswer(runtime, io);
 }
 
-/** Asks the reader function `loadRedisData` for `mig_orders` over HTTP, as an operator would (spec 4.2). */
+/** Asks the reader function `loadRedisData` for `mig_orders` over HTTP, as an operator would. */
 async function showGetSetAnswer(runtime: Runtime, io: CliIo): Promise<void> {
   const server = await buildLocalServer({ config: runtime.config, logger: silentLogger });
   try {

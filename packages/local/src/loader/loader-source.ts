@@ -7,7 +7,7 @@ import {
 } from "@table-archiver/core";
 
 /**
- * What the loader reads (the query layer, spec 4.4 "three parts"): one SQL
+ * What the loader reads (the query layer of the local deployment): one SQL
  * statement and how each row names its hash field.
  */
 export interface LoaderSource {

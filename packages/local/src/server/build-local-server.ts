@@ -46,7 +46,7 @@ export interface LocalServer {
 }
 
 /**
- * The local deployment (spec 4.3, 4.4) as one Fastify server: the API service
+ * The local deployment as one Fastify server: the API service
  * (`/api/tokenGenerators` in the debug environment, `/api/loadRedisData`) and
  * the functions, the reader at `/loadRedisData` so that locally
  * `{function_url}` equals `{base_url}`. The functions require a local token,

@@ -4,7 +4,7 @@ import { buildLocalServer, type LocalServer } from "./build-local-server";
 import { startDevWorker } from "./start-dev-worker";
 
 /**
- * `pnpm dev`: the local stack (spec 4.3, 4.4) on PORT (default 3000): the API
+ * `pnpm dev`: the local stack on PORT (default 3000): the API
  * service, the functions and a queue worker, all in this process. Prints its
  * URLs; Ctrl-C stops it.
  */

@@ -13,7 +13,7 @@ const FASTIFY_CODES: Record<string, () => HttpError> = {
 
 /**
  * Every answer of the local server that is not a success has the shape
- * `{"error":{"code","message"}}` (design.md §5): refusals from the routes,
+ * `{"error":{"code","message"}}`: refusals from the routes,
  * Fastify's own (body too large, malformed JSON, unknown route) and failures
  * (503 when MySQL or Redis is down). Failures are logged; refusals are not.
  */

@@ -18,7 +18,7 @@ export interface LoadRedisDataRouteOptions {
 const EXPECTED = 'expected the JSON body {"confirm":"yes"}';
 
 /**
- * `POST /api/loadRedisData` (spec 4.4): with a local token and the body
+ * `POST /api/loadRedisData`: with a local token and the body
  * `{"confirm":"yes"}`, replaces the hash LOADER_HASH (default `transportitas`)
  * with the rows of the loader's query and answers `{"hash","fields","tookMs"}`.
  */

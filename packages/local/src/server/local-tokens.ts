@@ -33,7 +33,7 @@ export interface LocalTokenOptions {
 }
 
 /**
- * Access tokens of the local deployment (spec 4.3, 5): HS256 JWTs signed with
+ * Access tokens of the local deployment: HS256 JWTs signed with
  * jose, `sub` = uid, `iss` = table-archiver-local, with `iat` and `exp`.
  */
 export function createLocalTokens(options: LocalTokenOptions): LocalTokens {

@@ -10,7 +10,7 @@ export interface TokenGeneratorOptions {
 }
 
 /**
- * `GET /api/tokenGenerators?uid=<uid>` (spec 4.3): answers
+ * `GET /api/tokenGenerators?uid=<uid>`: answers
  * `{"token","tokenType":"Bearer","expiresIn"}`. Registered only in the debug
  * environment, so elsewhere the path answers 404.
  */

@@ -7,7 +7,7 @@ import { withRedisErrors } from "./map-redis-error";
 const MIGRATED_PREFIX = "mig_";
 const COPIED_PREFIX = "archiver:copied:";
 
-/** The migrated-days set of spec 2.3, read by cleanup and by `loadRedisData`. */
+/** The migrated-days set `mig_<table>`, read by cleanup and by `loadRedisData`. */
 export function migratedDaysKey(table: string): string {
   return `${MIGRATED_PREFIX}${table}`;
 }

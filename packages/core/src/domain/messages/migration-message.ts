@@ -15,7 +15,7 @@ const names = z
   .min(1, "must not be empty")
   .max(1000, "has more than 1000 entries");
 
-/** The migration message of spec 2.1, as validated. */
+/** The migration message, as validated. */
 export const migrationMessageSchema = z
   .strictObject({
     years_to_migrate: nonNegativeInt.max(1000, "must be at most 1000"),
