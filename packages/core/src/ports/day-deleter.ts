@@ -91,7 +91,13 @@ export type ChunkOutcome =
   /** No row of the chunk is left (an earlier attempt deleted it); nothing was deleted. */
   | { readonly kind: "absent" }
   /** The rows differ from the plan (count, keys or content); rolled back, nothing was deleted. */
-  | { readonly kind: "changed"; readonly rows: number; readonly fingerprint: string }
+  | {
+      readonly kind: "changed";
+      readonly rows: number;
+      readonly fingerprint: string;
+      /** Key chunks: the sum of the keys found. */
+      readonly sum?: string;
+    }
   /** Rows outside the chunk reference its rows; rolled back, nothing was deleted. */
   | { readonly kind: "referenced"; readonly references: readonly ReferenceCount[] }
   /** A foreign key or trigger appeared since the task read them; rolled back, nothing was deleted. */

@@ -118,7 +118,7 @@ async function lockAndDelete(
     found.fingerprint !== chunk.fingerprint ||
     (chunk.sum !== undefined && BigInt(String(sum)) !== BigInt(chunk.sum))
   ) {
-    return { kind: "changed", ...found };
+    return { kind: "changed", ...found, ...(chunk.sum !== undefined ? { sum: String(sum) } : {}) };
   }
   // Keys or triggers created since the task read them (the task allowed the ones it knew of).
   const added = await guard.sideEffectsAdded(connection, target.scope.table, sideEffects);

@@ -157,7 +157,13 @@ describe("cleanDay on a table without a primary key", () => {
       await fx.query(`INSERT INTO \`${table}\` VALUES ('2024-06-05 0${i}:00:00', 'x')`);
     await fx.copy(table, "2024-06-05");
     fx.probe.lags = [{ replica: "replica-1:3306", seconds: null, reason: "replication not running" }];
-    const throttled = { maxReplicaLagSeconds: 10, replicaUrls: ["mysql://replica-1"], maxWaitMs: 2000 };
+    // Chunks of 3: a day of several chunks is planned and recorded before its first delete.
+    const throttled = {
+      maxReplicaLagSeconds: 10,
+      replicaUrls: ["mysql://replica-1"],
+      maxWaitMs: 2000,
+      chunkRows: 3,
+    };
     try {
       await expect(
         cleanDay(fx.deps({ settings: throttled }), cleanTask(table, "2024-06-05")),
@@ -172,9 +178,9 @@ describe("cleanDay on a table without a primary key", () => {
     });
     await fx.query(`INSERT INTO \`${table}\` VALUES ('2024-06-05 03:00:00', 'late')`);
 
-    await expect(cleanDay(fx.deps(), cleanTask(table, "2024-06-05"))).rejects.toThrow(
-      /rows changed since verification/,
-    );
+    await expect(
+      cleanDay(fx.deps({ settings: { chunkRows: 3 } }), cleanTask(table, "2024-06-05")),
+    ).rejects.toThrow(/rows changed since verification/);
     expect(await fx.query(`SELECT * FROM \`${table}\``)).toHaveLength(5);
   });
 
@@ -263,11 +269,34 @@ describe("throttle", () => {
     }
   });
 
+  it("a day of one chunk the throttle gave up on records nothing, and the retry verifies it afresh", async () => {
+    const table = await fx.keyedTable(["2024-07-04"], 4);
+    await fx.copy(table, "2024-07-04");
+    fx.probe.lags = [{ replica: "replica-1:3306", seconds: null, reason: "replication not running" }];
+    const settings = { maxReplicaLagSeconds: 10, replicaUrls: ["mysql://replica-1"], maxWaitMs: 5000 };
+    await expect(cleanDay(fx.deps({ settings }), cleanTask(table, "2024-07-04"))).rejects.toThrow(
+      /lag unknown/,
+    );
+    fx.probe.lags = [];
+    expect(await fx.deps().state.read(table, "2024-07-04")).toBeUndefined();
+    await fx.query(`UPDATE \`${table}\` SET note = 'refunded' WHERE id = 2`);
+
+    await expect(cleanDay(fx.deps({ settings }), cleanTask(table, "2024-07-04"))).rejects.toMatchObject({
+      reason: "changed",
+    });
+    expect(await fx.idsOn(table, "2024-07-04")).toHaveLength(4);
+  });
+
   it("gives up after the longest wait with a TransientError, and the retry resumes", async () => {
     const table = await fx.keyedTable(["2024-07-02"], 4);
     await fx.copy(table, "2024-07-02");
     fx.probe.lags = [{ replica: "replica-1:3306", seconds: null, reason: "replication not running" }];
-    const settings = { maxReplicaLagSeconds: 10, replicaUrls: ["mysql://replica-1"], maxWaitMs: 5000 };
+    const settings = {
+      maxReplicaLagSeconds: 10,
+      replicaUrls: ["mysql://replica-1"],
+      maxWaitMs: 5000,
+      chunkRows: 3,
+    };
 
     await expect(cleanDay(fx.deps({ settings }), cleanTask(table, "2024-07-02"))).rejects.toThrow(
       /lag unknown/,

@@ -7,6 +7,7 @@ import { describeExisting, requireDatetimeColumn } from "../migration/resolve-ta
 import type { CleanDayTask } from "../tasks/task-payload";
 import type { DayFigures } from "../types/day-figures";
 import type { TableSchema } from "../types/table-schema";
+import { cleanWholeDay, fitsOneChunk } from "./clean-whole-day";
 import { type CleanupDeps, realSleep } from "./cleanup-deps";
 import { type ChunkPlan, deleteDay } from "./delete-day";
 import { chunkByOf, figuresOfChunks, recordedKeyRange, requireChunksWithin } from "./plan-cleanup";
@@ -133,9 +134,35 @@ async function runDay(
   const resumed = existing?.status === "deleting";
   if (resumed) requireCopiedBy(scope, await ledger);
   const target: ChunkTarget = { scope, schema, by: chunkByOf(schema) };
-  const cleanup = resumed
-    ? existing
-    : await verifyAndPlan(deps, target, await ledger, sideEffects, task.recopyChangedDays === true);
+  const recopy = task.recopyChangedDays === true;
+  const throttle = createThrottle({
+    probe: deps.loadProbe,
+    settings: deps.settings,
+    sleep: deps.sleep ?? realSleep,
+    logger: deps.logger,
+    context: { table: scope.table, day: scope.day },
+    onWait: renew,
+  });
+  const view = await ledger;
+  if (
+    !resumed &&
+    view.migrated &&
+    view.record &&
+    fitsOneChunk(view.record, target, deps.settings.chunkRows)
+  ) {
+    const whole = await cleanWholeDay(deps, {
+      target,
+      record: view.record,
+      sideEffects,
+      throttle,
+      beforeDelete: renew,
+    });
+    if (whole.kind === "cleaned") return { ...base, ...whole.run, outcome: "cleaned", resumed: false };
+    if (whole.kind === "already-clean") {
+      return { ...base, outcome: "already-clean", rowsDeleted: 0, resumed: false };
+    }
+  }
+  const cleanup = resumed ? existing : await verifyAndPlan(deps, target, view, sideEffects, recopy);
   if (cleanup === "already-clean") {
     return { ...base, outcome: "already-clean", rowsDeleted: 0, resumed: false };
   }
@@ -143,14 +170,7 @@ async function runDay(
   const run = await deleteDay({
     deleter: deps.deleter,
     state: deps.state,
-    throttle: createThrottle({
-      probe: deps.loadProbe,
-      settings: deps.settings,
-      sleep: deps.sleep ?? realSleep,
-      logger: deps.logger,
-      context: { table: scope.table, day: scope.day },
-      onWait: renew,
-    }),
+    throttle,
     target: { ...target, by: plan.by },
     cleanup,
     plan,

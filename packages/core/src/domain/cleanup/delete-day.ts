@@ -1,8 +1,7 @@
-import { VerificationError } from "../../errors";
 import type { CleanupPlan, CleanupState, DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayChunk, DayDeleter, DeleteSideEffects } from "../../ports/day-deleter";
+import { chunkRefusal } from "./chunk-refusal";
 import type { Throttle } from "./throttle";
-import { describeReference } from "./verify-day";
 
 /** What one run over a day's chunks did. */
 export interface DeleteRun {
@@ -67,33 +66,15 @@ export async function deleteDay(input: DeleteDayInput): Promise<DeleteRun> {
     );
     const where = `${scope.table} ${scope.day}: ${describeChunk(input, chunk)}`;
     const before = `nothing in that range was deleted, ${rowsDeleted} rows of the day were deleted before it`;
-    if (outcome.kind === "changed") {
-      throw new VerificationError(
-        `${where}: rows changed since verification: planned ${chunk.rows} rows (fingerprint ${chunk.fingerprint}), ` +
-          `found ${outcome.rows} (fingerprint ${outcome.fingerprint}); ${before}`,
-        { reason: "changed" },
-      );
-    }
-    if (outcome.kind === "referenced") {
-      throw new VerificationError(
-        `${where}: ${outcome.references.map(describeReference).join("; ")}; ${before}. ` +
-          "Archive and clean the referencing table first",
-        { reason: "foreign-key" },
-      );
-    }
-    if (outcome.kind === "side-effects-added") {
-      const { referencingKeys, deleteTriggers } = outcome.added;
-      const what = [
-        ...referencingKeys.map(
-          (key) => `foreign key ${key.constraint} of ${key.childTable} (ON DELETE ${key.onDelete})`,
-        ),
-        ...deleteTriggers.map((name) => `DELETE trigger ${name}`),
-      ].join(", ");
-      throw new VerificationError(
-        `${where}: ${what} appeared on the table during its cleanup; ${before}. Run the cleanup again to check the day against it`,
-        { reason: referencingKeys.length > 0 ? "foreign-key" : "trigger" },
-      );
-    }
+    const refusal = chunkRefusal(
+      outcome,
+      where,
+      before,
+      () =>
+        `rows changed since verification: planned ${chunk.rows} rows (fingerprint ${chunk.fingerprint}), ` +
+        `found ${outcome.kind === "changed" ? `${outcome.rows} (fingerprint ${outcome.fingerprint})` : ""}`,
+    );
+    if (refusal) throw refusal;
     if (outcome.kind === "deleted") rowsDeleted += outcome.rows;
     else tally.rowsFoundGone += chunk.rows;
     // After the last chunk the caller marks the day done; a crash before

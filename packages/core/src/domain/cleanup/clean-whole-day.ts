@@ -1,0 +1,115 @@
+import type { ChunkTarget, DayChunk, DeleteSideEffects } from "../../ports/day-deleter";
+import type { CopiedDayRecord } from "../../ports/migration-ledger";
+import { addDays, startOfDay } from "../days/calendar-day";
+import { parseDestination } from "../types/destination";
+import { chunkRefusal } from "./chunk-refusal";
+import type { CleanupDeps } from "./cleanup-deps";
+import type { DeleteRun } from "./delete-day";
+import type { Throttle } from "./throttle";
+import { sameFigures } from "./verify-day";
+
+export interface WholeDayInput {
+  readonly target: ChunkTarget;
+  /** The day's copy record: fingerprinted, made by the task's column, with key figures for a keyed table. */
+  readonly record: CopiedDayRecord;
+  readonly sideEffects: DeleteSideEffects;
+  readonly throttle: Throttle;
+  /** Renews the task's lease right before the delete. */
+  readonly beforeDelete: () => Promise<void>;
+}
+
+/** What a whole-day clean did; `verify` hands the day to the full verification (a re-copy may answer it). */
+export type WholeDayOutcome =
+  | { readonly kind: "cleaned"; readonly run: DeleteRun }
+  | { readonly kind: "already-clean" }
+  | { readonly kind: "verify" };
+
+/**
+ * Cleans a day whose copy fits in one chunk in one transaction, verified
+ * under the lock its delete holds: the day's rows (within the key range the
+ * copy recorded) are locked and must equal the copy record in count, key sum
+ * and content fingerprint, nothing may reference them, and only then are they
+ * deleted. That is the full verification and the chunk's check at once, so
+ * the day is hashed once instead of twice. Nothing is recorded before the
+ * commit: a crash after it finds the day already clean on the retry.
+ *
+ * A day whose warehouse copy no longer matches its record, or whose rows
+ * changed, goes to the full verification (`verify`), which refuses it with
+ * every figure named, or copies it again when the task may.
+ */
+export async function cleanWholeDay(deps: CleanupDeps, input: WholeDayInput): Promise<WholeDayOutcome> {
+  const { target, record } = input;
+  const { scope } = target;
+  const destination = parseDestination(record.destination, { field: "destination", ...deps.destinations });
+  const keyColumn = target.by.kind === "key" ? target.by.column : undefined;
+  const warehouse = await (await deps.warehouse()).dayFigures(
+    destination,
+    scope.column,
+    scope.day,
+    keyColumn,
+  );
+  if (!sameFigures(warehouse, record.figures)) return { kind: "verify" };
+  const chunk = chunkOfRecord(target, record);
+  const waitedMs = await input.throttle.beforeChunk(true);
+  await input.beforeDelete();
+  const deleteStarted = performance.now();
+  const newestFirst = input.sideEffects.referencingKeys.some((key) => key.selfReferencing);
+  const outcome = await deps.deleter.deleteChunk(target, chunk, input.sideEffects, { newestFirst });
+  const chunkMs = Math.round((performance.now() - deleteStarted) * 10) / 10;
+  // The full verification names every figure of a changed day, and copies it again when asked.
+  if (outcome.kind === "changed") return { kind: "verify" };
+  const refusal = chunkRefusal(outcome, `${scope.table} ${scope.day}`, "its rows are kept", () => "");
+  if (refusal) throw refusal;
+  const doneAt = deps.clock().toISOString();
+  if (outcome.kind !== "deleted") {
+    await deps.state.markDone(scope.table, scope.day, {
+      rowsDeleted: 0,
+      chunksDone: 0,
+      doneAt,
+      figures: record.figures,
+    });
+    return { kind: "already-clean" };
+  }
+  await deps.state.markDone(scope.table, scope.day, {
+    rowsDeleted: outcome.rows,
+    chunksDone: 1,
+    doneAt,
+    figures: record.figures,
+  });
+  return {
+    kind: "cleaned",
+    run: { rowsDeleted: outcome.rows, rowsFoundGone: 0, chunks: 1, longestChunkMs: chunkMs, waitedMs },
+  };
+}
+
+/** Whether a day is cleaned in one locked transaction: its whole copy fits in one chunk and can be checked there. */
+export function fitsOneChunk(
+  record: CopiedDayRecord | undefined,
+  target: ChunkTarget,
+  chunkRows: number,
+): boolean {
+  if (!record || record.filterColumn !== target.scope.column || record.figures.fingerprint === undefined)
+    return false;
+  const { rows, key } = record.figures;
+  if (rows < 1 || rows > chunkRows) return false;
+  return target.by.kind !== "key" || (key?.column === target.by.column && key.count === rows);
+}
+
+/**
+ * The day's copy as one chunk over the whole day, so a row that arrived in
+ * the day after the copy, whatever its key, is locked and counted too (the
+ * day is then refused, not cleaned around it).
+ */
+function chunkOfRecord(target: ChunkTarget, record: CopiedDayRecord): DayChunk {
+  const { rows, fingerprint = "", key } = record.figures;
+  if (target.by.kind === "key" && key) {
+    const [first, last] = target.by.unsigned ? UNSIGNED_KEYS : SIGNED_KEYS;
+    return { first, last, rows, sum: key.sum, fingerprint };
+  }
+  const { day } = target.scope;
+  // The chunk's range is also bounded by the day's own condition, which ends before the next midnight.
+  return { first: startOfDay(day), last: startOfDay(addDays(day, 1)), rows, fingerprint };
+}
+
+const UNSIGNED_KEYS = ["0", "18446744073709551615"] as const;
+const SIGNED_KEYS = ["-9223372036854775808", "9223372036854775807"] as const;
