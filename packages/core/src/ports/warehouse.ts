@@ -23,9 +23,9 @@ export interface Warehouse {
   ensureTable(destination: Destination, schema: TableSchema, filterColumn: string): Promise<void>;
   /**
    * Replaces the whole day with `batches`; returns the rows the warehouse now
-   * holds for the day. No rows for a day the warehouse holds rows of is a
-   * VerificationError that leaves the day as it was: a copied day is never
-   * emptied by a source that no longer has it (cleanup may have deleted it).
+   * holds for the day. Fewer rows than the warehouse holds for the day is a
+   * VerificationError that leaves the day as it was: a copied day never loses
+   * rows to a source that no longer has them (cleanup may have deleted them).
    * When the warehouse can count them in the same transaction, it also
    * returns the day's figures for `keyColumn` (else callers ask `dayFigures`).
    */

@@ -125,12 +125,12 @@ export function describeWarehouseContract(
         (await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(first))).rowsWritten,
       ).toBe(3);
       expect(await subject.readDay(destination, "created_at", DAY, schema)).toEqual(first);
-      const second = keyedRows(DAY, [7, 8]);
+      const second = keyedRows(DAY, [7, 8, 9]);
       expect(
         (await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(second))).rowsWritten,
-      ).toBe(2);
+      ).toBe(3);
       expect(await subject.readDay(destination, "created_at", DAY, schema)).toEqual(second);
-      expect(await w().countRows(destination)).toBe(2);
+      expect(await w().countRows(destination)).toBe(3);
     });
 
     it("keeps the day exactly as it was when the rows stop halfway with an error", async () => {
@@ -172,6 +172,31 @@ export function describeWarehouseContract(
       expect(await subject.readDay(destination, "created_at", DAY, schema)).toEqual(copied);
       const fresh = await w().replaceDay(destination, schema, "created_at", "2024-05-07", batchesOf([]));
       expect(fresh.rowsWritten).toBe(0);
+    });
+
+    it("refuses to replace a copied day with fewer rows, and keeps it; more rows are fine", async () => {
+      const destination = table("shrink");
+      const schema = keyedSchema();
+      await w().ensureTable(destination, schema, "created_at");
+      const copied = keyedRows(DAY, [1, 2, 3]);
+      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(copied));
+      const shrunk = w().replaceDay(
+        destination,
+        schema,
+        "created_at",
+        DAY,
+        batchesOf(keyedRows(DAY, [1, 2])),
+      );
+      await expect(shrunk).rejects.toBeInstanceOf(VerificationError);
+      await expect(shrunk).rejects.toThrow(
+        /source has 2 rows for the day but the warehouse holds 3; refusing to shrink/,
+      );
+      expect(await subject.readDay(destination, "created_at", DAY, schema)).toEqual(copied);
+      const grown = keyedRows(DAY, [1, 2, 3, 4]);
+      expect(
+        (await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(grown))).rowsWritten,
+      ).toBe(4);
+      expect(await subject.readDay(destination, "created_at", DAY, schema)).toEqual(grown);
     });
 
     it("leaves neighbouring days untouched; both ends of the day belong to it", async () => {
@@ -279,7 +304,11 @@ export function describeWarehouseContract(
         DAY,
         Array.from({ length: 2500 }, (_, i) => i + 1),
       );
-      const b = keyedRows(DAY, [90_001, 90_002]);
+      // As many rows as a: whichever commits second replaces the first without shrinking the day.
+      const b = keyedRows(
+        DAY,
+        Array.from({ length: 2500 }, (_, i) => i + 90_001),
+      );
       const other = keyedRows("2024-05-07", [42]);
       const results = await Promise.allSettled([
         w().replaceDay(destination, schema, "created_at", DAY, batchesOf(a, 500)),

@@ -5,6 +5,7 @@ import { type Destination, formatDestination } from "../../domain/types/destinat
 import type { TableSchema } from "../../domain/types/table-schema";
 import { VerificationError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
+import { refuseToShrink } from "../warehouse/shrink-refusal";
 import { isAlreadyExists, isNotFound, mapBigQueryError } from "./bigquery-errors";
 import { type BigQueryField, bigQueryFields, planSchema } from "./bigquery-types";
 import {
@@ -135,20 +136,14 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
     return plan.fields;
   }
 
-  /**
-   * The source had no row for the day. Planning only picks days with rows, so
-   * this is a copy running after the day's rows left the source (a late
-   * duplicate task after cleanup): emptying the partition then would lose the
-   * only copy. A day that already holds rows is refused; an empty one stays.
-   */
-  async function keepEmptyDay(destination: Destination, filterColumn: string, day: CalendarDay): Promise<0> {
-    const held = parseDayFigures((await query(dayFiguresQuery(destination, project, filterColumn, day)))[0]);
-    if (held.rows > 0) {
-      throw new VerificationError(
-        `${formatDestination(destination)} ${day}: the source has no rows for the day but the warehouse holds ${held.rows}; refusing to empty a copied day`,
-      );
+  /** Rows the day holds now: a replace may not leave it with fewer (see refuseToShrink). */
+  async function heldRows(destination: Destination, filterColumn: string, day: CalendarDay): Promise<number> {
+    try {
+      return parseDayFigures((await query(dayFiguresQuery(destination, project, filterColumn, day)))[0]).rows;
+    } catch (error) {
+      if (isNotFound(error)) return 0;
+      throw error;
     }
-    return 0;
   }
 
   async function query(sql: FiguresQuery): Promise<Record<string, unknown>[]> {
@@ -192,13 +187,14 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
         const fields = prepared.get(key) ?? (await prepareTable(destination, schema, filterColumn));
         const partition = tableOf(destination, partitionTableId(destination.table, day));
         const metadata = loadJobMetadata({ table: destination.table, fields, filterColumn, day });
+        const held = await heldRows(destination, filterColumn, day);
         const job = await streamLoad(
           partition,
           metadata,
-          batches,
+          refuseToShrink(`${formatDestination(destination)} ${day}`, held, batches),
           createNdjsonEncoder(schema.name, schema.columns),
         );
-        if (!job) return { rowsWritten: await keepEmptyDay(destination, filterColumn, day) };
+        if (!job) return { rowsWritten: 0 };
         return { rowsWritten: outputRows(job, context.action) };
       } catch (error) {
         // The table may have changed under the cached fields (dropped, altered): the retry reads it again.

@@ -4,6 +4,7 @@ import type { DayFigures } from "../../domain/types/day-figures";
 import { formatDestination } from "../../domain/types/destination";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
 import { InvalidInputError, VerificationError } from "../../errors";
+import { shrinkRefusal } from "../warehouse/shrink-refusal";
 import { ChunkWriter } from "./chunk-writer";
 import { dayFiguresOn } from "./day-figures";
 import {
@@ -28,8 +29,8 @@ export interface DayTarget {
 
 /**
  * Replaces the day in one transaction on `connection`: delete the day, append
- * the batches, count the day, commit. Rows deleted and none appended means a
- * copied day about to be emptied: that rolls back (see Warehouse.replaceDay). The appender writes into the
+ * the batches, count the day, commit. Fewer rows appended than deleted means a
+ * copied day about to lose rows: that rolls back (see Warehouse.replaceDay). The appender writes into the
  * connection's open transaction (its rows are invisible to other connections
  * and vanish on ROLLBACK), so any failure, including `batches` throwing
  * halfway, leaves the day exactly as it was. Returns the day's figures as
@@ -72,11 +73,7 @@ export async function replaceDayInTransaction(
     // flushing every batch would cost more than the append (about 1.5 ms each).
     appender.closeSync();
     appender = undefined;
-    if (appended === 0 && deleted.rowsChanged > 0) {
-      throw new VerificationError(
-        `${label}: the source has no rows for the day but the warehouse holds ${deleted.rowsChanged}; refusing to empty a copied day`,
-      );
-    }
+    if (appended < deleted.rowsChanged) throw shrinkRefusal(label, appended, deleted.rowsChanged);
     const figures = await dayFiguresOn(connection, destination, filterColumn, day, target.keyColumn);
     const rows = figures.rows;
     if (rows !== appended) {
