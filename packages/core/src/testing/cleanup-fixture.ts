@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
+import { expect } from "vitest";
 import { createDuckDbWarehouse, type DuckDbWarehouse } from "../adapters/duckdb/duckdb-warehouse";
 import { openSharedDatabase } from "../adapters/duckdb/shared-database";
 import { createLocalTaskQueue } from "../adapters/local-queue/bullmq-task-queue";
@@ -17,13 +18,20 @@ import type { CleanupDeps, CleanupSettings } from "../domain/cleanup/cleanup-dep
 import { type CopyDayDeps, copyDay, recopyDay } from "../domain/copy/copy-day";
 import type { CalendarDay } from "../domain/days/calendar-day";
 import type { CleanDayTask } from "../domain/tasks/task-payload";
+import { VerificationError } from "../errors";
 import type { DayDeleter } from "../ports/day-deleter";
 import type { LoadProbe, RedoFill, ReplicaLag } from "../ports/load-probe";
 import type { MigrationLedger } from "../ports/migration-ledger";
 import type { SourceDatabase } from "../ports/source-database";
 import type { TaskQueue } from "../ports/task-queue";
 import type { LogLine } from "./test-runtime";
-import { createTestDatabase, type TestDatabase, testRedisUrl, uniqueName } from "./test-services";
+import {
+  collectTables,
+  createTestDatabase,
+  type TestDatabase,
+  testRedisUrl,
+  uniqueName,
+} from "./test-services";
 
 /** The "today" copies run on: every test day is in the past. */
 const NOW = new Date("2026-06-01T12:00:00Z");
@@ -64,6 +72,8 @@ export interface CleanupFixture {
   ids(table: string): Promise<string[]>;
   /** Ids of the rows of `day` (by created_at), ascending. */
   idsOn(table: string, day: CalendarDay): Promise<string[]>;
+  /** A keyed table with status and amount columns, three rows a day, ids 1..3n in time order; returns its name. */
+  ordersTable(days: readonly CalendarDay[]): Promise<string>;
   /** A keyed table with `perDay` rows on each day, ids rising with time by `idStep`; returns its name. */
   keyedTable(days: readonly CalendarDay[], perDay: number, options?: { idStep?: number }): Promise<string>;
   /** Every Redis key this fixture's cleanup state wrote. */
@@ -78,7 +88,9 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
   const pool = createMysqlPool({ url: db.url, password: undefined });
   const source = createMysqlSourceDatabase(pool);
   const redis = createRedisClient({ url: testRedisUrl, auth: undefined });
-  const ledger = createRedisMigrationLedger(redis);
+  // Every table the ledger writes for, so close() can delete mig_<table> and its copy records.
+  const tables = new Set<string>();
+  const ledger = collectTables(createRedisMigrationLedger(redis), tables);
   const prefix = uniqueName("cleanup");
   const state = createRedisCleanupState(redis, { prefix });
   const queue = createLocalTaskQueue({ redis: { url: testRedisUrl, auth: undefined }, prefix, attempts: 3 });
@@ -171,6 +183,27 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
       );
       return (rows as { k: string }[]).map((row) => row.k);
     },
+    async ordersTable(days) {
+      const table = uniqueName("orders");
+      await db.connection.query(
+        `CREATE TABLE \`${table}\` (
+           id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+           created_at DATETIME(6) NOT NULL,
+           status VARCHAR(16) NULL,
+           amount DECIMAL(12,2) NOT NULL,
+           KEY (created_at)
+         ) ENGINE=InnoDB`,
+      );
+      for (const day of days) {
+        for (let i = 0; i < 3; i++) {
+          await db.connection.query(
+            `INSERT INTO \`${table}\` (created_at, status, amount) VALUES (?, 'new', ?)`,
+            [`${day} 0${i + 1}:00:00.000001`, `${10 + i}.50`],
+          );
+        }
+      }
+      return table;
+    },
     async keyedTable(days, perDay, options = {}) {
       const table = uniqueName("orders");
       await db.connection.query(
@@ -260,4 +293,14 @@ export async function dropOneWarehouseRow(
     connection.closeSync();
     database.release();
   }
+}
+
+/** Runs a task that must be refused and returns its VerificationError; a task that passes fails the test. */
+export async function refusal(run: Promise<unknown>): Promise<VerificationError> {
+  const error = await run.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(VerificationError);
+  return error as VerificationError;
 }

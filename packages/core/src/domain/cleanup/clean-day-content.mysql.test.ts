@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isFinalTaskError, VerificationError } from "../../errors";
+import { isFinalTaskError } from "../../errors";
 import {
   afterPlanning,
   type CleanupFixture,
   cleanTask,
   createCleanupFixture,
   failAfter,
+  refusal,
 } from "../../testing/cleanup-fixture";
 import { uniqueName } from "../../testing/test-services";
 import type { CalendarDay } from "../days/calendar-day";
@@ -26,39 +27,6 @@ async function rowsOf(table: string, orderBy = "created_at, id"): Promise<Record
   return fx.query<Record<string, unknown>>(`SELECT * FROM \`${table}\` ORDER BY ${orderBy}`);
 }
 
-/** Runs the task and returns its error, failing the test when it succeeds. */
-async function refusal(run: Promise<unknown>): Promise<VerificationError> {
-  const error = await run.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(VerificationError);
-  return error as VerificationError;
-}
-
-/** A keyed table with status/amount columns: three rows a day, ids 1..3n in time order. */
-async function ordersTable(days: readonly CalendarDay[]): Promise<string> {
-  const table = uniqueName("orders");
-  await fx.query(
-    `CREATE TABLE \`${table}\` (
-       id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
-       created_at DATETIME(6) NOT NULL,
-       status VARCHAR(16) NULL,
-       amount DECIMAL(12,2) NOT NULL,
-       KEY (created_at)
-     ) ENGINE=InnoDB`,
-  );
-  for (const day of days) {
-    for (let i = 0; i < 3; i++) {
-      await fx.query(`INSERT INTO \`${table}\` (created_at, status, amount) VALUES (?, 'new', ?)`, [
-        `${day} 0${i + 1}:00:00.000001`,
-        `${10 + i}.50`,
-      ]);
-    }
-  }
-  return table;
-}
-
 /** The refusal's log line: cleanDay logs every refused day with its reason. */
 function refusedLine(table: string, day: CalendarDay) {
   return fx.logs.find(
@@ -68,7 +36,7 @@ function refusedLine(table: string, day: CalendarDay) {
 
 describe("cleanDay refuses a day whose content changed since its copy", () => {
   it("a row updated in place (same key, same count) keeps the whole day; other days still clean", async () => {
-    const table = await ordersTable(["2024-07-01", "2024-07-02"]);
+    const table = await fx.ordersTable(["2024-07-01", "2024-07-02"]);
     await fx.copy(table, "2024-07-01");
     await fx.copy(table, "2024-07-02");
     await fx.query(`UPDATE \`${table}\` SET status = 'paid', amount = 99.99 WHERE id = 2`);
@@ -102,7 +70,7 @@ describe("cleanDay refuses a day whose content changed since its copy", () => {
     ],
     ["one cent", `SET amount = amount + 0.01 WHERE id = 3`],
   ])("%s is a change: the day is refused and kept", async (_, update) => {
-    const table = await ordersTable(["2024-07-03"]);
+    const table = await fx.ordersTable(["2024-07-03"]);
     await fx.copy(table, "2024-07-03");
     await fx.query(`UPDATE \`${table}\` ${update}`);
     const before = await rowsOf(table);
@@ -115,7 +83,7 @@ describe("cleanDay refuses a day whose content changed since its copy", () => {
   });
 
   it("a row deleted and inserted again with the same key and other content is refused", async () => {
-    const table = await ordersTable(["2024-07-04"]);
+    const table = await fx.ordersTable(["2024-07-04"]);
     await fx.copy(table, "2024-07-04");
     await fx.query(`DELETE FROM \`${table}\` WHERE id = 2`);
     await fx.query(
@@ -132,7 +100,7 @@ describe("cleanDay refuses a day whose content changed since its copy", () => {
   });
 
   it("a row deleted and inserted again identically is no change: the day cleans", async () => {
-    const table = await ordersTable(["2024-07-05"]);
+    const table = await fx.ordersTable(["2024-07-05"]);
     await fx.copy(table, "2024-07-05");
     await fx.query(`DELETE FROM \`${table}\` WHERE id = 2`);
     await fx.query(
@@ -456,7 +424,7 @@ describe("a change between verification and a chunk's delete", () => {
 
 describe("a day copied before content fingerprints", () => {
   it("is refused as not-fingerprinted; nothing is deleted", async () => {
-    const table = await ordersTable(["2024-07-18"]);
+    const table = await fx.ordersTable(["2024-07-18"]);
     await fx.copy(table, "2024-07-18");
     const record = await fx.ledger.copiedDay(table, "2024-07-18");
     if (!record) throw new Error("no record");

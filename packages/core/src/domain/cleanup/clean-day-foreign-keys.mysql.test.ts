@@ -7,6 +7,7 @@ import {
   type CleanupFixture,
   cleanTask,
   createCleanupFixture,
+  refusal,
 } from "../../testing/cleanup-fixture";
 import { createTestDatabase, testMysqlServerUrl, uniqueName } from "../../testing/test-services";
 import type { CalendarDay } from "../days/calendar-day";
@@ -40,16 +41,6 @@ afterAll(async () => {
 /** Every row of `table`, every column, by id. */
 async function rowsOf(table: string): Promise<Record<string, unknown>[]> {
   return fx.query<Record<string, unknown>>(`SELECT * FROM \`${table}\` ORDER BY id`);
-}
-
-/** Runs the task and returns its VerificationError, failing the test when it succeeds. */
-async function refusal(run: Promise<unknown>): Promise<VerificationError> {
-  const error = await run.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(VerificationError);
-  return error as VerificationError;
 }
 
 /** A parent table of `perDay` rows on each day, ids 1.. in time order. */

@@ -3,7 +3,7 @@ import { silentLogger } from "../../adapters/logging/json-logger";
 import { VerificationError } from "../../errors";
 import type { MigrationLedger } from "../../ports/migration-ledger";
 import type { Warehouse } from "../../ports/warehouse";
-import { type CleanupFixture, cleanTask, createCleanupFixture } from "../../testing/cleanup-fixture";
+import { type CleanupFixture, cleanTask, createCleanupFixture, refusal } from "../../testing/cleanup-fixture";
 import { uniqueName } from "../../testing/test-services";
 import { type CopyDayDeps, recopyDay } from "../copy/copy-day";
 import type { CalendarDay } from "../days/calendar-day";
@@ -18,29 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fx?.close();
 });
-
-/** A keyed table with status/amount columns: three rows a day, ids 1..3n in time order. */
-async function ordersTable(days: readonly CalendarDay[]): Promise<string> {
-  const table = uniqueName("orders");
-  await fx.query(
-    `CREATE TABLE \`${table}\` (
-       id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
-       created_at DATETIME(6) NOT NULL,
-       status VARCHAR(16) NULL,
-       amount DECIMAL(12,2) NOT NULL,
-       KEY (created_at)
-     ) ENGINE=InnoDB`,
-  );
-  for (const day of days) {
-    for (let i = 0; i < 3; i++) {
-      await fx.query(`INSERT INTO \`${table}\` (created_at, status, amount) VALUES (?, 'new', ?)`, [
-        `${day} 0${i + 1}:00:00.000001`,
-        `${10 + i}.50`,
-      ]);
-    }
-  }
-  return table;
-}
 
 /** The source's rows of the day as arrays of canonical values, ordered by every column from the first. */
 async function sourceDay(table: string, day: CalendarDay): Promise<unknown[][]> {
@@ -62,16 +39,6 @@ async function warehouseDay(table: string, day: CalendarDay): Promise<unknown[][
 function compareRows(a: readonly unknown[], b: readonly unknown[]): number {
   const text = (row: readonly unknown[]) => JSON.stringify(row);
   return text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0;
-}
-
-/** Runs the task and returns its VerificationError, failing the test when it succeeds. */
-async function refusal(run: Promise<unknown>): Promise<VerificationError> {
-  const error = await run.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(VerificationError);
-  return error as VerificationError;
 }
 
 const recopyTask = (table: string, day: CalendarDay) => ({
@@ -117,7 +84,7 @@ describe("cleanDay with recopyChangedDays", () => {
         ),
     ],
   ])("%s: the day is copied again with its new content, then cleaned", async (_, change) => {
-    const table = await ordersTable(["2024-08-01", "2024-08-02"]);
+    const table = await fx.ordersTable(["2024-08-01", "2024-08-02"]);
     await fx.copy(table, "2024-08-01");
     await fx.copy(table, "2024-08-02");
     const old = await fx.ledger.copiedDay(table, "2024-08-01");
@@ -146,7 +113,7 @@ describe("cleanDay with recopyChangedDays", () => {
   });
 
   it("a record without a fingerprint: the day is copied again (now fingerprinted), then cleaned", async () => {
-    const table = await ordersTable(["2024-08-03"]);
+    const table = await fx.ordersTable(["2024-08-03"]);
     await fx.copy(table, "2024-08-03");
     const record = await fx.ledger.copiedDay(table, "2024-08-03");
     if (!record) throw new Error("no record");
@@ -190,7 +157,7 @@ describe("cleanDay with recopyChangedDays", () => {
   });
 
   it("a day that lost a row is not copied again: refused, the warehouse keeps every copied row", async () => {
-    const table = await ordersTable(["2024-08-06"]);
+    const table = await fx.ordersTable(["2024-08-06"]);
     await fx.copy(table, "2024-08-06");
     const copied = await warehouseDay(table, "2024-08-06");
     const record = await fx.ledger.copiedDay(table, "2024-08-06");
@@ -231,7 +198,7 @@ describe("cleanDay with recopyChangedDays", () => {
   // A row that left the source while another arrived on the same day keeps the
   // count: the re-copy is refused by key, so the row that left stays in the warehouse.
   it("a day that lost a row and gained another (same count) is not copied again", async () => {
-    const table = await ordersTable(["2024-08-08"]);
+    const table = await fx.ordersTable(["2024-08-08"]);
     await fx.copy(table, "2024-08-08");
     const copied = await warehouseDay(table, "2024-08-08");
     await fx.query(`DELETE FROM \`${table}\` WHERE id = 2`);
@@ -252,7 +219,7 @@ describe("cleanDay with recopyChangedDays", () => {
   });
 
   it("without the flag a changed day is refused and nothing is copied again", async () => {
-    const table = await ordersTable(["2024-08-09"]);
+    const table = await fx.ordersTable(["2024-08-09"]);
     await fx.copy(table, "2024-08-09");
     const copied = await warehouseDay(table, "2024-08-09");
     const record = await fx.ledger.copiedDay(table, "2024-08-09");
@@ -274,7 +241,7 @@ describe("cleanDay with recopyChangedDays", () => {
 
 describe("a kill in the middle of a re-copy, then a retry", () => {
   it("killed right after the re-copy was recorded: the retry cleans against the new record", async () => {
-    const table = await ordersTable(["2024-08-10"]);
+    const table = await fx.ordersTable(["2024-08-10"]);
     await fx.copy(table, "2024-08-10");
     await fx.query(`UPDATE \`${table}\` SET amount = 0.01 WHERE id = 1`);
     await fx.query(
@@ -302,7 +269,7 @@ describe("a kill in the middle of a re-copy, then a retry", () => {
   });
 
   it("killed while the warehouse was being written: the day is as copied before; the retry copies and cleans", async () => {
-    const table = await ordersTable(["2024-08-11"]);
+    const table = await fx.ordersTable(["2024-08-11"]);
     await fx.copy(table, "2024-08-11");
     const copied = await warehouseDay(table, "2024-08-11");
     await fx.query(`UPDATE \`${table}\` SET status = 'paid' WHERE id = 3`);
@@ -341,7 +308,7 @@ describe("a kill in the middle of a re-copy, then a retry", () => {
   });
 
   it("killed after the warehouse committed, before the record (content changed, same count): the retry cleans", async () => {
-    const table = await ordersTable(["2024-08-12"]);
+    const table = await fx.ordersTable(["2024-08-12"]);
     await fx.copy(table, "2024-08-12");
     await fx.query(`UPDATE \`${table}\` SET status = 'paid' WHERE id = 2`);
     const now = await sourceDay(table, "2024-08-12");
@@ -366,7 +333,7 @@ describe("a kill in the middle of a re-copy, then a retry", () => {
   // After a kill between the warehouse commit and the new record, the warehouse
   // holds more rows than the old record says ("warehouse"): the re-copy settles it.
   it("killed after the warehouse committed, before the record (a row added): the retry cleans", async () => {
-    const table = await ordersTable(["2024-08-13"]);
+    const table = await fx.ordersTable(["2024-08-13"]);
     await fx.copy(table, "2024-08-13");
     await fx.query(
       `INSERT INTO \`${table}\` (created_at, status, amount) VALUES ('2024-08-13 09:00:00', 'x', 1)`,
