@@ -1,5 +1,6 @@
 import type { Runtime } from "@table-archiver/core";
 import { type CliIo, EXIT, writeLine } from "./cli-io";
+import { count, number } from "./wording";
 
 export interface TableStatus {
   readonly table: string;
@@ -46,16 +47,26 @@ export async function statusCommand(
     writeLine(io.stdout, JSON.stringify(status));
     return EXIT.ok;
   }
-  writeLine(
-    io.stdout,
-    `queue ${status.queue.name}: ${status.queue.tasks} tasks${status.queue.tasks === 0 ? " (finished)" : ""}`,
-  );
+  for (const line of statusLines(status)) writeLine(io.stdout, line);
+  return EXIT.ok;
+}
+
+/**
+ * The text form: `queue jobs-migration: 0 tasks (finished)`, then one line
+ * per table, `orders: 365 days migrated (2024-01-01 .. 2024-12-31), 200 cleaned`.
+ */
+export function statusLines(status: Status): string[] {
+  const { name, tasks } = status.queue;
+  const lines = [`queue ${name}: ${count(tasks, "task")}${tasks === 0 ? " (finished)" : ""}`];
   for (const t of status.tables) {
-    writeLine(
-      io.stdout,
-      `${t.table}: ${t.migratedDays} migrated days${t.firstDay ? ` (${t.firstDay} .. ${t.lastDay})` : ""}`,
+    const range =
+      t.firstDay && t.lastDay
+        ? ` (${t.firstDay === t.lastDay ? t.firstDay : `${t.firstDay} .. ${t.lastDay}`})`
+        : "";
+    lines.push(
+      `${t.table}: ${count(t.migratedDays, "day")} migrated${range}, ${number(t.cleanedDays)} cleaned`,
     );
   }
-  if (status.tables.length === 0) writeLine(io.stdout, "no migrated tables yet");
-  return EXIT.ok;
+  if (status.tables.length === 0) lines.push("no migrated tables yet");
+  return lines;
 }

@@ -1,4 +1,5 @@
 import type { FailedTask, WorkerOutcomes } from "../worker/run-worker";
+import { count, number } from "./wording";
 
 /**
  * The stderr line for a task that failed for good, printed once as it
@@ -64,12 +65,4 @@ function reasons(refused: readonly FailedTask[]): string {
     .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
     .map(([reason, n]) => `${number(n)} ${reason}`)
     .join(", ");
-}
-
-function count(n: number, noun: string): string {
-  return `${number(n)} ${noun}${n === 1 ? "" : "s"}`;
-}
-
-function number(n: number): string {
-  return n.toLocaleString("en-US");
 }
