@@ -5,6 +5,7 @@ import { getTestServer } from "@google-cloud/functions-framework/testing";
 import { closeSharedRuntime, createRuntime, loadConfig, type Runtime } from "@table-archiver/core";
 import {
   createTestDatabase,
+  deleteTestKeys,
   type TestDatabase,
   testRedisUrl,
   uniqueName,
@@ -45,6 +46,7 @@ afterAll(async () => {
   server?.close();
   await closeSharedRuntime();
   await observer?.close();
+  await deleteTestKeys({ prefixes: [prefix], tables: [table] });
   await db?.drop();
   vi.unstubAllEnvs();
 });

@@ -8,6 +8,7 @@ import { getTestServer } from "@google-cloud/functions-framework/testing";
 import { closeSharedRuntime, createRuntime, loadConfig, sharedRuntime } from "@table-archiver/core";
 import {
   createTestDatabase,
+  deleteTestKeys,
   type TestDatabase,
   testRedisUrl,
   uniqueName,
@@ -26,6 +27,7 @@ let base: string;
 /** Days the "settling" handler told the queue's bookkeeping were finished for good. */
 const settled: string[] = [];
 const table = uniqueName("orders");
+const queuePrefix = uniqueName("th");
 const copy = (day: string, extra: object = {}) => ({
   kind: "copy",
   table,
@@ -47,7 +49,7 @@ beforeAll(async () => {
   const env = {
     MYSQL_URL: db.url,
     REDIS_URL: testRedisUrl,
-    LOCAL_QUEUE_PREFIX: uniqueName("th"),
+    LOCAL_QUEUE_PREFIX: queuePrefix,
     DUCKDB_PATH: join(dir, "w.duckdb"),
     LOG_LEVEL: "error",
   };
@@ -80,6 +82,7 @@ beforeAll(async () => {
 afterAll(async () => {
   server?.close();
   await closeSharedRuntime();
+  await deleteTestKeys({ prefixes: [queuePrefix], tables: [table] });
   await db?.drop();
   vi.unstubAllEnvs();
 });

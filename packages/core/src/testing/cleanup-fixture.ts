@@ -28,6 +28,8 @@ import type { LogLine } from "./test-runtime";
 import {
   collectTables,
   createTestDatabase,
+  deleteKeysWithPrefix,
+  deleteTableRecords,
   type TestDatabase,
   testRedisUrl,
   uniqueName,
@@ -235,8 +237,14 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
     warehousePath,
     async close() {
       await Promise.allSettled([queue.close(), warehouse.close(), pool.end()]);
-      redis.disconnect();
-      await Promise.all([db.drop(), rm(folder, { recursive: true, force: true })]);
+      try {
+        // The queue and the cleanup state live under the prefix; the ledger's keys are named by table.
+        await deleteKeysWithPrefix(redis, prefix);
+        await deleteTableRecords(redis, tables);
+      } finally {
+        redis.disconnect();
+        await Promise.all([db.drop(), rm(folder, { recursive: true, force: true })]);
+      }
     },
   };
 }

@@ -2,10 +2,17 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createJsonLogger } from "../adapters/logging/json-logger";
+import { createRedisClient } from "../adapters/redis/create-redis-client";
 import { loadConfig } from "../config";
 import { createRuntime } from "../runtime/create-runtime";
 import type { Runtime } from "../runtime/runtime";
-import { testRedisUrl, uniqueName } from "./test-services";
+import {
+  collectTables,
+  deleteKeysWithPrefix,
+  deleteTableRecords,
+  testRedisUrl,
+  uniqueName,
+} from "./test-services";
 
 export interface LogLine {
   readonly severity: string;
@@ -19,11 +26,16 @@ export interface TestRuntime {
   readonly logs: LogLine[];
   readonly duckdbPath: string;
   readonly queuePrefix: string;
+  /** Every table the runtime's ledger or cleanup state was asked about. */
+  readonly tables: ReadonlySet<string>;
+  /** Closes the runtime and deletes what it wrote in Redis: its queue and its tables' records. */
+  close(): Promise<void>;
 }
 
 /**
  * A runtime on the embedded default wired to a test database, a fresh DuckDB
- * file, a queue prefix of its own and a fixed clock.
+ * file, a queue prefix of its own and a fixed clock. `close()` leaves nothing
+ * of it in Redis.
  */
 export async function createTestRuntime(options: {
   readonly mysqlUrl: string;
@@ -47,5 +59,25 @@ export async function createTestRuntime(options: {
     logger,
     ...(now === undefined ? {} : { clock: () => new Date(now) }),
   });
-  return { runtime, logs, duckdbPath, queuePrefix };
+  const tables = new Set<string>();
+  // The ledger and cleanup state are shared by reference across the runtime's parts.
+  collectTables(runtime.ledger, tables);
+  collectTables(runtime.cleanup.state, tables);
+  return {
+    runtime,
+    logs,
+    duckdbPath,
+    queuePrefix,
+    tables,
+    async close() {
+      await runtime.close();
+      const redis = createRedisClient(config.redis);
+      try {
+        await deleteKeysWithPrefix(redis, queuePrefix);
+        await deleteTableRecords(redis, tables);
+      } finally {
+        redis.disconnect();
+      }
+    },
+  };
 }

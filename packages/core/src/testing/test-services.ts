@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Redis } from "ioredis";
+import { Redis } from "ioredis";
 import mysql from "mysql2/promise";
 
 /**
@@ -10,9 +10,20 @@ import mysql from "mysql2/promise";
 export const testMysqlServerUrl = process.env.TEST_MYSQL_URL ?? "mysql://root@127.0.0.1:3306";
 export const testRedisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
-/** A short random name safe as an identifier: `prefix_ab12cd34`. */
+/**
+ * Four hex digits that every uniqueName of this test run carries right after
+ * its `_`. The services project's global setup (test-leak-check.ts) picks them
+ * so that no key, database or user holds them yet, and after the run reports
+ * whatever still carries them: a test that left something behind. Outside
+ * such a run they are random.
+ */
+export const testRunTag = /^[0-9a-f]{4}$/.test(process.env.ARCHIVER_TEST_RUN ?? "")
+  ? (process.env.ARCHIVER_TEST_RUN as string)
+  : randomBytes(2).toString("hex");
+
+/** A short random name safe as an identifier: `prefix_<run tag>ab12cd`. */
 export function uniqueName(prefix: string): string {
-  return `${prefix}_${randomBytes(4).toString("hex")}`;
+  return `${prefix}_${testRunTag}${randomBytes(3).toString("hex")}`;
 }
 
 export interface TestDatabase {
@@ -52,9 +63,58 @@ export async function createTestDatabase(prefix = "archiver_test"): Promise<Test
 
 /** Deletes every Redis key under `prefix:`, a batch of SCAN at a time (tests give each run its own prefix). */
 export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<void> {
-  for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 }) as AsyncIterable<
-    string[]
-  >) {
+  await deleteKeysMatching(redis, `${prefix}:*`);
+}
+
+/**
+ * Deletes every record the archiver keeps in Redis for these tables: the
+ * migrated-days set `mig_<table>`, and whatever lives under `archiver:` and
+ * ends in the table or in the table and a day (copy records, cleanup state
+ * of each day, leases, cleaned days). Queue keys live under the queue's
+ * prefix: deleteKeysWithPrefix.
+ */
+export async function deleteTableRecords(redis: Redis, tables: Iterable<string>): Promise<void> {
+  for (const table of tables) {
+    await redis.del(`mig_${table}`, `archiver:copied:${table}`);
+    await deleteKeysMatching(redis, `archiver:*:${table}`);
+    await deleteKeysMatching(redis, `archiver:*:${table}:*`);
+  }
+}
+
+/** On the test Redis: deletes every key under these prefixes and every record of these tables. */
+export async function deleteTestKeys(names: {
+  readonly prefixes?: Iterable<string>;
+  readonly tables?: Iterable<string>;
+}): Promise<void> {
+  const redis = new Redis(testRedisUrl, { lazyConnect: true });
+  try {
+    for (const prefix of names.prefixes ?? []) await deleteKeysWithPrefix(redis, prefix);
+    await deleteTableRecords(redis, names.tables ?? []);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function deleteKeysMatching(redis: Redis, match: string): Promise<void> {
+  for await (const keys of redis.scanStream({ match, count: 1000 }) as AsyncIterable<string[]>) {
     if (keys.length > 0) await redis.del(...keys);
   }
+}
+
+/**
+ * Adds to `tables` the table named by every call of `target`'s methods (their
+ * first argument, when it is a string), wrapping them in place: so that a
+ * ledger or cleanup state shared by reference reports every table it wrote
+ * for, and the test can delete those records (deleteTableRecords).
+ */
+export function collectTables<T extends object>(target: T, tables: Set<string>): T {
+  const methods = target as Record<string, unknown>;
+  for (const [name, value] of Object.entries(methods)) {
+    if (typeof value !== "function") continue;
+    methods[name] = (...args: unknown[]) => {
+      if (typeof args[0] === "string") tables.add(args[0]);
+      return value(...args);
+    };
+  }
+  return target;
 }

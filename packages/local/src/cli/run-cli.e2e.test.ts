@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import {
   createTestDatabase,
+  deleteTestKeys,
   type TestDatabase,
   testRedisUrl,
   uniqueName,
@@ -39,6 +40,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (env) await deleteTestKeys({ prefixes: [env.LOCAL_QUEUE_PREFIX ?? ""], tables: [table] });
   await db?.drop();
 });
 

@@ -23,7 +23,7 @@ beforeEach(async () => {
   t = await createTestRuntime({ mysqlUrl: db.url, now: NOW });
 });
 afterEach(async () => {
-  await t.runtime.close();
+  await t.close();
 });
 
 /** The runtime's copy wiring (its zone is UTC), in batches of 100 rows. */

@@ -21,7 +21,7 @@ beforeEach(async () => {
   t = await createTestRuntime({ mysqlUrl: db.url, now: NOW });
 });
 afterEach(async () => {
-  await t.runtime.close();
+  await t.close();
 });
 
 async function createEvents(rows: readonly string[], options: { indexed?: boolean } = {}): Promise<string> {
