@@ -1,9 +1,5 @@
 import type { Connection } from "mysql2/promise";
 
-export const DEMO_DATABASE = "archiver_demo";
-export const DEMO_TABLE = "orders";
-export const DEMO_DESTINATION = "orders_archive";
-
 const STATUSES = ["pending", "paid", "shipped", "delivered", "cancelled", "refunded"];
 const CURRENCIES = ["EUR", "USD", "GBP", "MXN"];
 const NOTES = [
@@ -15,14 +11,15 @@ const NOTES = [
   "出荷前に連絡",
 ];
 
-/** Creates `orders` afresh with about `perDay` rows a day for `days` days ending yesterday. */
+/** Creates `table` afresh with about `perDay` rows a day for `days` days ending yesterday. */
 export async function createDemoTable(
   db: Connection,
-  options: { days: number; perDay: number; today: Date },
+  options: { table: string; days: number; perDay: number; today: Date },
 ) {
-  await db.query(`DROP TABLE IF EXISTS \`${DEMO_TABLE}\``);
+  const table = options.table;
+  await db.query(`DROP TABLE IF EXISTS \`${table}\``);
   await db.query(`
-    CREATE TABLE \`${DEMO_TABLE}\` (
+    CREATE TABLE \`${table}\` (
       id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
       customer_id INT UNSIGNED NOT NULL,
       status ENUM('pending','paid','shipped','delivered','cancelled','refunded') NOT NULL,
@@ -48,7 +45,7 @@ export async function createDemoTable(
   const flush = async () => {
     if (batch.length === 0) return;
     await db.query(
-      `INSERT INTO \`${DEMO_TABLE}\` (customer_id, status, total, currency, items, note, created_at, updated_at) VALUES ?`,
+      `INSERT INTO \`${table}\` (customer_id, status, total, currency, items, note, created_at, updated_at) VALUES ?`,
       [batch],
     );
     rows += batch.length;
