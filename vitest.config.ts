@@ -24,6 +24,10 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           fileParallelism: false,
+          // Tests leave nothing behind in MySQL or Redis: each file's names are checked when it ends,
+          // and the whole run's at the end (packages/core/src/testing/leak-check.ts).
+          globalSetup: ["packages/core/src/testing/leak-check.global-setup.ts"],
+          setupFiles: ["packages/core/src/testing/leak-check.setup.ts"],
         },
       },
       {

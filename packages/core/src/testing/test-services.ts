@@ -21,9 +21,19 @@ export const testRunTag = /^[0-9a-f]{4}$/.test(process.env.ARCHIVER_TEST_RUN ?? 
   ? (process.env.ARCHIVER_TEST_RUN as string)
   : randomBytes(2).toString("hex");
 
+/** Every name uniqueName made in this module instance: vitest gives each test file its own. */
+const made: string[] = [];
+
 /** A short random name safe as an identifier: `prefix_<run tag>ab12cd`. */
 export function uniqueName(prefix: string): string {
-  return `${prefix}_${testRunTag}${randomBytes(3).toString("hex")}`;
+  const name = `${prefix}_${testRunTag}${randomBytes(3).toString("hex")}`;
+  made.push(name);
+  return name;
+}
+
+/** The names this test file made with uniqueName, for the leak check (leak-check.setup.ts). */
+export function namesMadeHere(): readonly string[] {
+  return made;
 }
 
 export interface TestDatabase {
