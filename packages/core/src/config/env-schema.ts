@@ -22,6 +22,19 @@ const duckDbSize = z
   .regex(/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, "a size such as 128MB or 1GiB");
 
 /**
+ * Time limits on the source, in seconds (MYSQL_QUERY_TIMEOUT_SECONDS,
+ * MYSQL_STREAM_IDLE_SECONDS). Generous: they are there so that a dead
+ * server or a network path that silently drops packets ends a task (which is
+ * retried) instead of holding it forever, not to cut slow work short. A
+ * statement may take half an hour: a day's key bounds, fingerprint and
+ * chunk plan are each one statement over every row of the day. A streamed
+ * read may hear nothing for ten minutes (the server's own net_write_timeout
+ * in the other direction, see SESSION_SETUP_SQL): a day of an unindexed
+ * table is found by a full scan, which can be quiet until it reaches the day.
+ */
+export const MYSQL_TIMEOUT_DEFAULTS = { querySeconds: 1_800, streamIdleSeconds: 600 } as const;
+
+/**
  * Every environment variable the archiver reads, by its public name.
  * These names are the interface: infra gives exactly these to the functions.
  * Add, don't rename.
@@ -29,6 +42,10 @@ const duckDbSize = z
 export const envSchema = z.object({
   MYSQL_URL: z.url({ protocol: /^mysql$/ }).default("mysql://root@127.0.0.1:3306/archiver_demo"),
   MYSQL_PASSWORD: z.string().optional(),
+  /** Longest one MySQL statement may run before its connection is closed and the task retried. */
+  MYSQL_QUERY_TIMEOUT_SECONDS: intFrom(1, 86_400, MYSQL_TIMEOUT_DEFAULTS.querySeconds),
+  /** Longest a streamed day may hear nothing from MySQL before the read fails and the task is retried. */
+  MYSQL_STREAM_IDLE_SECONDS: intFrom(1, 86_400, MYSQL_TIMEOUT_DEFAULTS.streamIdleSeconds),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default("redis://127.0.0.1:6379"),
   REDIS_AUTH: z.string().optional(),
   /** PEM of the CA that signs the server certificate for `rediss://` (Memorystore's server CA). */

@@ -4,7 +4,14 @@ import { type Env, envSchema } from "./env-schema";
 
 /** The parsed configuration, grouped by the part of the system it configures. */
 export interface Config {
-  readonly mysql: { readonly url: string; readonly password: string | undefined };
+  readonly mysql: {
+    readonly url: string;
+    readonly password: string | undefined;
+    /** MYSQL_QUERY_TIMEOUT_SECONDS, in ms: longest one statement may run. */
+    readonly queryTimeoutMs: number;
+    /** MYSQL_STREAM_IDLE_SECONDS, in ms: longest a streamed read may hear nothing. */
+    readonly streamIdleTimeoutMs: number;
+  };
   readonly redis: {
     readonly url: string;
     readonly auth: string | undefined;
@@ -162,7 +169,12 @@ function isMysqlUrl(value: string): boolean {
 
 function toConfig(env: Env): Config {
   return {
-    mysql: { url: env.MYSQL_URL, password: env.MYSQL_PASSWORD },
+    mysql: {
+      url: env.MYSQL_URL,
+      password: env.MYSQL_PASSWORD,
+      queryTimeoutMs: env.MYSQL_QUERY_TIMEOUT_SECONDS * 1000,
+      streamIdleTimeoutMs: env.MYSQL_STREAM_IDLE_SECONDS * 1000,
+    },
     redis: { url: env.REDIS_URL, auth: env.REDIS_AUTH, tlsCa: env.REDIS_TLS_CA },
     warehouse:
       env.WAREHOUSE === "bigquery"

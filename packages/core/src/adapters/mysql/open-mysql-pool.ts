@@ -30,14 +30,17 @@ export async function mysqlConnectionOptions(
 
 /**
  * The source's pool as configured: MYSQL_URL and MYSQL_PASSWORD, through the
- * Cloud SQL connector or with TLS as mysqlConnectionOptions says. Ending the
- * pool also releases the connector. `extra` adds pool options such as
+ * Cloud SQL connector or with TLS as mysqlConnectionOptions says, every
+ * statement bounded by MYSQL_QUERY_TIMEOUT_SECONDS and every streamed read by
+ * MYSQL_STREAM_IDLE_SECONDS (see MysqlTimeouts). Ending the pool also releases
+ * the connector. `extra` adds pool options such as
  * `connectionLimit`.
  */
 export async function openMysqlPool(config: Config, extra: Partial<PoolOptions> = {}): Promise<MysqlPool> {
   const connection = await mysqlConnectionOptions(config);
   const pool = createMysqlPool(config.mysql, { ...connection.options, ...extra });
   return {
+    ...(pool.timeouts ? { timeouts: pool.timeouts } : {}),
     query: (options, values) => pool.query(options, values),
     getConnection: () => pool.getConnection(),
     async end() {

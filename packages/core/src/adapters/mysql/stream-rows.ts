@@ -1,3 +1,4 @@
+import { MYSQL_TIMEOUT_DEFAULTS } from "../../config/env-schema";
 import type { Row } from "../../domain/types/table-schema";
 import type { DayStream, DayStreamStats } from "../../ports/source-database";
 import type { MysqlPool, MysqlPoolConnection } from "./create-mysql-pool";
@@ -44,6 +45,12 @@ interface StreamingConnection {
   query(options: { sql: string; values: unknown[]; rowsAsArray: true }): QueryEvents;
   pause(): void;
   resume(): void;
+  /**
+   * A lost connection (closed socket, network error) is reported here, not on
+   * a query that has no callback: a streamed query never hears of it.
+   */
+  on(event: "error" | "end", listener: (error?: unknown) => void): unknown;
+  removeListener(event: "error" | "end", listener: (error?: unknown) => void): unknown;
   readonly stream?: { readonly bytesRead?: number; destroy?(): void };
 }
 
@@ -65,6 +72,13 @@ interface QueryEvents {
  * the consumer stops early or the read fails it is destroyed instead: a
  * connection with rows still in flight cannot serve another query, and
  * draining it could mean reading the rest of a large day for nothing.
+ *
+ * Every read ends: a connection lost mid-stream (also one that closed while
+ * paused, noticed on resume) fails the stream at once, and so does a server
+ * that sends nothing for the pool's `streamIdleMs` while the stream waits for
+ * rows (a network path that drops packets without closing the connection).
+ * Both reach the consumer as TransientError, so the task is retried; the
+ * statements around the stream are bounded by the pool's `queryMs`.
  */
 export function streamRows(pool: MysqlPool, query: StreamedQuery): DayStream {
   if (!Number.isInteger(query.batchRows) || query.batchRows < 1) {
@@ -88,16 +102,21 @@ async function* readBatches(
     throw mapMysqlError(error, query.context);
   });
   const connection = pooled.connection as StreamingConnection;
+  const idleMs = pool.timeouts?.streamIdleMs ?? MYSQL_TIMEOUT_DEFAULTS.streamIdleSeconds * 1000;
   let statement: { readonly sql: string; readonly values: readonly unknown[] } = query;
   if (snapshot) {
     try {
       // Only REPEATABLE READ keeps one snapshot for the whole transaction; a server
       // configured for READ COMMITTED would give each statement its own.
-      await pooled.query({ sql: "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ" });
-      await pooled.query({ sql: "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY" });
+      // These and the question (an index descent) answer at once: a connection that stays
+      // silent longer than a stream may is dead, and need not wait out a whole-day statement's limit.
+      await pooled.query({ sql: "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", timeoutMs: idleMs });
+      await pooled.query({ sql: "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY", timeoutMs: idleMs });
       if (query.choose) {
         statement = await query.choose(async (asked) => {
-          const [rows] = await pooled.query({ sql: asked.sql, rowsAsArray: true }, [...asked.values]);
+          const [rows] = await pooled.query({ sql: asked.sql, rowsAsArray: true, timeoutMs: idleMs }, [
+            ...asked.values,
+          ]);
           return rows as unknown[][];
         });
       }
@@ -121,7 +140,16 @@ async function* readBatches(
     resolve?.();
   };
 
+  /** Rows received, so that a quiet server can be told from a busy one without reading the clock per row. */
+  let received = 0;
+  const onLost = (error?: unknown) => {
+    if (ended) return;
+    failure ??= { error: error ?? connectionLost() };
+    signal();
+  };
+
   const onRow = (row: unknown[]) => {
+    received++;
     for (const index of zeroDateColumns) {
       const value = row[index];
       if (typeof value === "string" && isZeroDate(value)) {
@@ -141,6 +169,8 @@ async function* readBatches(
     }
   };
   let complete = false;
+  connection.on("error", onLost);
+  connection.on("end", onLost);
   try {
     connection
       .query({ sql: statement.sql, values: [...statement.values], rowsAsArray: true })
@@ -166,25 +196,60 @@ async function* readBatches(
         }
         yield batch;
       } else if (ended) {
-        if (snapshot) await finishSnapshot(pooled, query, stats);
+        if (snapshot) await finishSnapshot(pooled, query, stats, idleMs);
         break;
       } else {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
+        await untilSignalled();
       }
     }
     complete = true;
   } finally {
+    connection.removeListener("error", onLost);
+    connection.removeListener("end", onLost);
     stats.bytes = bytesSoFar();
     if (complete) {
       pooled.release();
     } else {
+      // The connection is discarded; whatever it still reports must not go unheard (an unheard
+      // "error" event would end the process).
+      connection.on("error", () => {});
       pooled.destroy();
       // destroy() only half-closes the socket; a paused reader would leave the
       // server blocked writing the rest of the day for net_write_timeout.
       connection.stream?.destroy?.();
     }
+  }
+
+  /**
+   * Waits for the next batch, the end or a failure; fails the read once the
+   * server has sent nothing (no byte, no row) for `idleMs`. Checked a few
+   * times per period, so a quiet server is noticed within 1.25 × idleMs.
+   */
+  function untilSignalled(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const activity = () => received + (connection.stream?.bytesRead ?? 0);
+      let seen = activity();
+      let quietSince = Date.now();
+      let timer: NodeJS.Timeout | undefined;
+      const check = () => {
+        const now = Date.now();
+        const current = activity();
+        if (current !== seen) {
+          seen = current;
+          quietSince = now;
+        } else if (now - quietSince >= idleMs) {
+          failure ??= { error: idleTimeout(idleMs) };
+          signal();
+          return;
+        }
+        timer = setTimeout(check, Math.max(1, Math.min(idleMs / 4, quietSince + idleMs - now)));
+      };
+      timer = setTimeout(check, Math.max(1, idleMs / 4));
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   function takeFilling(): unknown[][] {
@@ -194,11 +259,30 @@ async function* readBatches(
   }
 }
 
+/** The connection closed under the stream without an error of its own (the server ended it). */
+function connectionLost(): Error {
+  return Object.assign(new Error("Connection lost: the server closed the connection mid-stream"), {
+    code: "PROTOCOL_CONNECTION_LOST",
+    fatal: true,
+  });
+}
+
+/** A stream that heard nothing for MYSQL_STREAM_IDLE_SECONDS, as mapMysqlError reads it: retryable. */
+function idleTimeout(ms: number): Error {
+  return Object.assign(
+    new Error(
+      `no data from MySQL for ${ms / 1000} s while streaming rows (MYSQL_STREAM_IDLE_SECONDS); the connection was closed`,
+    ),
+    { code: "PROTOCOL_SEQUENCE_TIMEOUT", fatal: true },
+  );
+}
+
 /** Reads the streamed rows' fingerprint in their snapshot (when asked for), then ends the snapshot. */
 async function finishSnapshot(
   pooled: MysqlPoolConnection,
   query: StreamedQuery,
   stats: { rows: number; fingerprint: string },
+  quickMs: number,
 ): Promise<void> {
   try {
     if (query.fingerprint) {
@@ -212,7 +296,7 @@ async function finishSnapshot(
       }
       stats.fingerprint = String(fingerprint);
     }
-    await pooled.query({ sql: "COMMIT" });
+    await pooled.query({ sql: "COMMIT", timeoutMs: quickMs });
   } catch (error) {
     throw mapMysqlError(error, query.context);
   }
