@@ -26,11 +26,19 @@ export async function demoWarehouse(config: Config, destination: string): Promis
   let instance: DuckDBInstance | undefined;
   let connection: DuckDBConnection | undefined;
   if (existsSync(path)) {
-    instance = await DuckDBInstance.create(path, {
-      autoinstall_known_extensions: "false",
-      autoload_known_extensions: "false",
-    });
-    connection = await instance.connect();
+    try {
+      instance = await DuckDBInstance.create(path, {
+        autoinstall_known_extensions: "false",
+        autoload_known_extensions: "false",
+      });
+      connection = await instance.connect();
+    } catch (error) {
+      instance?.closeSync();
+      throw new Error(
+        `cannot open the warehouse ${path} (${error instanceof Error ? error.message : String(error)}); ` +
+          "if another process holds it (pnpm dev, pnpm archiver worker), stop it and run the demo again",
+      );
+    }
   }
   const exists = async () => {
     if (!connection) return false;
