@@ -69,11 +69,12 @@ const CLOSE_GRACE_MS = 3_000;
  * outage instead of failing.
  */
 export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
-  // No per-command limits: BullMQ's blocking reads need that, and a worker should wait for Redis.
+  // No per-command or idle-socket limits: BullMQ's blocking reads need that, and a worker should wait for Redis.
   const connection: RedisOptions = {
     ...(options.connection ?? bullmqConnection(options.redis, "worker")),
     maxRetriesPerRequest: null,
     commandTimeout: undefined,
+    socketTimeout: undefined,
   };
   const queue = createLocalTaskQueue({ connection, prefix: options.prefix, attempts: 1 });
   const backoffMs = options.backoffMs ?? 5_000;

@@ -30,18 +30,33 @@ export function redisConnectionOptions(settings: RedisSettings): RedisOptions {
   };
 }
 
+/** A command's answer is given up on after this long (it rejects; the task is retried). */
+const COMMAND_TIMEOUT_MS = 5_000;
 /**
- * Options for a client used from a function or a CLI command: a command against
- * an unreachable Redis rejects within a few seconds (one retry after the first
- * failed connect, and a per-command time-out) instead of waiting in the offline
- * queue. Reconnects go on forever with a capped delay, so a warm instance
+ * A connection that has sent commands and heard nothing for this long is
+ * dead (a failover, a path that drops packets without closing the
+ * connection): it is closed and a new one opened. Without it every later
+ * command on that socket would time out too, for as long as TCP takes to give
+ * up. Twice the command time-out: the commands on it have failed already.
+ * Never for BullMQ's worker connections, whose blocking reads are quiet by
+ * design (see bullmqConnection).
+ */
+const SOCKET_TIMEOUT_MS = 2 * COMMAND_TIMEOUT_MS;
+
+/**
+ * Options for a client used from a function, a task or a CLI command: a
+ * command against an unreachable Redis rejects within a few seconds (one retry
+ * after the first failed connect, and a per-command time-out) instead of
+ * waiting in the offline queue, and a connection that stopped answering is
+ * replaced. Reconnects go on forever with a capped delay, so a warm instance
  * recovers once Redis is back.
  */
 export function failFastOptions(): RedisOptions {
   return {
     lazyConnect: false,
     connectTimeout: 3_000,
-    commandTimeout: 5_000,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    socketTimeout: SOCKET_TIMEOUT_MS,
     maxRetriesPerRequest: 1,
     retryStrategy: (times) => Math.min(50 * 2 ** times, MAX_RECONNECT_DELAY_MS),
   };
