@@ -1,7 +1,10 @@
 import { PassThrough, Readable, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
+import type { WorkerOutcomes, WorkerProgress } from "../worker/run-worker";
 import type { CliIo } from "./cli-io";
-import { createProgressReporter } from "./progress-reporter";
+import { createCliLogger } from "./cli-logger";
+import { fakeTerminal } from "./fake-terminal";
+import { createProgressReporter, createScreen } from "./progress-reporter";
 
 function logReporter() {
   const lines: string[] = [];
@@ -15,7 +18,19 @@ function logReporter() {
   return { reporter: createProgressReporter(io, 3), lines };
 }
 
-const progress = (done: number, remaining: number) => ({ done, failed: 0, remaining, rows: done * 10 });
+const progress = (done: number, remaining: number, rows = done * 10): WorkerProgress => ({
+  done,
+  failed: 0,
+  remaining,
+  rows,
+  last: { kind: "clean", table: "orders", filterColumn: "created_at", day: `2024-01-0${done || 1}` },
+});
+const outcomes = (copied: number, deleted: number): WorkerOutcomes => ({
+  copied: { days: copied ? 1 : 0, rows: copied },
+  cleanup: { cleaned: deleted ? 1 : 0, alreadyClean: 0, alreadyDone: 0, rowsDeleted: deleted },
+  failed: [],
+  retried: 0,
+});
 
 describe("progress lines (not a terminal)", () => {
   it("prints the first line, then at most one every two seconds while tasks are left", () => {
@@ -24,7 +39,7 @@ describe("progress lines (not a terminal)", () => {
     reporter.update(progress(1, 2));
     reporter.update(progress(2, 1));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^progress: 0 done, 0 failed, 3 left, 0 rows/);
+    expect(lines[0]).toMatch(/^progress: 0 done, 0 failed, 3 left, 0 rows, [\d,]+ rows\/s$/);
   });
 
   it("prints the line that empties the queue at once, and only once", () => {
@@ -33,10 +48,19 @@ describe("progress lines (not a terminal)", () => {
     reporter.update(progress(3, 0));
     reporter.update(progress(3, 0));
     reporter.update(progress(3, 0));
-    expect(lines.map((line) => line.replace(/, \d+ rows\/s$/, ""))).toEqual([
+    expect(lines.map((line) => line.replace(/, [\d,]+ rows\/s$/, ""))).toEqual([
       "progress: 0 done, 0 failed, 3 left, 0 rows",
       "progress: 3 done, 0 failed, 0 left, 30 rows",
     ]);
+  });
+
+  it("counts a cleanup's rows as deleted, a migration's as copied", () => {
+    const { reporter, lines } = logReporter();
+    reporter.update(progress(3, 0, 2740), outcomes(0, 2740));
+    const other = logReporter();
+    other.reporter.update(progress(3, 0, 1500), outcomes(1000, 500));
+    expect(lines[0]).toMatch(/^progress: 3 done, 0 failed, 0 left, 2,740 rows deleted, [\d,]+ rows\/s$/);
+    expect(other.lines[0]).toMatch(/, 1,000 rows copied, 500 deleted, /);
   });
 });
 
@@ -60,5 +84,91 @@ describe("failure lines", () => {
     reporter.printError("refused: orders 2020-01-01: figures differ");
     expect(err).toEqual(["refused: orders 2020-01-01: figures differ\n"]);
     expect(out).toEqual([]);
+  });
+});
+
+describe("on a terminal", () => {
+  const BAR = /^ jobs-migration \[[=-]+\] \d+\/\d+ tasks \| /;
+
+  it("keeps the bar on the last line, below every log and failure line, each whole", () => {
+    const terminal = fakeTerminal({}, 100);
+    const screen = createScreen(terminal.io);
+    const logger = createCliLogger({ level: "info", text: true, print: screen.print });
+    screen.print("out", "accepted: cleanup of orders: 3 days queued, 0 already queued, 0 refused");
+    const reporter = screen.progress(3);
+    for (const [index, day] of ["2024-01-01", "2024-01-02", "2024-01-03"].entries()) {
+      logger.info("cleaned day", { table: "orders", day, rowsDeleted: 2740, durationMs: 41.2 });
+      reporter.update(progress(index + 1, 2 - index, 2740 * (index + 1)), outcomes(0, 2740 * (index + 1)));
+    }
+    logger.warn("cleanup waiting for load to fall", {
+      table: "orders",
+      day: "2024-01-03",
+      reason: "Threads_running is 90 (limit 64)",
+      waitedMs: 5000,
+    });
+    reporter.printError("refused: orders 2024-01-04: figures differ");
+    reporter.stop();
+    screen.print(
+      "out",
+      "queue jobs-migration is empty: 3 days cleaned (8,220 rows deleted); 0 failed for good",
+    );
+
+    const lines = terminal.lines();
+    expect(lines.slice(0, 4)).toEqual([
+      "accepted: cleanup of orders: 3 days queued, 0 already queued, 0 refused",
+      "cleaned orders 2024-01-01: 2,740 rows deleted in 41 ms",
+      "cleaned orders 2024-01-02: 2,740 rows deleted in 41 ms",
+      "cleaned orders 2024-01-03: 2,740 rows deleted in 41 ms",
+    ]);
+    expect(lines[4]).toBe("waiting orders 2024-01-03: Threads_running is 90 (limit 64) (5,000 ms so far)");
+    expect(lines[5]).toBe("refused: orders 2024-01-04: figures differ");
+    expect(lines[6]).toMatch(BAR);
+    expect(lines[6]).toContain("3/3 tasks | 8,220 rows deleted | ");
+    expect(lines[7]).toBe(
+      "queue jobs-migration is empty: 3 days cleaned (8,220 rows deleted); 0 failed for good",
+    );
+    expect(lines).toHaveLength(8);
+    // Warnings and failures went to stderr, the rest to stdout.
+    const onStderr = terminal.writes.filter((w) => w.channel === "err").map((w) => w.text);
+    expect(onStderr).toEqual([
+      "waiting orders 2024-01-03: Threads_running is 90 (limit 64) (5,000 ms so far)\n",
+      "refused: orders 2024-01-04: figures differ\n",
+    ]);
+  });
+
+  it("ends every printed line before the bar is drawn again", () => {
+    const terminal = fakeTerminal({}, 100);
+    const screen = createScreen(terminal.io);
+    const reporter = screen.progress(2);
+    screen.print("out", "copied orders 2024-01-01: 1 row in 3 ms");
+    reporter.update(progress(1, 1), outcomes(1, 0));
+    screen.print("err", "retrying orders 2024-01-02 (copy, attempt 1 of 3): lost connection");
+    reporter.stop();
+    const text = terminal.writes.map((w) => w.text).join("");
+    for (const line of ["copied orders 2024-01-01: 1 row in 3 ms", "retrying orders 2024-01-02"]) {
+      const at = text.indexOf(line);
+      const end = text.indexOf("\n", at);
+      expect(at).toBeGreaterThan(-1);
+      // Between the line's start and its newline: no bar, no carriage return.
+      expect(text.slice(at, end)).not.toMatch(/\r|jobs-migration/);
+      // And it starts on a line cleared of the bar.
+      expect(text.slice(0, at).endsWith("\r\x1b[K")).toBe(true);
+    }
+  });
+
+  it("cuts the bar to the terminal's width so it never wraps", () => {
+    const terminal = fakeTerminal({}, 40);
+    const reporter = createScreen(terminal.io).progress(365);
+    reporter.update(progress(100, 265, 1_000_000), outcomes(1_000_000, 0));
+    reporter.stop();
+    const lines = terminal.lines();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.length).toBeLessThan(40);
+  });
+
+  it("shows no bar for an empty queue", () => {
+    const terminal = fakeTerminal({}, 100);
+    createScreen(terminal.io).progress(0).stop();
+    expect(terminal.writes).toEqual([]);
   });
 });

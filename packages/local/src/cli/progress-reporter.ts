@@ -1,71 +1,171 @@
-import { SingleBar } from "cli-progress";
-import type { WorkerProgress } from "../worker/run-worker";
-import { type CliIo, writeLine } from "./cli-io";
+import type { WorkerOutcomes, WorkerProgress } from "../worker/run-worker";
+import type { CliIo } from "./cli-io";
+import { count, number } from "./wording";
+
+/** Where a line goes: stdout or stderr. */
+export type Channel = "out" | "err";
+
+export interface ProgressReporter {
+  /** The worker's progress; `outcomes` splits its rows into copied and deleted. */
+  update(progress: WorkerProgress, outcomes?: WorkerOutcomes): void;
+  /** A line on stderr (a task that failed for good), above the bar on a terminal. */
+  printError(line: string): void;
+  /** Draws the last state and leaves the bar where it is (a terminal), or does nothing. */
+  stop(): void;
+}
 
 /**
- * Shows queue progress: a bar on a terminal, otherwise a line at most every
- * few seconds (CI logs stay readable). `printError` writes a line to stderr
- * without garbling the bar: the bar is stopped where it is and started again
- * below the line.
+ * The CLI's output while it runs. Everything written while a progress bar is
+ * on the screen goes through `print`, so a line never lands inside the bar:
+ * on a terminal the bar is the last line, each printed line clears it, ends
+ * with its newline, and the bar is drawn again below it.
  */
-export function createProgressReporter(io: CliIo, total: number) {
-  const started = performance.now();
-  if (io.stdout.isTTY) {
-    const bar = new SingleBar({
-      stream: io.stdout,
-      format: " jobs-migration [{bar}] {value}/{total} tasks | {rows} rows | {rate} rows/s | {last}",
-      hideCursor: true,
-    });
-    let shown = { total, value: 0, payload: { rows: 0, rate: 0, last: "" } };
-    let stopped = false;
-    bar.start(total, 0, shown.payload);
-    return {
-      update(p: WorkerProgress) {
-        const finished = p.done + p.failed;
-        shown = {
-          total: Math.max(total, finished + p.remaining),
-          value: finished,
-          payload: { rows: p.rows, rate: rate(p.rows, started), last: describe(p) },
-        };
-        bar.setTotal(shown.total);
-        bar.update(shown.value, shown.payload);
-      },
-      printError(line: string) {
-        if (!stopped) bar.stop();
-        writeLine(io.stderr, line);
-        if (!stopped) bar.start(shown.total, shown.value, shown.payload);
-      },
-      stop: () => {
-        stopped = true;
-        bar.stop();
-      },
-    };
-  }
-  let lastLine = Number.NEGATIVE_INFINITY;
-  let lastCounts = "";
-  return {
-    update(p: WorkerProgress) {
-      const now = performance.now();
-      const counts = `${p.done} ${p.failed} ${p.remaining} ${p.rows}`;
-      // The last task's line comes at once, but only once: the queue reports an empty count more than once.
-      if (p.remaining > 0 ? now - lastLine < 2000 : counts === lastCounts) return;
-      lastLine = now;
-      lastCounts = counts;
-      writeLine(
-        io.stdout,
-        `progress: ${p.done} done, ${p.failed} failed, ${p.remaining} left, ${p.rows} rows, ${rate(p.rows, started)} rows/s`,
-      );
-    },
-    printError: (line: string) => writeLine(io.stderr, line),
-    stop: () => {},
+export interface Screen {
+  /** Prints one whole line to stdout or stderr. */
+  print(channel: Channel, line: string): void;
+  /** Shows the queue's progress until `stop()`: a bar on a terminal, otherwise a line every few seconds. */
+  progress(total: number): ProgressReporter;
+}
+
+/** Moves to the start of the line and clears it. */
+const CLEAR_LINE = "\r\x1b[K";
+/** Redraw the bar at most this often (lines printed above it redraw it at once). */
+const REDRAW_MS = 100;
+/** Without a terminal, a progress line at most this often. */
+const LINE_EVERY_MS = 2000;
+
+export function createScreen(io: CliIo): Screen {
+  return io.stdout.isTTY ? terminalScreen(io) : plainScreen(io);
+}
+
+/** Kept for callers that only need a reporter: a screen of its own. */
+export function createProgressReporter(io: CliIo, total: number): ProgressReporter {
+  return createScreen(io).progress(total);
+}
+
+function terminalScreen(io: CliIo): Screen {
+  /** The bar as last drawn, while one is on the screen. */
+  let bar: string | undefined;
+  /** Draws the bar of the progress under way, if any, as it stands now. */
+  let redraw: (() => void) | undefined;
+  const print = (channel: Channel, line: string) => {
+    if (bar === undefined) {
+      (channel === "out" ? io.stdout : io.stderr).write(`${line}\n`);
+      return;
+    }
+    if (channel === "out") io.stdout.write(`${CLEAR_LINE}${line}\n`);
+    else {
+      io.stdout.write(CLEAR_LINE);
+      io.stderr.write(`${line}\n`);
+    }
+    bar = "";
+    redraw?.();
   };
+  return {
+    print,
+    progress(total) {
+      const started = performance.now();
+      let state = { total, finished: 0, rows: "0 rows", rate: 0, last: "" };
+      let drawnAt = Number.NEGATIVE_INFINITY;
+      let stopped = false;
+      const draw = () => {
+        // An empty queue has no bar (a dry run's --wait): it appears with the first task.
+        if (bar === undefined && state.total === 0 && state.finished === 0) return;
+        // A pseudo-terminal may report 0 columns: take the usual 80.
+        const text = barText(state, io.stdout.columns || 80);
+        // Written again only when it changed (or a printed line cleared it).
+        if (text !== bar) io.stdout.write(bar === "" ? text : `${CLEAR_LINE}${text}`);
+        bar = text;
+        drawnAt = performance.now();
+      };
+      redraw = draw;
+      draw();
+      return {
+        update(p, outcomes) {
+          if (stopped) return;
+          const finished = p.done + p.failed;
+          state = {
+            total: Math.max(state.total, finished + p.remaining),
+            finished,
+            rows: rowsText(p, outcomes),
+            rate: rate(p.rows, started),
+            last: p.last ? `${p.last.kind} ${p.last.table} ${p.last.day}` : "",
+          };
+          if (performance.now() - drawnAt >= REDRAW_MS || p.remaining === 0) draw();
+        },
+        printError: (line) => print("err", line),
+        stop() {
+          if (stopped) return;
+          stopped = true;
+          draw();
+          if (bar !== undefined) io.stdout.write("\n");
+          bar = undefined;
+          redraw = undefined;
+        },
+      };
+    },
+  };
+}
+
+function plainScreen(io: CliIo): Screen {
+  const print = (channel: Channel, line: string) =>
+    (channel === "out" ? io.stdout : io.stderr).write(`${line}\n`);
+  return {
+    print,
+    progress() {
+      const started = performance.now();
+      let lastLine = Number.NEGATIVE_INFINITY;
+      let lastCounts = "";
+      return {
+        update(p, outcomes) {
+          const now = performance.now();
+          const counts = `${p.done} ${p.failed} ${p.remaining} ${p.rows}`;
+          // The last task's line comes at once, but only once: the queue reports an empty count more than once.
+          if (p.remaining > 0 ? now - lastLine < LINE_EVERY_MS : counts === lastCounts) return;
+          lastLine = now;
+          lastCounts = counts;
+          print(
+            "out",
+            `progress: ${p.done} done, ${p.failed} failed, ${p.remaining} left, ${rowsText(p, outcomes)}, ${number(rate(p.rows, started))} rows/s`,
+          );
+        },
+        printError: (line) => print("err", line),
+        stop: () => {},
+      };
+    },
+  };
+}
+
+/** ` jobs-migration [=====-----] 3/6 tasks | 1,500 rows copied | 3,000 rows/s | copy orders 2024-01-03`, cut to the terminal's width. */
+function barText(
+  state: { total: number; finished: number; rows: string; rate: number; last: string },
+  columns: number,
+): string {
+  const width = columns >= 100 ? 20 : 10;
+  const filled =
+    state.total > 0 ? Math.min(width, Math.round((state.finished / state.total) * width)) : width;
+  const parts = [
+    ` jobs-migration [${"=".repeat(filled)}${"-".repeat(width - filled)}] ${state.finished}/${state.total} tasks`,
+    state.rows,
+    `${number(state.rate)} rows/s`,
+    ...(state.last ? [state.last] : []),
+  ];
+  // One character short of the width: a full line would wrap, and the next redraw would start a line too low.
+  return [...parts.join(" | ")].slice(0, Math.max(1, columns - 1)).join("");
+}
+
+/** `1,500 rows copied`, `2,740 rows deleted`, both, or `0 rows` before either. */
+export function rowsText(p: WorkerProgress, outcomes?: WorkerOutcomes): string {
+  if (!outcomes) return count(p.rows, "row");
+  const copied = outcomes.copied.rows;
+  const deleted = outcomes.cleanup.rowsDeleted;
+  if (copied > 0 && deleted > 0) return `${count(copied, "row")} copied, ${number(deleted)} deleted`;
+  if (deleted > 0) return `${count(deleted, "row")} deleted`;
+  if (copied > 0) return `${count(copied, "row")} copied`;
+  return count(p.rows, "row");
 }
 
 function rate(rows: number, started: number): number {
   const seconds = (performance.now() - started) / 1000;
   return seconds > 0 ? Math.round(rows / seconds) : 0;
-}
-
-function describe(p: WorkerProgress): string {
-  return p.last ? `${p.last.kind} ${p.last.table} ${p.last.day}` : "";
 }

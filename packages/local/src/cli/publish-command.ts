@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
-import type { Runtime } from "@table-archiver/core";
+import type { CleanupSummary, Runtime } from "@table-archiver/core";
 import { createEntryHandler, type EntryOutcome, encodePubSubData } from "@table-archiver/entry";
-import { runWorker } from "../worker/run-worker";
-import { type CliIo, EXIT, writeLine } from "./cli-io";
-import { createProgressReporter } from "./progress-reporter";
+import { type CliIo, EXIT } from "./cli-io";
+import { createScreen, type Screen } from "./progress-reporter";
 import { type MessageSource, readMessage } from "./read-message";
-import { failureLine, refusalLine, summarizeOutcomes } from "./worker-summary";
+import { count, number } from "./wording";
+import { workQueue } from "./worker-command";
+import { refusalLine } from "./worker-summary";
 
 export interface PublishOptions extends MessageSource {
   readonly wait?: boolean;
@@ -14,59 +15,61 @@ export interface PublishOptions extends MessageSource {
 /**
  * Delivers a message to the entry function as Pub/Sub would (a CloudEvent
  * whose data carries the base64 JSON), then optionally works the local queue
- * until it is empty.
+ * until it is empty. `screen` is where lines go (the runtime's logger should
+ * print through the same one, so its lines stay clear of the progress bar).
  */
-export async function publishCommand(runtime: Runtime, options: PublishOptions, io: CliIo): Promise<number> {
+export async function publishCommand(
+  runtime: Runtime,
+  options: PublishOptions,
+  io: CliIo,
+  screen: Screen = createScreen(io),
+): Promise<number> {
   const message = await readMessage(options, io);
   const deliver = createEntryHandler(async () => runtime);
   const outcome = await deliver({ id: randomUUID(), data: encodePubSubData(message) });
   if (outcome.outcome === "rejected") {
-    writeLine(io.stderr, `error: ${outcome.error.message}`);
+    screen.print("err", `error: ${outcome.error.message}`);
     return EXIT.badInput;
   }
-  writeLine(io.stdout, summarize(outcome));
+  for (const line of acceptedLines(outcome)) screen.print("out", line);
   if (outcome.outcome === "cleanup") {
     const { table, dryRun, refusals } = outcome.summary;
     for (const { day, reason } of refusals) {
-      writeLine(io.stderr, refusalLine(dryRun ? "refused (dry run)" : "refused", table, day, reason));
+      screen.print("err", refusalLine(dryRun ? "refused (dry run)" : "refused", table, day, reason));
     }
   }
   if (!options.wait) return EXIT.ok;
-  return waitForQueue(runtime, io);
+  return workQueue(runtime, { drain: true }, screen);
+}
+
+/** What the entry function accepted, in words: one line per table. */
+export function acceptedLines(outcome: Exclude<EntryOutcome, { outcome: "rejected" }>): string[] {
+  if (outcome.outcome === "migration") {
+    return outcome.plans.map(
+      (p) =>
+        `accepted: ${p.table}: ${count(p.added, "day")} enqueued${p.days.length ? ` (${p.days[0]} .. ${p.days.at(-1)})` : ""}, cutoff ${p.cutoff}` +
+        (p.alreadyQueued ? `, ${number(p.alreadyQueued)} already queued` : ""),
+    );
+  }
+  return [cleanupLine(outcome.summary)];
 }
 
 /**
- * Works the queue until it is empty. Each task that fails for good or is
- * refused is printed to stderr as it happens; the closing line on stdout says
- * what the run came to. Exits 1 when any task failed for good or was refused.
+ * `accepted: cleanup of orders: 365 days queued, 0 already queued, 0 refused`;
+ * a dry run: `dry run of cleanup of orders: 365 days verified, 0 refused,
+ * 1,234,567 rows would be deleted; nothing was deleted`.
  */
-async function waitForQueue(runtime: Runtime, io: CliIo): Promise<number> {
-  const reporter = createProgressReporter(io, await runtime.queue.count());
-  const worker = await runWorker(runtime, {
-    onProgress: (p) => reporter.update(p),
-    onFailed: (failure) => reporter.printError(failureLine(failure)),
-  });
-  try {
-    await worker.drained();
-  } finally {
-    reporter.stop();
-    await worker.close();
+function cleanupLine(s: CleanupSummary): string {
+  const cleaned = s.alreadyCleaned > 0 ? `, ${number(s.alreadyCleaned)} already cleaned` : "";
+  if (!s.dryRun) {
+    return (
+      `accepted: cleanup of ${s.table}: ${count(s.enqueued, "day")} queued, ` +
+      `${number(s.alreadyQueued)} already queued, ${number(s.refused)} refused${cleaned}`
+    );
   }
-  const outcomes = worker.outcomes();
-  writeLine(io.stdout, `queue jobs-migration is empty: ${summarizeOutcomes(outcomes)}`);
-  return outcomes.failed.length > 0 ? EXIT.failed : EXIT.ok;
-}
-
-function summarize(outcome: Exclude<EntryOutcome, { outcome: "rejected" }>): string {
-  if (outcome.outcome === "migration") {
-    return outcome.plans
-      .map(
-        (p) =>
-          `accepted: ${p.table}: ${p.added} days enqueued${p.days.length ? ` (${p.days[0]} .. ${p.days.at(-1)})` : ""}, cutoff ${p.cutoff}` +
-          (p.alreadyQueued ? `, ${p.alreadyQueued} already queued` : ""),
-      )
-      .join("\n");
-  }
-  const { refusals: _printedToStderr, ...summary } = outcome.summary;
-  return `accepted: cleanup ${JSON.stringify(summary)}`;
+  const resuming = s.resuming > 0 ? `, ${number(s.resuming)} part-deleted (would resume)` : "";
+  return (
+    `dry run of cleanup of ${s.table}: ${count(s.verified, "day")} verified${resuming}, ` +
+    `${number(s.refused)} refused${cleaned}, ${count(s.rowsToDelete, "row")} would be deleted; nothing was deleted`
+  );
 }

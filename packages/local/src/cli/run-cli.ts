@@ -8,12 +8,11 @@ import {
 import { Command, CommanderError } from "commander";
 import { unreachableServices } from "../services/check-services";
 import { type CliIo, EXIT, writeLine } from "./cli-io";
+import { createCliLogger } from "./cli-logger";
 import { daysCommand } from "./days-command";
-import { publishCommand } from "./publish-command";
-import { statusCommand } from "./status-command";
-import { workerCommand } from "./worker-command";
+import { createScreen, type Screen } from "./progress-reporter";
 
-type Action = (runtime: Runtime) => Promise<number>;
+type Action = (runtime: Runtime, screen: Screen) => Promise<number>;
 
 /**
  * `archiver <command>`: parses argv, builds the runtime from the environment,
@@ -38,21 +37,24 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       if (source !== undefined && source !== "-") {
         throw new InvalidInputError("source", `unexpected argument "${source}"; use --message, --file or -`);
       }
-      action = (runtime) => publishCommand(runtime, options, io);
+      // Commands load when run: `status` need not load the entry and task handlers.
+      action = async (runtime, screen) =>
+        (await import("./publish-command")).publishCommand(runtime, options, io, screen);
     });
   program
     .command("worker")
     .description("work the local queue jobs-migration")
     .option("--drain", "exit when the queue is empty")
     .action((options) => {
-      action = (runtime) => workerCommand(runtime, options, io);
+      action = async (runtime, screen) =>
+        (await import("./worker-command")).workerCommand(runtime, options, screen);
     });
   program
     .command("status")
     .description("queue task count and migrated days per table")
     .option("--json", "print JSON")
     .action((options) => {
-      action = (runtime) => statusCommand(runtime, options, io);
+      action = async (runtime) => (await import("./status-command")).statusCommand(runtime, options, io);
     });
 
   let daysExit: number | undefined;
@@ -87,8 +89,15 @@ async function runAction(action: Action, io: CliIo): Promise<number> {
       for (const line of down) writeLine(io.stderr, `error: ${line}`);
       return EXIT.failed;
     }
-    runtime = await createRuntime(config);
-    return await action(runtime);
+    const screen = createScreen(io);
+    // On a terminal the log is short lines for a person; otherwise JSON lines, as the functions log.
+    const logger = createCliLogger({
+      level: config.logLevel,
+      text: io.stdout.isTTY === true,
+      print: screen.print,
+    });
+    runtime = await createRuntime(config, { logger });
+    return await action(runtime, screen);
   } catch (error) {
     const bad =
       error instanceof ArchiverError && (error.code === "INVALID_INPUT" || error.code === "INVALID_CONFIG");

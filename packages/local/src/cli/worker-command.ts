@@ -1,7 +1,7 @@
 import type { Runtime } from "@table-archiver/core";
-import { runWorker } from "../worker/run-worker";
-import { type CliIo, EXIT, writeLine } from "./cli-io";
-import { createProgressReporter } from "./progress-reporter";
+import { runWorker, type WorkerOutcomes } from "../worker/run-worker";
+import { EXIT } from "./cli-io";
+import type { Screen } from "./progress-reporter";
 import { failureLine, summarizeOutcomes } from "./worker-summary";
 
 /**
@@ -13,13 +13,24 @@ import { failureLine, summarizeOutcomes } from "./worker-summary";
 export async function workerCommand(
   runtime: Runtime,
   options: { drain?: boolean },
-  io: CliIo,
+  screen: Screen,
 ): Promise<number> {
-  const reporter = createProgressReporter(io, await runtime.queue.count());
+  return workQueue(runtime, options, screen);
+}
+
+/** The queue's progress on `screen` while the worker runs, then the closing line. */
+export async function workQueue(
+  runtime: Runtime,
+  options: { drain?: boolean },
+  screen: Screen,
+): Promise<number> {
+  const reporter = screen.progress(await runtime.queue.count());
+  let outcomes: () => WorkerOutcomes | undefined = () => undefined;
   const worker = await runWorker(runtime, {
-    onProgress: (p) => reporter.update(p),
+    onProgress: (p) => reporter.update(p, outcomes()),
     onFailed: (failure) => reporter.printError(failureLine(failure)),
   });
+  outcomes = worker.outcomes;
   try {
     if (options.drain) await worker.drained();
     else await untilSignal();
@@ -27,10 +38,10 @@ export async function workerCommand(
     reporter.stop();
     await worker.close();
   }
-  const outcomes = worker.outcomes();
+  const done = worker.outcomes();
   const ended = options.drain ? "queue jobs-migration is empty" : "worker stopped";
-  writeLine(io.stdout, `${ended}: ${summarizeOutcomes(outcomes)}`);
-  return outcomes.failed.length > 0 ? EXIT.failed : EXIT.ok;
+  screen.print("out", `${ended}: ${summarizeOutcomes(done)}`);
+  return done.failed.length > 0 ? EXIT.failed : EXIT.ok;
 }
 
 function untilSignal(): Promise<void> {
