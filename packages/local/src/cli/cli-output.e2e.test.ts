@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import {
   createTestDatabase,
+  deleteTestKeys,
   type TestDatabase,
   testRedisUrl,
   uniqueName,
 } from "@table-archiver/core/testing";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CliIo } from "./cli-io";
 import { fakeTerminal } from "./fake-terminal";
@@ -38,18 +38,7 @@ afterAll(async () => {
   await db?.drop();
   if (dir) await rm(dir, { recursive: true, force: true });
   // The queue's keys, and each table's migrated days, copy records and cleanup state.
-  const redis = new Redis(testRedisUrl);
-  try {
-    const patterns = [`${env.LOCAL_QUEUE_PREFIX}:*`, ...tables.flatMap((t) => [`*:${t}`, `*:${t}:*`])];
-    for (const match of patterns) {
-      for await (const keys of redis.scanStream({ match, count: 1000 }) as AsyncIterable<string[]>) {
-        if (keys.length > 0) await redis.del(...keys);
-      }
-    }
-    if (tables.length > 0) await redis.del(...tables.map((t) => `mig_${t}`));
-  } finally {
-    redis.disconnect();
-  }
+  await deleteTestKeys({ prefixes: [env.LOCAL_QUEUE_PREFIX as string], tables });
 });
 
 /** A table with `days` days of three rows each, from 2020-01-01. */
