@@ -10,7 +10,7 @@ export interface MigrationQueueArgs {
   readonly project: string;
   /**
    * Rate limits and retry policy. Every field has a default in the stack config
-   * (README.md ("Deploy")): 1 dispatch per second, 2 at a time, 5 attempts, backoff 10s–600s.
+   * (docs/deploy.md): 1 dispatch per second, 2 at a time, 5 attempts, backoff 10s–600s.
    */
   readonly settings: QueueSettings;
 }

@@ -166,7 +166,7 @@ describe("readStackConfig", () => {
     );
     expect(Object.keys(file).filter((key) => !requested.has(key))).toEqual([]);
 
-    const guide = readFileSync(path.join(repoRoot, "README.md"), "utf8");
+    const guide = readFileSync(path.join(repoRoot, "docs", "deploy.md"), "utf8");
     for (const key of requested) {
       const name = key.startsWith("gcp:") ? key : key.slice("table-archiver:".length);
       expect(guide, key).toMatch(new RegExp(`pulumi config set (--secret |--path ')?${name}\\b`));

@@ -21,7 +21,7 @@ export interface QueueSettings {
   readonly dispatchDeadlineSeconds: number;
 }
 
-/** A stack's configuration, checked and with defaults applied. Keys are documented in README.md ("Deploy"). */
+/** A stack's configuration, checked and with defaults applied. Keys are documented in docs/deploy.md. */
 export interface StackConfig {
   readonly project: string;
   readonly region: string;
