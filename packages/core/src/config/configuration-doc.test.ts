@@ -66,10 +66,17 @@ function sourceFiles(dir: string): string[] {
   return files;
 }
 
-/** Whether some source reads `name` from an environment object (`process.env.NAME`, `env.NAME`, `env["NAME"]`). */
+/**
+ * Whether some source reads `name` from an environment object: `process.env.NAME`,
+ * `env.NAME`, `env["NAME"]`, or a file that looks variables up by name (`env[variable]`)
+ * and names `"NAME"` in a string.
+ */
 function readByCode(name: string, sources: readonly string[]): boolean {
   const read = new RegExp(`\\benv(?:\\.${name}\\b|\\[\\s*["'\`]${name}["'\`]\\s*\\])`);
-  return sources.some((source) => read.test(source));
+  const named = new RegExp(`["'\`]${name}["'\`]`);
+  return sources.some(
+    (source) => read.test(source) || (/\benv\[\s*\w+\s*\]/.test(source) && named.test(source)),
+  );
 }
 
 const tables = variableTables(doc);
