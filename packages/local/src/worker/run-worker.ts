@@ -1,5 +1,6 @@
 import { type Runtime, startLocalWorker, type TaskPayload, taskKey } from "@table-archiver/core";
 import { handleTask, logTaskFailure, type TaskResult, taskErrorInfo } from "@table-archiver/task-handler";
+import { holdWarehouse } from "./hold-warehouse";
 import { limitCleanup } from "./limit-cleanup";
 import { TasksLeft } from "./tasks-left";
 
@@ -55,8 +56,13 @@ export interface RunWorkerOptions {
  * WORKER_CONCURRENCY tasks run at once, of which at most CLEANUP_CONCURRENCY
  * are cleanup tasks (see limitCleanup). Every failed attempt is logged as the
  * HTTP function logs it (logTaskFailure), retried or final.
+ *
+ * One worker per DuckDB file: the warehouse is opened before any task is
+ * taken, and a file another process holds stops the worker here with
+ * WarehouseInUseError (see holdWarehouse), no task attempt spent.
  */
 export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}) {
+  await holdWarehouse(runtime);
   const progress = { done: 0, failed: 0, remaining: 0, rows: 0 };
   const copied = { days: 0, rows: 0 };
   const cleanup = { cleaned: 0, alreadyClean: 0, alreadyDone: 0, rowsDeleted: 0 };
