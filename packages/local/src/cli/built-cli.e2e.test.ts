@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -11,6 +11,7 @@ import {
   testRedisUrl,
   uniqueName,
 } from "@table-archiver/core/testing";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
@@ -24,6 +25,7 @@ let db: TestDatabase;
 let dir: string;
 let env: Record<string, string>;
 const table = uniqueName("orders");
+const crowd = uniqueName("crowd");
 
 beforeAll(async () => {
   // Builds the bundle if a source is newer, so the tests below see no build line on stderr.
@@ -51,6 +53,17 @@ afterAll(async () => {
   await db?.drop();
   if (dir) await rm(dir, { recursive: true, force: true });
   if (env) await deleteTestKeys({ prefixes: [env.LOCAL_QUEUE_PREFIX as string], tables: [table] });
+  // The crowd of tables the closed-pipe test makes.
+  const redis = new Redis(testRedisUrl);
+  try {
+    for await (const keys of redis.scanStream({ match: `mig_${crowd}_*`, count: 1000 }) as AsyncIterable<
+      string[]
+    >) {
+      if (keys.length > 0) await redis.del(...keys);
+    }
+  } finally {
+    redis.disconnect();
+  }
 });
 
 /** Runs the CLI (cwd: a scratch directory, so no .env applies) and collects its output. */
@@ -112,5 +125,37 @@ describe("the built CLI", () => {
       stdout: "",
       stderr: 'error: clean_tabel: unknown field; did you mean "clean_table"?\n',
     });
+  });
+
+  it("ends quietly with exit 0 when the reader of its output goes away", async () => {
+    // Enough tables that status writes far more than a pipe holds: a write fails once the reader has gone.
+    const redis = new Redis(testRedisUrl);
+    try {
+      const pipeline = redis.pipeline();
+      for (let i = 0; i < 2000; i++)
+        pipeline.sadd(`mig_${crowd}_${String(i).padStart(4, "0")}`, "2020-01-01");
+      await pipeline.exec();
+    } finally {
+      redis.disconnect();
+    }
+    const child = spawn(process.execPath, [launcher, "status"], {
+      env,
+      cwd: dir,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += String(chunk);
+    });
+    // `| head -1`: read the first line, then close the pipe.
+    const first = await new Promise<string>((resolve) => {
+      child.stdout.once("data", (chunk) => {
+        child.stdout.destroy();
+        resolve(String(chunk).split("\n")[0] ?? "");
+      });
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", (exit) => resolve(exit)));
+    expect(first).toMatch(/^queue jobs-migration: /);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
   });
 });

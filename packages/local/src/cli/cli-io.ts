@@ -18,3 +18,22 @@ export function processIo(): CliIo {
 export function writeLine(stream: Writable, line: string): void {
   stream.write(`${line}\n`);
 }
+
+/**
+ * Ends the process when whoever reads its output has gone (`archiver status
+ * | head -2`): a write to a closed pipe fails with EPIPE, which is no error of
+ * the command's. Exits 0 at once and prints nothing (stderr may be the same
+ * closed pipe); anything else the streams raise is thrown as before.
+ */
+export function exitQuietlyOnClosedPipe(proc: {
+  readonly stdout: NodeJS.WriteStream;
+  readonly stderr: NodeJS.WriteStream;
+  exit(code: number): never;
+}): void {
+  for (const stream of [proc.stdout, proc.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EPIPE") proc.exit(0);
+      throw error;
+    });
+  }
+}

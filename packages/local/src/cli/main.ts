@@ -1,5 +1,6 @@
 import "dotenv/config";
-import { processIo } from "./cli-io";
+import { exitQuietlyOnClosedPipe, processIo } from "./cli-io";
 import { runCli } from "./run-cli";
 
+exitQuietlyOnClosedPipe(process);
 process.exitCode = await runCli(process.argv.slice(2), processIo());
