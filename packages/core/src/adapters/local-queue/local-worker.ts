@@ -1,7 +1,7 @@
 import type { Job, Worker } from "bullmq";
 import type { RedisOptions } from "ioredis";
 import { parseTaskPayload, type TaskPayload } from "../../domain/tasks/task-payload";
-import { isFinalTaskError } from "../../errors";
+import { isFinalTaskError, TransientError } from "../../errors";
 import { QUEUE_NAME } from "../../ports/task-queue";
 import { asBullmqOptions, bullmqConnection } from "../redis/bullmq-connection";
 import { createLocalTaskQueue, type LocalQueueConnection } from "./bullmq-task-queue";
@@ -61,12 +61,38 @@ const REPORT_GRACE_MS = 2_000;
 const CLOSE_GRACE_MS = 3_000;
 
 /**
+ * Crash recovery. A running job holds a lock of LOCK_MS in Redis, renewed
+ * every LOCK_MS / 2 while its task runs. A worker that dies (kill -9, out of
+ * memory, a lost machine) stops renewing it; every STALLED_CHECK_MS a worker
+ * marks the active jobs and, at its next check, moves back to waiting those
+ * whose lock has expired, where a live worker takes them at once. A task
+ * interrupted by a crash therefore runs again about LOCK_MS to LOCK_MS + 2 ×
+ * STALLED_CHECK_MS after the crash (5-20 s; a restarted worker also checks as
+ * it starts), where BullMQ's defaults (30 s and 30 s) took 30-90 s.
+ *
+ * A live worker loses a lock only if it cannot renew it for LOCK_MS (its event
+ * loop blocked, or Redis unreachable that long): the job then runs a second
+ * time, which tasks allow (a copy replaces its day; a cleanup finds the day's
+ * lease held and is retried).
+ */
+const LOCK_MS = 10_000;
+const STALLED_CHECK_MS = 5_000;
+/**
+ * BullMQ fails a job for good once it has stalled more than maxStalledCount
+ * times (1 by default: a task interrupted by two crashes failed whatever its
+ * attempts). Here a stall counts as one of the job's attempts instead (see
+ * startedAttempt), so BullMQ's own limit is set past any TASK_ATTEMPTS.
+ */
+const MAX_STALLS = 1_000;
+
+/**
  * A BullMQ worker on `jobs-migration` that hands each task to `process`.
  * Invalid input and verification failures fail the task at once (BullMQ's
  * UnrecoverableError); other errors are retried with exponential backoff
- * (`backoffMs`, doubling) until the job's attempts are used up. Tasks finished
- * for good are settled in the queue's bookkeeping. A worker waits out a Redis
- * outage instead of failing.
+ * (`backoffMs`, doubling) until the job's attempts are used up. A run
+ * interrupted by a crash counts as an attempt and runs again within seconds
+ * (see LOCK_MS). Tasks finished for good are settled in the queue's
+ * bookkeeping. A worker waits out a Redis outage instead of failing.
  */
 export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
   // No per-command or idle-socket limits: BullMQ's blocking reads need that, and a worker should wait for Redis.
@@ -134,7 +160,11 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
       QUEUE_NAME,
       async (job: Job) => {
         if (job.id) unreported.add(job.id);
-        const info = { attempt: job.attemptsMade + 1, maxAttempts: job.opts.attempts ?? 1 };
+        const info = { attempt: startedAttempt(job), maxAttempts: job.opts.attempts ?? 1 };
+        if (info.attempt > info.maxAttempts) {
+          const error = interruptedTooOften(job, info.maxAttempts);
+          throw Object.assign(new UnrecoverableError(error.message), { cause: error });
+        }
         running++;
         try {
           await options.process(parseTaskPayload(job.data), info);
@@ -151,6 +181,9 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
         connection: asBullmqOptions(connection),
         prefix: options.prefix,
         concurrency: options.concurrency,
+        lockDuration: LOCK_MS,
+        stalledInterval: STALLED_CHECK_MS,
+        maxStalledCount: MAX_STALLS,
         settings: {
           backoffStrategy: (attemptsMade) => Math.min(backoffMs * 2 ** (attemptsMade - 1), MAX_BACKOFF_MS),
         },
@@ -160,7 +193,9 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
     worker.on("completed", (job) => {
       const task = taskOf(job);
       // BullMQ has counted the finished attempt in attemptsMade by now.
-      const events: LocalWorkerEvent[] = task ? [{ type: "completed", task, attempt: job.attemptsMade }] : [];
+      const events: LocalWorkerEvent[] = task
+        ? [{ type: "completed", task, attempt: endedAttempt(job) }]
+        : [];
       void report(job, events, task);
     });
 
@@ -171,7 +206,7 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
         type: "failed",
         task,
         jobId: job?.id,
-        attempt: job?.attemptsMade ?? 0,
+        attempt: job ? endedAttempt(job) : 0,
         maxAttempts: job?.opts.attempts ?? 1,
         final,
         error: error instanceof UnrecoverableError && error.cause instanceof Error ? error.cause : error,
@@ -250,6 +285,30 @@ async function closeWorker(worker: Worker, running: () => number): Promise<void>
       return;
     }
   }
+}
+
+/**
+ * Which attempt of its job this run is, counting runs a crash or a lost lock
+ * interrupted: BullMQ counts every start (attemptsStarted, this one included),
+ * while attemptsMade counts only the runs that ended.
+ */
+function startedAttempt(job: Job): number {
+  return Math.max(job.attemptsStarted ?? 0, job.attemptsMade + 1);
+}
+
+/** Which attempt of its job just ended (completed or failed), interrupted runs counted. */
+function endedAttempt(job: Job): number {
+  return Math.max(job.attemptsStarted ?? 0, job.attemptsMade);
+}
+
+/** The job's attempts are used up, some by runs that never ended; it fails for good. */
+function interruptedTooOften(job: Job, maxAttempts: number): TransientError {
+  const interrupted = startedAttempt(job) - 1 - job.attemptsMade;
+  const times = interrupted === 1 ? "once" : `${interrupted} times`;
+  return new TransientError(
+    `job ${job.id ?? "?"} was interrupted ${times} (its worker stopped or lost the job's lock while running it) ` +
+      `and has used its ${maxAttempts} attempts`,
+  );
 }
 
 /** By code rather than class, so errors from another copy of the core module still count. */

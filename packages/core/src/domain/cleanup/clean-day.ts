@@ -14,8 +14,18 @@ import { chunkByOf, figuresOfChunks, recordedKeyRange, requireChunksWithin } fro
 import { createThrottle } from "./throttle";
 import { verifyDay } from "./verify-day";
 
-/** How long a task holds a day before another may take it over; renewed after every chunk and wait. */
-export const LEASE_TTL_MS = 60_000;
+/**
+ * How long a task holds a day before another may take it over; renewed right
+ * before every delete and on every poll while throttled. After a crash the
+ * day's next attempt must wait this out: at 15 s it is free about when the
+ * local worker hands the interrupted task out again (its job lock is 10 s,
+ * checked every 5 s, see local-worker.ts), where 60 s cost several retries,
+ * each an attempt. A live task that goes longer than this between renewals
+ * loses the lease and stops with a retryable error (the retry resumes where it
+ * stopped): a verification of a very large day can, and a CLEANUP_PAUSE_MS
+ * near 15 s would on every chunk, since the pause is not a throttle poll.
+ */
+export const LEASE_TTL_MS = 15_000;
 
 /** What one cleanup task did for its day; also logged as one JSON line. */
 export interface DayCleanupReport {
