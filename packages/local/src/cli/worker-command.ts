@@ -29,6 +29,10 @@ export async function workQueue(
   const worker = await runWorker(runtime, {
     onProgress: (p) => reporter.update(p, outcomes()),
     onFailed: (failure) => reporter.printError(failureLine(failure)),
+  }).catch((error: unknown) => {
+    // A worker that does not start (its DuckDB file held by another worker): the error gets a line of its own.
+    reporter.stop();
+    throw error;
   });
   outcomes = worker.outcomes;
   try {
