@@ -9,21 +9,19 @@ import type { DayFigures } from "../types/day-figures";
 import type { TableSchema } from "../types/table-schema";
 import { cleanWholeDay, fitsOneChunk } from "./clean-whole-day";
 import { type CleanupDeps, realSleep } from "./cleanup-deps";
+import { keepDayLease } from "./day-lease";
 import { type ChunkPlan, deleteDay } from "./delete-day";
 import { chunkByOf, figuresOfChunks, recordedKeyRange, requireChunksWithin } from "./plan-cleanup";
 import { createThrottle } from "./throttle";
 import { verifyDay } from "./verify-day";
 
 /**
- * How long a task holds a day before another may take it over; renewed right
- * before every delete and on every poll while throttled. After a crash the
- * day's next attempt must wait this out: at 15 s it is free about when the
- * local worker hands the interrupted task out again (its job lock is 10 s,
- * checked every 5 s, see local-worker.ts), where 60 s cost several retries,
- * each an attempt. A live task that goes longer than this between renewals
- * loses the lease and stops with a retryable error (the retry resumes where it
- * stopped): a verification of a very large day can, and a CLEANUP_PAUSE_MS
- * near 15 s would on every chunk, since the pause is not a throttle poll.
+ * How long a task holds a day before another may take it over. A live task
+ * renews it in the background every third of this (see keepDayLease) and
+ * right before every delete. After a crash the day's next attempt must wait
+ * this out: at 15 s it is free about when the local worker hands the
+ * interrupted task out again (its job lock is 10 s, checked every 5 s, see
+ * local-worker.ts), where 60 s cost several retries, each an attempt.
  */
 export const LEASE_TTL_MS = 15_000;
 
@@ -85,13 +83,9 @@ export async function cleanDay(deps: CleanupDeps, task: CleanDayTask): Promise<D
   if (!(await claimed)) {
     throw new TransientError(`${scope.table} ${scope.day} is being cleaned by another task; retry later`);
   }
-  const renew = async () => {
-    if (!(await deps.state.renew(scope.table, scope.day, holder, LEASE_TTL_MS))) {
-      throw new TransientError(`${scope.table} ${scope.day}: lost the cleanup lease; the retry resumes`);
-    }
-  };
+  const lease = keepDayLease(deps.state, scope, holder, LEASE_TTL_MS);
   try {
-    const report = await runDay(deps, schema, task, ledger, renew);
+    const report = await runDay(deps, schema, task, ledger, lease.check);
     const durationMs = Math.round(performance.now() - started);
     deps.logger.info(report.outcome === "cleaned" ? "cleaned day" : `cleanup: day ${report.outcome}`, {
       ...report,
@@ -108,9 +102,7 @@ export async function cleanDay(deps: CleanupDeps, task: CleanDayTask): Promise<D
     }
     throw error;
   } finally {
-    await deps.state.release(scope.table, scope.day, holder).catch(() => {
-      // The lease expires on its own; a failed release must not hide the task's outcome.
-    });
+    await lease.release();
   }
 }
 

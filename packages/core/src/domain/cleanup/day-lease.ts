@@ -1,0 +1,44 @@
+import { TransientError } from "../../errors";
+import type { CleanupState } from "../../ports/cleanup-state";
+import type { DayScope } from "../../ports/day-deleter";
+
+/** A claimed day's lease, kept alive for as long as the task runs. */
+export interface DayLease {
+  /** Renews the lease now; throws TransientError when another task holds it. Called right before every delete. */
+  check(): Promise<void>;
+  /** Stops renewing and gives the lease back (when still held). */
+  release(): Promise<void>;
+}
+
+/**
+ * Keeps a claimed lease alive in the background, renewing it every third of
+ * its time, so a long verification or a long CLEANUP_PAUSE_MS never lets it
+ * lapse while the task is alive: only a task that died (or lost Redis for a
+ * whole lease) gives the day up. A renewal that finds another holder makes
+ * the next `check` throw, so no delete follows a lost lease.
+ */
+export function keepDayLease(state: CleanupState, scope: DayScope, holder: string, ttlMs: number): DayLease {
+  let lost = false;
+  const renew = async () => {
+    if (!(await state.renew(scope.table, scope.day, holder, ttlMs))) lost = true;
+  };
+  const timer = setInterval(() => {
+    renew().catch(() => {
+      // Redis unreachable for a moment: the next renewal or check tries again.
+    });
+  }, ttlMs / 3);
+  timer.unref();
+  return {
+    async check() {
+      if (!lost) await renew();
+      if (lost)
+        throw new TransientError(`${scope.table} ${scope.day}: lost the cleanup lease; the retry resumes`);
+    },
+    async release() {
+      clearInterval(timer);
+      await state.release(scope.table, scope.day, holder).catch(() => {
+        // The lease expires on its own; a failed release must not hide the task's outcome.
+      });
+    },
+  };
+}
