@@ -73,6 +73,7 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
           sideEffects,
           sideEffectsAdded: watch.added,
           newestFirst: options.newestFirst ?? false,
+          wholeDay: options.wholeDay ?? false,
         });
         await connection.query({ sql: outcome.kind === "deleted" ? "COMMIT" : "ROLLBACK" });
         connection.release();
@@ -105,6 +106,7 @@ async function lockAndDelete(
     readonly sideEffects: DeleteSideEffects;
     readonly sideEffectsAdded: ReturnType<typeof createSideEffectWatch>["added"];
     readonly newestFirst: boolean;
+    readonly wholeDay: boolean;
   },
 ): Promise<ChunkOutcome> {
   const { sideEffects, newestFirst } = guard;
@@ -119,6 +121,19 @@ async function lockAndDelete(
     (chunk.sum !== undefined && BigInt(String(sum)) !== BigInt(chunk.sum))
   ) {
     return { kind: "changed", ...found, ...(chunk.sum !== undefined ? { sum: String(sum) } : {}) };
+  }
+  if (guard.wholeDay) {
+    // A row outside the chunk's range would stay; the day is then not what was copied.
+    const day = dayCondition(quoteIdentifier(target.scope.column), target.scope.day);
+    const [counted] = await connection.query(
+      {
+        sql: `SELECT COUNT(*) FROM ${quoteIdentifier(target.scope.table)} WHERE ${day.sql}`,
+        rowsAsArray: true,
+      },
+      [...day.values],
+    );
+    const dayRows = Number((counted as unknown[][])[0]?.[0] ?? 0);
+    if (dayRows !== found.rows) return { kind: "changed", rows: dayRows, fingerprint: found.fingerprint };
   }
   // Keys or triggers created since the task read them (the task allowed the ones it knew of).
   const added = await guard.sideEffectsAdded(connection, target.scope.table, sideEffects);

@@ -28,8 +28,8 @@ export type WholeDayOutcome =
  * Cleans a day whose copy fits in one chunk in one transaction, verified
  * under the lock its delete holds: the day's rows (within the key range the
  * copy recorded) are locked and must equal the copy record in count, key sum
- * and content fingerprint, nothing may reference them, and only then are they
- * deleted. That is the full verification and the chunk's check at once, so
+ * and content fingerprint, the day may hold no other row, nothing may
+ * reference them, and only then are they deleted. That is the full verification and the chunk's check at once, so
  * the day is hashed once instead of twice. Nothing is recorded before the
  * commit: a crash after it finds the day already clean on the retry.
  *
@@ -54,7 +54,10 @@ export async function cleanWholeDay(deps: CleanupDeps, input: WholeDayInput): Pr
   await input.beforeDelete();
   const deleteStarted = performance.now();
   const newestFirst = input.sideEffects.referencingKeys.some((key) => key.selfReferencing);
-  const outcome = await deps.deleter.deleteChunk(target, chunk, input.sideEffects, { newestFirst });
+  const outcome = await deps.deleter.deleteChunk(target, chunk, input.sideEffects, {
+    newestFirst,
+    wholeDay: true,
+  });
   const chunkMs = Math.round((performance.now() - deleteStarted) * 10) / 10;
   // The full verification names every figure of a changed day, and copies it again when asked.
   if (outcome.kind === "changed") return { kind: "verify" };
@@ -96,20 +99,17 @@ export function fitsOneChunk(
 }
 
 /**
- * The day's copy as one chunk over the whole day, so a row that arrived in
- * the day after the copy, whatever its key, is locked and counted too (the
- * day is then refused, not cleaned around it).
+ * The day's copy as one chunk: the key range the copy recorded (locked and
+ * deleted through the primary key when dense), or the whole day for a table
+ * without a key. The delete counts the whole day too (`wholeDay`), so a row
+ * that arrived after the copy outside that range refuses the day as well.
  */
 function chunkOfRecord(target: ChunkTarget, record: CopiedDayRecord): DayChunk {
   const { rows, fingerprint = "", key } = record.figures;
   if (target.by.kind === "key" && key) {
-    const [first, last] = target.by.unsigned ? UNSIGNED_KEYS : SIGNED_KEYS;
-    return { first, last, rows, sum: key.sum, fingerprint };
+    return { first: key.min, last: key.max, rows, sum: key.sum, fingerprint };
   }
   const { day } = target.scope;
   // The chunk's range is also bounded by the day's own condition, which ends before the next midnight.
   return { first: startOfDay(day), last: startOfDay(addDays(day, 1)), rows, fingerprint };
 }
-
-const UNSIGNED_KEYS = ["0", "18446744073709551615"] as const;
-const SIGNED_KEYS = ["-9223372036854775808", "9223372036854775807"] as const;
