@@ -65,6 +65,7 @@ export async function main(): Promise<Record<string, unknown>> {
     destinations: { defaultDataset: "archive", allowProject: false },
     settings: config.cleanup,
     recopy: () => Promise.reject(new Error("the cleanup bench never re-copies a day")),
+    warehouseLabel: `the DuckDB file ${duckdbPath}`,
   };
   try {
     const copySeconds = await copyAllDays(deps, config);

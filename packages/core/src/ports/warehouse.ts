@@ -55,6 +55,8 @@ export interface Warehouse {
     day: CalendarDay,
     keyColumn: string,
   ): Promise<string[]>;
+  /** Whether the table exists; asking creates nothing. */
+  hasTable(destination: Destination): Promise<boolean>;
   /** Rows in the whole table (0 when it does not exist). */
   countRows(destination: Destination): Promise<number>;
   close(): Promise<void>;

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { createJsonLogger } from "../adapters/logging/json-logger";
 import { createMysqlDayDeleter } from "../adapters/mysql/mysql-day-deleter";
 import { createMysqlLoadProbe } from "../adapters/mysql/mysql-load-probe";
@@ -9,6 +10,7 @@ import { createRedisCleanupState } from "../adapters/redis/redis-cleanup-state";
 import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-ledger";
 import type { Config } from "../config";
 import { type CopyDayDeps, recopyDay } from "../domain/copy/copy-day";
+import { VerificationError } from "../errors";
 import type { Logger } from "../ports/logger";
 import type { TaskQueue } from "../ports/task-queue";
 import type { Warehouse } from "../ports/warehouse";
@@ -72,7 +74,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       source,
       deleter: createMysqlDayDeleter(pool),
       loadProbe,
-      warehouse: openWarehouse,
+      warehouse: () => openExistingWarehouse(config, openWarehouse),
+      warehouseLabel: warehouseLabel(config),
       ledger,
       state: cleanupState,
       queue,
@@ -106,6 +109,32 @@ async function createQueue(config: Config): Promise<TaskQueue> {
     prefix: config.queue.localPrefix,
     attempts: config.taskAttempts,
   });
+}
+
+/** Where the warehouse is, in the words of the variables that say so. */
+function warehouseLabel(config: Config): string {
+  const warehouse = config.warehouse;
+  return warehouse.kind === "duckdb"
+    ? `the DuckDB file ${warehouse.path} (DUCKDB_PATH), dataset ${warehouse.dataset} (WAREHOUSE_DATASET)`
+    : `BigQuery project ${warehouse.project} (BIGQUERY_PROJECT), dataset ${warehouse.dataset} (WAREHOUSE_DATASET)`;
+}
+
+/**
+ * Cleanup only reads the warehouse: a DuckDB file that does not exist holds no
+ * copy, and opening it would create an empty one that hides the mistake.
+ */
+function openExistingWarehouse(config: Config, open: () => Promise<Warehouse>): Promise<Warehouse> {
+  const warehouse = config.warehouse;
+  if (warehouse.kind === "duckdb" && !warehouse.path.startsWith(":memory:") && !existsSync(warehouse.path)) {
+    return Promise.reject(
+      new VerificationError(
+        `the DuckDB file ${warehouse.path} (DUCKDB_PATH) does not exist, so it holds no copy to clean against; ` +
+          "point DUCKDB_PATH at the file the migration wrote to",
+        { reason: "warehouse" },
+      ),
+    );
+  }
+  return open();
 }
 
 async function createWarehouse(config: Config): Promise<Warehouse> {

@@ -163,6 +163,7 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
           sleeps.push(ms);
         },
         recopy: (task) => recopyDay(copyDeps, task),
+        warehouseLabel: "the test's DuckDB file",
         ...overrides,
         settings: { ...settings, ...overrides.settings },
       };

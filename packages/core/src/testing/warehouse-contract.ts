@@ -174,6 +174,15 @@ export function describeWarehouseContract(
       expect(fresh.rowsWritten).toBe(0);
     });
 
+    it("tells whether a table exists, and creates nothing by asking", async () => {
+      const destination = table("exists");
+      expect(await w().hasTable(destination)).toBe(false);
+      expect(await w().hasTable({ ...destination, dataset: "no_such_dataset" })).toBe(false);
+      expect(await w().hasTable(destination)).toBe(false);
+      await w().ensureTable(destination, keyedSchema(), "created_at");
+      expect(await w().hasTable(destination)).toBe(true);
+    });
+
     it("refuses to replace a copied day with fewer rows, and keeps it; more rows are fine", async () => {
       const destination = table("shrink");
       const schema = keyedSchema();

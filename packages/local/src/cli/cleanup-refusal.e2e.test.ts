@@ -1,6 +1,7 @@
+import { existsSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { createRedisClient } from "@table-archiver/core";
 import {
@@ -50,14 +51,14 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function run(argv: string[]) {
+async function run(argv: string[], overrides: Record<string, string> = {}) {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const out: string[] = [];
   const err: string[] = [];
   stdout.on("data", (chunk) => out.push(String(chunk)));
   stderr.on("data", (chunk) => err.push(String(chunk)));
-  const io: CliIo = { env, stdin: Readable.from([""]), stdout, stderr };
+  const io: CliIo = { env: { ...env, ...overrides }, stdin: Readable.from([""]), stdout, stderr };
   const code = await runCli(argv, io);
   return { code, stdout: out.join(""), stderr: err.join("") };
 }
@@ -89,6 +90,18 @@ describe("publish --wait, when a cleanup refuses a day", () => {
 
     // A row arrives in a migrated day: its copy no longer matches the source.
     await db.connection.query(`INSERT INTO ${table} (created_at, total) VALUES ('2020-01-02 12:00:00', 99)`);
+    // Pointed at a warehouse file that does not exist, a cleanup says so once and creates no file.
+    const missing = join(dirname(env.DUCKDB_PATH ?? ""), "elsewhere.duckdb");
+    const nowhere = await run(
+      ["publish", "--message", JSON.stringify({ clean_table: table, filter_column: "created_at" })],
+      { DUCKDB_PATH: missing },
+    );
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^error: the DuckDB file .*elsewhere\.duckdb \(DUCKDB_PATH\) does not exist/),
+    ]);
+    expect(existsSync(missing)).toBe(false);
+
     // The dry run names the day it would refuse on stderr, and deletes nothing.
     const dry = await run([
       "publish",

@@ -29,7 +29,8 @@ export async function publishCommand(
   const outcome = await deliver({ id: randomUUID(), data: encodePubSubData(message) });
   if (outcome.outcome === "rejected") {
     screen.print("err", `error: ${outcome.error.message}`);
-    return EXIT.badInput;
+    // A message that can never be right is bad input; a refusal (queued copies, no warehouse) is a failed run.
+    return outcome.error.code === "INVALID_INPUT" ? EXIT.badInput : EXIT.failed;
   }
   for (const line of acceptedLines(outcome)) screen.print("out", line);
   if (outcome.outcome === "cleanup") {

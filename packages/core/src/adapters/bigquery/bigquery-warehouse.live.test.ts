@@ -31,6 +31,7 @@ if (project) {
         inner.dayFigures(destination, filterColumn, day, keyColumn),
       dayKeys: (destination, filterColumn, day, keyColumn) =>
         inner.dayKeys(destination, filterColumn, day, keyColumn),
+      hasTable: (destination) => inner.hasTable(destination),
       countRows: (destination) => inner.countRows(destination),
       close: () => inner.close(),
     };

@@ -230,6 +230,14 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
       }
     },
 
+    async hasTable(destination) {
+      try {
+        return (await readTable(destination)) !== undefined;
+      } catch (error) {
+        throw mapBigQueryError(error, contextOf(destination, `looking up ${formatDestination(destination)}`));
+      }
+    },
+
     async countRows(destination) {
       const sql = `SELECT CAST(COUNT(*) AS STRING) AS row_count FROM ${tablePath(destination, project)}`;
       try {

@@ -174,6 +174,12 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       );
     },
 
+    hasTable(destination) {
+      return operation("hasTable", () =>
+        withConnection(async (connection) => (await tableColumns(connection, at(destination))).length > 0),
+      );
+    },
+
     countRows(destination) {
       return operation("countRows", () =>
         withConnection(async (connection) => {

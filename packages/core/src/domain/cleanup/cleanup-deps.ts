@@ -21,6 +21,8 @@ export interface CleanupDeps {
   readonly loadProbe: LoadProbe;
   /** Opened on first use: enqueueing cleanup tasks never needs the warehouse. */
   readonly warehouse: () => Promise<Warehouse>;
+  /** Where the warehouse is, in the operator's words (which file or project, which variables say so). */
+  readonly warehouseLabel: string;
   readonly ledger: MigrationLedger;
   readonly state: CleanupState;
   readonly queue: TaskQueue;

@@ -128,6 +128,25 @@ describe("startCleanup on real MariaDB, Redis and DuckDB", () => {
     expect(after).toMatchObject({ alreadyCleaned: 2, enqueued: 0 });
   });
 
+  it("says once, not per day, when the warehouse lacks the table the days were copied to", async () => {
+    const table = await migratedTable();
+    for (const day of ["2024-01-01", "2024-01-02"]) {
+      const record = await fx.ledger.copiedDay(table, day);
+      if (!record) throw new Error("no record");
+      await fx.ledger.recordCopiedDay(table, { ...record, destination: "elsewhere.orders_copy" });
+    }
+    const before = await snapshot(table);
+
+    const run = startCleanup(fx.deps(), message(table));
+
+    await expect(run).rejects.toMatchObject({ reason: "warehouse", field: "clean_table" });
+    await expect(run).rejects.toThrow(
+      /the test's DuckDB file has no table elsewhere\.orders_copy, where its days were copied; nothing was checked/,
+    );
+    expect(fx.logs.filter((l) => l.table === table && String(l.message).includes("refused"))).toEqual([]);
+    expect(await snapshot(table)).toEqual(before);
+  });
+
   it("refuses while copy tasks for the table are queued, and says how many", async () => {
     const table = await migratedTable();
     await fx.queue.enqueue([

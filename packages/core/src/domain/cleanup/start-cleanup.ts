@@ -6,6 +6,7 @@ import type { CalendarDay } from "../days/calendar-day";
 import type { CleanupMessage } from "../messages/cleanup-message";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import type { CleanDayTask } from "../tasks/task-payload";
+import { formatDestination, parseDestination } from "../types/destination";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 import { describeTriggers } from "./clean-day";
 import type { CleanupDeps } from "./cleanup-deps";
@@ -87,6 +88,7 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
   const pending = days.filter((day) => !cleaned.has(day));
   const records = await deps.ledger.copiedDays(schema.name, pending);
   requireColumnWasUsed(schema.name, column, records);
+  await requireWarehouseTables(deps, schema.name, records);
 
   const base = {
     table: schema.name,
@@ -111,6 +113,30 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
   const { refusals: _perDay, ...line } = summary;
   deps.logger.info(message.dry_run ? "cleanup dry run: nothing was deleted" : "cleanup queued", line);
   return summary;
+}
+
+/**
+ * A warehouse without the tables the days were copied to (another DUCKDB_PATH
+ * or dataset than the migration's) would refuse every day: say so once.
+ */
+async function requireWarehouseTables(
+  deps: CleanupDeps,
+  table: string,
+  records: readonly (CopiedDayRecord | undefined)[],
+): Promise<void> {
+  const names = [...new Set(records.flatMap((record) => (record ? [record.destination] : [])))];
+  if (names.length === 0) return;
+  const warehouse = await deps.warehouse();
+  for (const name of names) {
+    const destination = parseDestination(name, { field: "destination", ...deps.destinations });
+    if (await warehouse.hasTable(destination)) continue;
+    throw new VerificationError(
+      `cleanup of "${table}" refused: ${deps.warehouseLabel} has no table ${formatDestination(destination)}, ` +
+        "where its days were copied; nothing was checked or deleted. Point the warehouse variables at the " +
+        "warehouse the migration wrote to",
+      { field: "clean_table", reason: "warehouse" },
+    );
+  }
 }
 
 /** A message naming a column no copy of this table used would refuse every day: say so up front. */
