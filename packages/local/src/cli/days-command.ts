@@ -2,7 +2,7 @@ import { ConfigError, IDENTIFIER, loadConfig } from "@table-archiver/core";
 import { Command } from "commander";
 import { type CliIo, EXIT, processIo, writeLine } from "./cli-io";
 
-/** The reference client's time-out for the read call (spec 4.2, 8). */
+/** The reference client's time-out for the read call. */
 export const DAYS_TIMEOUT_MS = 25_000;
 
 export interface DaysOptions {
@@ -29,7 +29,7 @@ class DaysError extends Error {}
 
 /**
  * `archiver days --table T [--url URL]`: the migrated days of T, read with the
- * `loadRedisData` function's `getSet` method (spec 4.2). With `--url` it calls
+ * `loadRedisData` function's `getSet` method. With `--url` it calls
  * the deployed function with a Google identity token whose audience is that
  * URL; without, the local stack on 127.0.0.1:$PORT with a local token.
  */

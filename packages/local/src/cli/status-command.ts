@@ -16,7 +16,7 @@ export interface Status {
   readonly tables: readonly TableStatus[];
 }
 
-/** The queue's task count (0 means finished, spec 2.4) and each table's migrated days. */
+/** The queue's task count (0 means finished) and each table's migrated days. */
 export async function readStatus(runtime: Runtime): Promise<Status> {
   const [tasks, tables] = await Promise.all([runtime.queue.count(), runtime.ledger.tables()]);
   const rows = await Promise.all(
