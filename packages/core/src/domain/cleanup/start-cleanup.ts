@@ -8,8 +8,8 @@ import { describeExisting, requireDatetimeColumn } from "../migration/resolve-ta
 import type { CleanDayTask } from "../tasks/task-payload";
 import { formatDestination, parseDestination } from "../types/destination";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
-import { describeTriggers } from "./clean-day";
 import type { CleanupDeps } from "./cleanup-deps";
+import { describeTriggers } from "./day-guards";
 import { recordedKeyRange } from "./plan-cleanup";
 import { type DayVerdict, verifyDay } from "./verify-day";
 
