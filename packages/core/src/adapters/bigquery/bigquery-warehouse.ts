@@ -24,8 +24,6 @@ export interface BigQueryWarehouseOptions {
   readonly project: string;
   /** Location of new datasets and of every job (BIGQUERY_LOCATION). */
   readonly location: string;
-  /** WAREHOUSE_DATASET; destinations already carry their dataset, so only accepted to take `config.warehouse` as is. */
-  readonly dataset?: string;
   /** A ready client (tests pass one on a local stand-in); `project` and `location` then only name things. */
   readonly client?: BigQuery;
 }

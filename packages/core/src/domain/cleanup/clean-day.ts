@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { TransientError, VerificationError } from "../../errors";
 import type { DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayChunk, DayScope, DeleteSideEffects } from "../../ports/day-deleter";
@@ -8,7 +9,7 @@ import type { CleanDayTask } from "../tasks/task-payload";
 import type { DayFigures } from "../types/day-figures";
 import type { TableSchema } from "../types/table-schema";
 import { cleanWholeDay, fitsOneChunk } from "./clean-whole-day";
-import { type CleanupDeps, realSleep } from "./cleanup-deps";
+import type { CleanupDeps } from "./cleanup-deps";
 import { requireChunkPlan, requireCopiedBy, requireStillClean, requireTriggersAllowed } from "./day-guards";
 import { keepDayLease } from "./day-lease";
 import { type ChunkPlan, deleteDay } from "./delete-day";
@@ -141,7 +142,7 @@ async function runDay(
   const throttle = createThrottle({
     probe: deps.loadProbe,
     settings: deps.settings,
-    sleep: deps.sleep ?? realSleep,
+    sleep: deps.sleep ?? ((ms: number) => sleep(ms)),
     logger: deps.logger,
     context: { table: scope.table, day: scope.day },
     onWait: renew,

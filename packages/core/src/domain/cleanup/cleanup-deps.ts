@@ -39,6 +39,3 @@ export interface CleanupDeps {
   /** Waits between chunks and while throttled; tests pass a fake. */
   readonly sleep?: (ms: number) => Promise<void>;
 }
-
-/** The default `sleep`. */
-export const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
