@@ -1,3 +1,4 @@
+import pMap from "p-map";
 import { InvalidInputError, type RefusalReason, VerificationError } from "../../errors";
 import type { DayCleanup } from "../../ports/cleanup-state";
 import type { ReferencingKey } from "../../ports/day-deleter";
@@ -208,13 +209,17 @@ async function dryRun(
   records: readonly (CopiedDayRecord | undefined)[],
 ) {
   const totals = { verified: 0, refused: 0, resuming: 0, rowsToDelete: 0, refusals: [] as DayRefusal[] };
-  const results = await inWindows([...days.entries()], async ([index, day]) => {
-    const state = await deps.state.read(schema.name, day);
-    if (state?.status === "deleting") return { day, state, verdict: undefined };
-    const record = records[index];
-    const input = { schema, filterColumn: column, day, referencingKeys, ...(record ? { record } : {}) };
-    return { day, state: undefined, verdict: await verifyDay(deps, input) };
-  });
+  const results = await pMap(
+    [...days.entries()],
+    async ([index, day]) => {
+      const state = await deps.state.read(schema.name, day);
+      if (state?.status === "deleting") return { day, state, verdict: undefined };
+      const record = records[index];
+      const input = { schema, filterColumn: column, day, referencingKeys, ...(record ? { record } : {}) };
+      return { day, state: undefined, verdict: await verifyDay(deps, input) };
+    },
+    { concurrency: VERIFY_CONCURRENCY },
+  );
   for (const result of results) {
     const scope = { table: schema.name, column, day: result.day };
     if (result.state) {
@@ -274,13 +279,4 @@ function remainingRows(state: DayCleanup): number {
   const plan = state.plan;
   if (plan.kind !== "chunks") return 0;
   return plan.chunks.slice(state.chunksDone).reduce((sum, chunk) => sum + chunk.rows, 0);
-}
-
-/** Maps in order, a few at a time, so a long list neither runs serially nor floods a service. */
-async function inWindows<T, R>(items: readonly T[], map: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = [];
-  for (let start = 0; start < items.length; start += VERIFY_CONCURRENCY) {
-    out.push(...(await Promise.all(items.slice(start, start + VERIFY_CONCURRENCY).map(map))));
-  }
-  return out;
 }
