@@ -114,6 +114,11 @@ async function lockAndDelete(
   const [rows] = await connection.query({ sql: lock.sql, rowsAsArray: true }, [...lock.values]);
   const [count, fingerprint, sum] = (rows as unknown[][])[0] ?? [0, "0", "0"];
   const found = { rows: Number(count), fingerprint: String(fingerprint) };
+  if (guard.wholeDay) {
+    // A row outside the chunk's range would stay; the day is then not what was copied.
+    const dayRows = await countDay(connection, target);
+    if (dayRows !== found.rows) return { kind: "changed", rows: dayRows, fingerprint: found.fingerprint };
+  }
   if (found.rows === 0) return { kind: "absent" };
   if (
     found.rows !== chunk.rows ||
@@ -121,19 +126,6 @@ async function lockAndDelete(
     (chunk.sum !== undefined && BigInt(String(sum)) !== BigInt(chunk.sum))
   ) {
     return { kind: "changed", ...found, ...(chunk.sum !== undefined ? { sum: String(sum) } : {}) };
-  }
-  if (guard.wholeDay) {
-    // A row outside the chunk's range would stay; the day is then not what was copied.
-    const day = dayCondition(quoteIdentifier(target.scope.column), target.scope.day);
-    const [counted] = await connection.query(
-      {
-        sql: `SELECT COUNT(*) FROM ${quoteIdentifier(target.scope.table)} WHERE ${day.sql}`,
-        rowsAsArray: true,
-      },
-      [...day.values],
-    );
-    const dayRows = Number((counted as unknown[][])[0]?.[0] ?? 0);
-    if (dayRows !== found.rows) return { kind: "changed", rows: dayRows, fingerprint: found.fingerprint };
   }
   // Keys or triggers created since the task read them (the task allowed the ones it knew of).
   const added = await guard.sideEffectsAdded(connection, target.scope.table, sideEffects);
@@ -162,6 +154,19 @@ async function lockAndDelete(
   // the two statements; a delete that removed more than it locked rolls back.
   if (deleted !== found.rows) return { kind: "changed", rows: deleted, fingerprint: "unknown" };
   return { kind: "deleted", rows: deleted };
+}
+
+/** Rows of the chunk's day now, through the filter column's index alone. */
+async function countDay(connection: MysqlPoolConnection, target: ChunkTarget): Promise<number> {
+  const day = dayCondition(quoteIdentifier(target.scope.column), target.scope.day);
+  const [counted] = await connection.query(
+    {
+      sql: `SELECT COUNT(*) FROM ${quoteIdentifier(target.scope.table)} WHERE ${day.sql}`,
+      rowsAsArray: true,
+    },
+    [...day.values],
+  );
+  return Number((counted as unknown[][])[0]?.[0] ?? 0);
 }
 
 async function connect(pool: MysqlPool, scope: DayScope): Promise<MysqlPoolConnection> {

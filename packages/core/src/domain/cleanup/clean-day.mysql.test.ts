@@ -125,6 +125,19 @@ describe("cleanDay on real MariaDB, Redis and DuckDB", () => {
     expect(await fx.idsOn(table, "2024-05-01")).toHaveLength(1);
   });
 
+  it("a day whose copied rows are all gone but other rows took their place is refused, not called clean", async () => {
+    const table = await fx.keyedTable(["2024-05-04"], 3);
+    await fx.copy(table, "2024-05-04");
+    await fx.query(`DELETE FROM \`${table}\``);
+    await fx.query(`INSERT INTO \`${table}\` (id, created_at, qty) VALUES (900, '2024-05-04 10:00:00', 1)`);
+
+    await expect(cleanDay(fx.deps(), cleanTask(table, "2024-05-04"))).rejects.toMatchObject({
+      reason: "changed",
+    });
+    expect(await fx.idsOn(table, "2024-05-04")).toEqual(["900"]);
+    expect(await fx.deps().state.cleanedDays(table)).toEqual([]);
+  });
+
   it("a day already emptied with a full warehouse copy is marked clean without deleting", async () => {
     const table = await fx.keyedTable(["2024-05-02"], 3);
     await fx.copy(table, "2024-05-02");
