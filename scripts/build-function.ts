@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Metafile } from "esbuild";
+import { COMMONJS_SHIM } from "./commonjs-shim.mjs";
 
 /**
  * Packages the Cloud Functions runtime installs from dist/package.json instead
@@ -21,16 +22,6 @@ export const RUNTIME_DEPENDENCIES = ["@google-cloud/functions-framework", "@goog
  * chunks that production never loads.
  */
 export const NEVER_BUNDLED = ["@duckdb/node-api", "msgpackr-extract"] as const;
-
-// An ES module bundle of CommonJS code (mysql2, ioredis, Google's clients)
-// still calls require() for Node built-ins and reads __dirname/__filename.
-const COMMONJS_SHIM = [
-  'import { createRequire as __archiverCreateRequire } from "node:module";',
-  'import { fileURLToPath as __archiverFileURLToPath } from "node:url";',
-  "const require = __archiverCreateRequire(import.meta.url);",
-  "const __filename = __archiverFileURLToPath(import.meta.url);",
-  "const __dirname = __archiverFileURLToPath(new URL('.', import.meta.url));",
-].join("\n");
 
 export interface BuiltFunction {
   readonly name: string;

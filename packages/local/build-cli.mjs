@@ -8,6 +8,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { COMMONJS_SHIM } from "../../scripts/commonjs-shim.mjs";
 
 const packageDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(packageDir, "../..");
@@ -28,16 +29,6 @@ const EXTERNAL = [
   "@google-cloud/functions-framework",
   "@google-cloud/tasks",
 ];
-
-// An ES module bundle of CommonJS code (mysql2, ioredis) still calls require()
-// for Node built-ins and reads __dirname/__filename.
-const COMMONJS_SHIM = [
-  'import { createRequire as __archiverCreateRequire } from "node:module";',
-  'import { fileURLToPath as __archiverFileURLToPath } from "node:url";',
-  "const require = __archiverCreateRequire(import.meta.url);",
-  "const __filename = __archiverFileURLToPath(import.meta.url);",
-  "const __dirname = __archiverFileURLToPath(new URL('.', import.meta.url));",
-].join("\n");
 
 /** Chunks no build refers to any more are removed once this old (a running worker may still load them). */
 const STALE_CHUNK_MS = 24 * 60 * 60 * 1000;
