@@ -19,7 +19,7 @@ export interface CleanupDeps {
   readonly source: SourceDatabase;
   readonly deleter: DayDeleter;
   readonly loadProbe: LoadProbe;
-  /** Opened on first use: enqueueing cleanup tasks never needs the warehouse. */
+  /** Opened on first use: a cleanup message only asks it whether its tables exist. */
   readonly warehouse: () => Promise<Warehouse>;
   /** Where the warehouse is, in the operator's words (which file or project, which variables say so). */
   readonly warehouseLabel: string;
