@@ -1,6 +1,7 @@
 export type * from "./cleanup-state";
 export type { Clock } from "./clock";
 export type * from "./day-deleter";
+export type * from "./day-record";
 export type * from "./load-probe";
 export type { LogFields, Logger } from "./logger";
 export type { CopiedDayRecord, MigrationLedger } from "./migration-ledger";

@@ -2,6 +2,7 @@ import type { CalendarDay } from "../domain/days/calendar-day";
 import type { DayFigures } from "../domain/types/day-figures";
 import type { Destination } from "../domain/types/destination";
 import type { Row, TableSchema } from "../domain/types/table-schema";
+import type { DayRecordStore } from "./day-record";
 
 /**
  * The analytics warehouse (DuckDB locally, BigQuery in production).
@@ -11,10 +12,12 @@ import type { Row, TableSchema } from "../domain/types/table-schema";
  * retry or a second copy never duplicates. Values keep the canonical meaning of
  * their LogicalType without rounding or truncation (docs/type-mapping.md).
  *
+ * It also keeps the durable day record beside the data (DayRecordStore).
+ *
  * Leaves out: rows outside the replaced day, and deleting anything but a day
  * being replaced.
  */
-export interface Warehouse {
+export interface Warehouse extends DayRecordStore {
   /**
    * Creates the dataset and the table from the source schema when missing
    * (partitioned by day of `filterColumn` where the warehouse partitions), adds

@@ -4,6 +4,7 @@ import type { Destination } from "../domain/types/destination";
 import type { Row, TableSchema } from "../domain/types/table-schema";
 import { TransientError, VerificationError } from "../errors";
 import type { Warehouse } from "../ports/warehouse";
+import { dayRecordContract } from "./day-record-contract";
 import { batchesOf } from "./orders-fixture";
 import { uniqueName } from "./test-services";
 import {
@@ -334,6 +335,8 @@ export function describeWarehouseContract(
         expect(await subject.readDay(destination, "created_at", "2024-05-07", schema)).toEqual(other);
       }
     });
+
+    dayRecordContract(w, dataset);
   });
 }
 

@@ -31,6 +31,12 @@ if (project) {
         inner.dayFigures(destination, filterColumn, day, keyColumn),
       dayKeys: (destination, filterColumn, day, keyColumn) =>
         inner.dayKeys(destination, filterColumn, day, keyColumn),
+      recordDay(dataset, entry) {
+        datasets.add(dataset.dataset);
+        return inner.recordDay(dataset, entry);
+      },
+      dayRecord: (dataset, table, day) => inner.dayRecord(dataset, table, day),
+      recordedCopies: (dataset, table) => inner.recordedCopies(dataset, table),
       hasTable: (destination) => inner.hasTable(destination),
       countRows: (destination) => inner.countRows(destination),
       close: () => inner.close(),

@@ -6,6 +6,7 @@ import type { TableSchema } from "../../domain/types/table-schema";
 import { VerificationError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
 import { refuseToShrink } from "../warehouse/shrink-refusal";
+import { createBigQueryDayRecords } from "./bigquery-day-records";
 import { isAlreadyExists, isNotFound, mapBigQueryError } from "./bigquery-errors";
 import { type BigQueryField, bigQueryFields, planSchema } from "./bigquery-types";
 import {
@@ -168,6 +169,8 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
     ]);
 
   return {
+    ...createBigQueryDayRecords({ client, project, location, query }),
+
     async ensureTable(destination, schema, filterColumn) {
       const key = preparedKey(destination, schema, filterColumn);
       prepared.delete(key);

@@ -17,6 +17,13 @@ import {
   tableColumns,
   type WarehouseColumn,
 } from "./duckdb-catalog";
+import {
+  appendDayRecord,
+  dayRecordTable,
+  ensureDayRecordTable,
+  readDayRecord,
+  readRecordedCopies,
+} from "./duckdb-day-records";
 import { readDuckDbDay } from "./duckdb-read-day";
 import { replaceDayInTransaction } from "./replace-day";
 import { type DuckDbSettings, openSharedDatabase } from "./shared-database";
@@ -120,6 +127,8 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
     table: destination.table,
   });
   const tableKey = (destination: Destination) => `${destination.dataset}.${destination.table}`.toLowerCase();
+  // Datasets whose record table this warehouse has made sure of.
+  const recordTables = new Set<string>();
   // Per table, the source shape this warehouse last made it match and the columns it then had: a copy
   // of the same schema skips the catalog round trips.
   const ensured = new Map<string, { shape: string; columns: readonly WarehouseColumn[] }>();
@@ -188,6 +197,34 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
           const reader = await connection.runAndReadAll(`SELECT COUNT(*) FROM ${qualifiedName(table)}`);
           return Number(reader.getRows()[0]?.[0]);
         }),
+      );
+    },
+
+    recordDay(dataset, entry) {
+      const table = dayRecordTable(catalog, dataset.dataset);
+      const key = dataset.dataset.toLowerCase();
+      return operation("recordDay", async () => {
+        if (!recordTables.has(key)) {
+          await locks.run(DDL_KEY, () =>
+            withConnection((connection) => ensureDayRecordTable(connection, table)),
+          );
+          recordTables.add(key);
+        }
+        await withConnection((connection) => appendDayRecord(connection, table, entry));
+      });
+    },
+
+    dayRecord(dataset, sourceTable, day) {
+      const table = dayRecordTable(catalog, dataset.dataset);
+      return operation("dayRecord", () =>
+        withConnection((connection) => readDayRecord(connection, table, sourceTable, day)),
+      );
+    },
+
+    recordedCopies(dataset, sourceTable) {
+      const table = dayRecordTable(catalog, dataset.dataset);
+      return operation("recordedCopies", () =>
+        withConnection((connection) => readRecordedCopies(connection, table, sourceTable)),
       );
     },
 

@@ -12,6 +12,10 @@ const DAY_FIGURES =
 const DAY_KEYS =
   /^SELECT CAST\(`(\w+)` AS STRING\) AS k FROM `([^`]+)` WHERE `(\w+)` >= @day_start AND `\3` < @next_day_start$/;
 const KEY_SUM = /SUM\(CAST\(`(\w+)` AS BIGNUMERIC\)\)/;
+const RECORD_INSERT =
+  /^INSERT INTO `([^`]+)` \(source_table, day, kind, entry, recorded_at\) VALUES \(@source_table, @day, @kind, @entry, CURRENT_TIMESTAMP\(\)\)$/;
+const RECORD_DAY = /^SELECT kind, entry FROM `([^`]+)` WHERE source_table = @source_table AND day = @day$/;
+const RECORD_COPIES = /^SELECT entry FROM `([^`]+)` WHERE source_table = @source_table AND kind = 'copied'$/;
 
 /**
  * Answers the queries the warehouse adapter sends (whole-table count, one
@@ -24,6 +28,8 @@ export function answerQuery(
   params: Readonly<Record<string, string>>,
   findTable: (path: string) => StandInTable | undefined,
 ): QueryAnswer | { readonly notFound: string } | { readonly invalid: string } {
+  const record = answerDayRecordQuery(sql, params, findTable);
+  if (record) return record;
   const count = COUNT_ALL.exec(sql);
   if (count) {
     const table = findTable(count[1] ?? "");
@@ -64,6 +70,47 @@ export function answerQuery(
       ],
     ],
   };
+}
+
+/**
+ * The durable day record's statements: an INSERT appends a row (kept in an
+ * unnamed partition: the record table is not partitioned), the two SELECTs
+ * filter by the bound source table and day or kind.
+ */
+function answerDayRecordQuery(
+  sql: string,
+  params: Readonly<Record<string, string>>,
+  findTable: (path: string) => StandInTable | undefined,
+): QueryAnswer | { readonly notFound: string } | undefined {
+  const match = RECORD_INSERT.exec(sql) ?? RECORD_DAY.exec(sql) ?? RECORD_COPIES.exec(sql);
+  if (!match) return undefined;
+  const path = match[1] ?? "";
+  const table = findTable(path);
+  if (!table) return { notFound: path };
+  if (sql.startsWith("INSERT")) {
+    const values = {
+      source_table: params.source_table,
+      day: params.day,
+      kind: params.kind,
+      entry: params.entry,
+      recorded_at: new Date().toISOString(),
+    };
+    const rows = table.partitions.get("") ?? [];
+    rows.push({ values, line: JSON.stringify(values) });
+    table.partitions.set("", rows);
+    return { columns: [], rows: [] };
+  }
+  const rows = allRows(table).filter(
+    ({ values }) =>
+      values.source_table === params.source_table &&
+      (sql.includes("@day") ? values.day === params.day : values.kind === "copied"),
+  );
+  return sql.startsWith("SELECT kind")
+    ? {
+        columns: ["kind", "entry"],
+        rows: rows.map(({ values }) => [String(values.kind), String(values.entry)]),
+      }
+    : { columns: ["entry"], rows: rows.map(({ values }) => [String(values.entry)]) };
 }
 
 /** The stored rows whose `column` lies in [@day_start, @next_day_start). */

@@ -1,0 +1,127 @@
+import type { BigQuery } from "@google-cloud/bigquery";
+import type { CalendarDay } from "../../domain/days/calendar-day";
+import type { DatasetRef, DayRecordEntry, DayRecordStore, DurableDayRecord } from "../../ports/day-record";
+import type { CopiedDayRecord } from "../../ports/migration-ledger";
+import {
+  DAY_RECORD_TABLE,
+  type DayRecordRow,
+  foldDayRecord,
+  latestCopies,
+  toDayRecordRow,
+} from "../warehouse/day-record-rows";
+import { isAlreadyExists, isNotFound, mapBigQueryError } from "./bigquery-errors";
+import { type FiguresQuery, tablePath } from "./day-figures-query";
+
+/** The record table's columns: every value is text but the instant it was recorded. */
+const FIELDS = [
+  { name: "source_table", type: "STRING", mode: "REQUIRED" },
+  { name: "day", type: "STRING", mode: "REQUIRED" },
+  { name: "kind", type: "STRING", mode: "REQUIRED" },
+  { name: "entry", type: "STRING", mode: "REQUIRED" },
+  { name: "recorded_at", type: "TIMESTAMP", mode: "REQUIRED" },
+];
+
+export interface BigQueryDayRecordsOptions {
+  readonly client: BigQuery;
+  readonly project: string;
+  readonly location: string;
+  readonly query: (sql: FiguresQuery) => Promise<Record<string, unknown>[]>;
+}
+
+/**
+ * The durable day record on BigQuery: the table `_archiver_days` of each
+ * destination dataset (unpartitioned, a row per entry), created on first
+ * use. Entries are appended with a DML INSERT, a query job: unlike a load
+ * job, it counts against no per-table daily job limit, and its row is read
+ * back by the next query at once.
+ */
+export function createBigQueryDayRecords(options: BigQueryDayRecordsOptions): DayRecordStore {
+  const { client, project, location, query } = options;
+  const ensured = new Set<string>();
+  const at = (dataset: DatasetRef) => ({ ...dataset, table: DAY_RECORD_TABLE });
+  const context = (dataset: DatasetRef, action: string) => ({
+    action,
+    project: dataset.project ?? project,
+    dataset: dataset.dataset,
+  });
+
+  async function ensureTable(dataset: DatasetRef): Promise<void> {
+    const key = `${dataset.project ?? project}.${dataset.dataset}`;
+    if (ensured.has(key)) return;
+    const handle = client.dataset(dataset.dataset, { projectId: dataset.project ?? project, location });
+    const create = () =>
+      handle.createTable(DAY_RECORD_TABLE, {
+        schema: { fields: FIELDS },
+        description: "table-archiver's durable record of copied days and started cleanups.",
+      });
+    try {
+      await create();
+    } catch (error) {
+      if (isNotFound(error)) {
+        await handle.create({ location }).catch((created: unknown) => {
+          if (!isAlreadyExists(created)) throw created;
+        });
+        await create().catch((again: unknown) => {
+          if (!isAlreadyExists(again)) throw again;
+        });
+      } else if (!isAlreadyExists(error)) throw error;
+    }
+    ensured.add(key);
+  }
+
+  return {
+    async recordDay(dataset, entry: DayRecordEntry) {
+      const row: DayRecordRow = toDayRecordRow(entry);
+      try {
+        await ensureTable(dataset);
+        await query({
+          query: `INSERT INTO ${tablePath(at(dataset), project)} (source_table, day, kind, entry, recorded_at) VALUES (@source_table, @day, @kind, @entry, CURRENT_TIMESTAMP())`,
+          params: { source_table: row.source_table, day: row.day, kind: row.kind, entry: row.entry },
+          types: { source_table: "STRING", day: "STRING", kind: "STRING", entry: "STRING" },
+        });
+      } catch (error) {
+        throw mapBigQueryError(
+          error,
+          context(dataset, `recording ${row.source_table} ${row.day} (${row.kind})`),
+        );
+      }
+    },
+
+    async dayRecord(dataset, table, day: CalendarDay): Promise<DurableDayRecord> {
+      try {
+        const rows = await query({
+          query: `SELECT kind, entry FROM ${tablePath(at(dataset), project)} WHERE source_table = @source_table AND day = @day`,
+          params: { source_table: table, day },
+          types: { source_table: "STRING", day: "STRING" },
+        });
+        return foldDayRecord(
+          rows.map(({ kind, entry }) => ({
+            kind: String(kind) as DayRecordRow["kind"],
+            entry: String(entry),
+          })),
+          `${dataset.dataset}.${DAY_RECORD_TABLE} ${table} ${day}`,
+        );
+      } catch (error) {
+        if (isNotFound(error)) return {};
+        throw mapBigQueryError(error, context(dataset, `reading the record of ${table} ${day}`));
+      }
+    },
+
+    async recordedCopies(dataset, table): Promise<CopiedDayRecord[]> {
+      try {
+        const rows = await query({
+          query: `SELECT entry FROM ${tablePath(at(dataset), project)} WHERE source_table = @source_table AND kind = 'copied'`,
+          params: { source_table: table },
+          types: { source_table: "STRING" },
+        });
+        return latestCopies(
+          rows.map(({ entry }) => ({ entry: String(entry) })),
+          `${dataset.dataset}.${DAY_RECORD_TABLE} ${table}`,
+        );
+      } catch (error) {
+        if (isNotFound(error)) return [];
+        throw mapBigQueryError(error, context(dataset, `reading the recorded copies of ${table}`));
+      }
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import { expect, it } from "vitest";
+import type { CleanupStart } from "../ports/day-record";
+import type { CopiedDayRecord } from "../ports/migration-ledger";
+import type { Warehouse } from "../ports/warehouse";
+import { uniqueName } from "./test-services";
+
+/** A copy record of `day` as copyDay writes it, copied at `copiedAt`. */
+export function copyRecordOf(day: string, copiedAt: string, rows = 3): CopiedDayRecord {
+  return {
+    day,
+    destination: "orders_archive",
+    filterColumn: "created_at",
+    figures: { rows, fingerprint: String(rows * 1_000_000_007) },
+    zeroDates: 0,
+    bytes: rows * 100,
+    durationMs: 12,
+    copiedAt,
+  };
+}
+
+function cleanupStartOf(copiedAt: string, verifiedAt: string): CleanupStart {
+  return {
+    copiedAt,
+    verifiedAt,
+    figures: { rows: 3, fingerprint: "3000000021" },
+    plan: {
+      kind: "chunks",
+      by: { kind: "key", column: "id", unsigned: false },
+      chunks: [{ first: "1", last: "2", rows: 2, sum: "3", fingerprint: "2" }],
+      newestFirst: false,
+    },
+  };
+}
+
+/**
+ * The durable day record (ports/day-record.ts) of every Warehouse adapter,
+ * run inside describeWarehouseContract: entries read back, the latest of each
+ * kind wins whatever order they were written in, other tables and days stay
+ * apart, and a dataset without a record reads as empty.
+ */
+export function dayRecordContract(warehouse: () => Warehouse, dataset: string): void {
+  it("keeps the copy and cleanup-start entries of a day and reads back the latest of each", async () => {
+    const w = warehouse();
+    const table = uniqueName("recorded");
+    const at = { dataset };
+    await w.recordDay(at, {
+      kind: "copied",
+      table,
+      copy: copyRecordOf("2024-05-06", "2024-06-01T10:00:00.000Z"),
+    });
+    // Written out of order: the later copy still wins.
+    await w.recordDay(at, {
+      kind: "copied",
+      table,
+      copy: copyRecordOf("2024-05-06", "2024-06-02T10:00:00.000Z", 5),
+    });
+    await w.recordDay(at, {
+      kind: "copied",
+      table,
+      copy: copyRecordOf("2024-05-06", "2024-06-01T12:00:00.000Z", 4),
+    });
+    await w.recordDay(at, {
+      kind: "cleanup-started",
+      table,
+      day: "2024-05-06",
+      cleanup: cleanupStartOf("2024-06-02T10:00:00.000Z", "2024-06-03T00:00:00.000Z"),
+    });
+    const record = await w.dayRecord(at, table, "2024-05-06");
+    expect(record.copy).toEqual(copyRecordOf("2024-05-06", "2024-06-02T10:00:00.000Z", 5));
+    expect(record.cleanup).toEqual(cleanupStartOf("2024-06-02T10:00:00.000Z", "2024-06-03T00:00:00.000Z"));
+  });
+
+  it("keeps days and source tables apart, and lists the latest copy of each day, oldest day first", async () => {
+    const w = warehouse();
+    const table = uniqueName("recorded");
+    const other = uniqueName("other");
+    const at = { dataset };
+    await w.recordDay(at, {
+      kind: "copied",
+      table,
+      copy: copyRecordOf("2024-05-07", "2024-06-01T00:00:00.000Z"),
+    });
+    await w.recordDay(at, {
+      kind: "copied",
+      table,
+      copy: copyRecordOf("2024-05-05", "2024-06-01T00:00:00.000Z"),
+    });
+    await w.recordDay(at, {
+      kind: "copied",
+      table,
+      copy: copyRecordOf("2024-05-05", "2024-06-04T00:00:00.000Z", 9),
+    });
+    await w.recordDay(at, {
+      kind: "copied",
+      table: other,
+      copy: copyRecordOf("2024-05-06", "2024-06-01T00:00:00.000Z"),
+    });
+    await w.recordDay(at, {
+      kind: "cleanup-started",
+      table,
+      day: "2024-05-07",
+      cleanup: cleanupStartOf("2024-06-01T00:00:00.000Z", "2024-06-05T00:00:00.000Z"),
+    });
+
+    expect(await w.dayRecord(at, table, "2024-05-06")).toEqual({});
+    expect((await w.dayRecord(at, table, "2024-05-05")).cleanup).toBeUndefined();
+    expect((await w.dayRecord(at, other, "2024-05-06")).copy?.day).toBe("2024-05-06");
+    const copies = await w.recordedCopies(at, table);
+    expect(copies.map((copy) => [copy.day, copy.figures.rows])).toEqual([
+      ["2024-05-05", 9],
+      ["2024-05-07", 3],
+    ]);
+  });
+
+  it("reads a dataset without a record (or that does not exist) as empty, creating nothing", async () => {
+    const w = warehouse();
+    const at = { dataset: uniqueName("norecord") };
+    expect(await w.dayRecord(at, "orders", "2024-05-06")).toEqual({});
+    expect(await w.recordedCopies(at, "orders")).toEqual([]);
+    expect(await w.hasTable({ ...at, table: "_archiver_days" })).toBe(false);
+  });
+}
