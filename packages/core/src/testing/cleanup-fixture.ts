@@ -69,6 +69,8 @@ export interface CleanupFixture {
   ): CleanupDeps;
   /** Copies one day with the real copy task, recording it in the ledger and mig_<table>. */
   copy(table: string, day: CalendarDay, filterColumn?: string): Promise<void>;
+  /** What `copy` runs copyDay with. */
+  readonly copyDeps: CopyDayDeps;
   query<T = unknown[]>(sql: string, values?: unknown[]): Promise<T[]>;
   /** Ids left in the table, ascending, as strings. */
   ids(table: string): Promise<string[]>;
@@ -168,6 +170,7 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
         settings: { ...settings, ...overrides.settings },
       };
     },
+    copyDeps,
     async copy(table, day, filterColumn = "created_at") {
       await copyDay(copyDeps, { kind: "copy", table, destination: table, filterColumn, day });
     },

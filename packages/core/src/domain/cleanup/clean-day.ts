@@ -2,9 +2,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { TransientError, VerificationError } from "../../errors";
 import type { DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayChunk, DayScope, DeleteSideEffects } from "../../ports/day-deleter";
+import type { CleanupStart } from "../../ports/day-record";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { CalendarDay } from "../days/calendar-day";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
+import { datasetOf, restoreCopyRecord, startedCleanup } from "../records/durable-day-record";
 import type { CleanDayTask } from "../tasks/task-payload";
 import type { DayFigures } from "../types/day-figures";
 import type { TableSchema } from "../types/table-schema";
@@ -221,6 +223,8 @@ async function verifyAndPlan(
     referencingKeys: sideEffects.referencingKeys,
   });
   if (verdict.kind === "refused") {
+    const started = record && (await startedCleanup(deps, scope.table, record));
+    if (started) return resumeStartedCleanup(deps, scope, started);
     if (recopy && record && RECOPIED.has(verdict.category)) {
       const copied = await recopyChanged(deps, scope, record, verdict.reason);
       return verifyAndPlan(deps, target, { migrated, record: copied }, sideEffects, false);
@@ -239,6 +243,40 @@ async function verifyAndPlan(
   }
   const plan = planOf(target, verdict.figures, await chunks, sideEffects);
   const verified = { figures: verdict.figures, plan, verifiedAt: now };
+  await deps.state.markVerified(scope.table, scope.day, verified);
+  if (plan.chunks.length > 1 && record) {
+    // A day deleted in several transactions is, part way, a day the copy record no longer
+    // describes: the durable record keeps the plan, so that losing Redis (and this state with
+    // it) does not leave the rest of the day refused for good. A day of one chunk needs none:
+    // it is either whole or gone.
+    const warehouse = await deps.warehouse();
+    await warehouse.recordDay(datasetOf(deps.destinations, record.destination), {
+      kind: "cleanup-started",
+      table: scope.table,
+      day: scope.day,
+      cleanup: { ...verified, copiedAt: record.copiedAt },
+    });
+  }
+  await deps.state.markDeleting(scope.table, scope.day);
+  return { ...verified, status: "deleting", chunksDone: 0, rowsDeleted: 0 };
+}
+
+/**
+ * Takes up a cleanup that had begun deleting before its state was lost with
+ * Redis: the plan comes from the warehouse's durable record. Chunks already
+ * deleted are found gone; every other chunk is deleted only if, under its
+ * locks, its rows are still exactly the planned ones.
+ */
+async function resumeStartedCleanup(
+  deps: CleanupDeps,
+  scope: DayScope,
+  started: CleanupStart,
+): Promise<DayCleanup> {
+  deps.logger.warn("cleanup: resuming a day whose cleanup had started, from the warehouse's durable record", {
+    ...scope,
+    verifiedAt: started.verifiedAt,
+  });
+  const verified = { figures: started.figures, plan: started.plan, verifiedAt: started.verifiedAt };
   await deps.state.markVerified(scope.table, scope.day, verified);
   await deps.state.markDeleting(scope.table, scope.day);
   return { ...verified, status: "deleting", chunksDone: 0, rowsDeleted: 0 };
@@ -275,12 +313,24 @@ interface LedgerView {
   readonly record: CopiedDayRecord | undefined;
 }
 
+/**
+ * Reads the ledger; when Redis has no record of the day (it lost its data),
+ * the warehouse's durable record in the default dataset may still have one,
+ * and it is written back.
+ */
 async function readLedger(deps: CleanupDeps, scope: DayScope): Promise<LedgerView> {
   const [migrated, record] = await Promise.all([
     deps.ledger.isMigrated(scope.table, scope.day),
     deps.ledger.copiedDay(scope.table, scope.day),
   ]);
-  return { migrated, record };
+  if (migrated && record) return { migrated, record };
+  const restored = await restoreCopyRecord(
+    deps,
+    datasetOf(deps.destinations, undefined),
+    scope.table,
+    scope.day,
+  );
+  return restored ? { migrated: true, record: restored } : { migrated, record };
 }
 
 /**

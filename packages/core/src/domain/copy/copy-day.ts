@@ -6,6 +6,7 @@ import type { SourceDatabase } from "../../ports/source-database";
 import type { Warehouse } from "../../ports/warehouse";
 import { todayIn } from "../days/cutoff-day";
 import { type DestinationRules, describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
+import { datasetOf, restoreCopyRecord } from "../records/durable-day-record";
 import type { CopyDayTask } from "../tasks/task-payload";
 import { describeFigures } from "../types/day-figures";
 import { parseDestination } from "../types/destination";
@@ -27,9 +28,11 @@ export interface CopyDayDeps {
 /**
  * Copies one day: streams the day's rows from the source into the warehouse,
  * replacing the day there as a whole, checks the warehouse holds exactly the
- * rows read, and only then records the day's figures and adds it to
- * `mig_<table>`. Safe to run again for the same day at any point: a day
- * already recorded is left as it is.
+ * rows read, and only then records the day: first in the warehouse's durable
+ * day record, then in Redis (its figures, and the day in `mig_<table>`). Safe
+ * to run again for the same day at any point: a day already recorded, in
+ * Redis or (when Redis lost its data) in the durable record, is left as it
+ * is, and a record found only in the durable record is written back to Redis.
  */
 export async function copyDay(deps: CopyDayDeps, task: CopyDayTask): Promise<CopiedDayRecord> {
   const today = todayIn(deps.clock(), deps.timeZone);
@@ -39,7 +42,9 @@ export async function copyDay(deps: CopyDayDeps, task: CopyDayTask): Promise<Cop
       `${task.day} is not a whole past day (today is ${today} in ${deps.timeZone})`,
     );
   }
-  const recorded = await deps.ledger.copiedDay(task.table, task.day);
+  const recorded =
+    (await deps.ledger.copiedDay(task.table, task.day)) ??
+    (await restoreCopyRecord(deps, datasetOf(deps.destinations, task.destination), task.table, task.day));
   if (recorded) {
     // The planner never queues a migrated day, so this is a duplicate delivery or a retry after the
     // record was written. Copying again could replace the warehouse's day with what cleanup left of
@@ -111,6 +116,9 @@ async function copyAndRecord(
     durationMs: Math.round(performance.now() - started),
     copiedAt: deps.clock().toISOString(),
   };
+  // The durable record first: a day in Redis is then always in the durable record too, and a
+  // crash between the two leaves a record that the next copy task writes back to Redis.
+  await warehouse.recordDay(destination, { kind: "copied", table: task.table, copy: record });
   await deps.ledger.recordCopiedDay(task.table, record);
   deps.logger.info("copied day", {
     table: task.table,

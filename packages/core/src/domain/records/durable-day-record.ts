@@ -1,0 +1,90 @@
+import type { CleanupStart, DatasetRef } from "../../ports/day-record";
+import type { Logger } from "../../ports/logger";
+import type { CopiedDayRecord, MigrationLedger } from "../../ports/migration-ledger";
+import type { Warehouse } from "../../ports/warehouse";
+import type { CalendarDay } from "../days/calendar-day";
+import type { DestinationRules } from "../migration/resolve-tables";
+import { parseDestination } from "../types/destination";
+
+/** What reading and restoring the durable day record needs. */
+export interface DurableRecordDeps {
+  readonly warehouse: () => Promise<Warehouse>;
+  readonly ledger: MigrationLedger;
+  readonly logger: Logger;
+  readonly destinations: DestinationRules;
+}
+
+/** The dataset of a destination name (`t`, `d.t` or `p.d.t`); the default dataset when none is given. */
+export function datasetOf(rules: DestinationRules, destination: string | undefined): DatasetRef {
+  if (destination === undefined) return { dataset: rules.defaultDataset };
+  const { project, dataset } = parseDestination(destination, { field: "destination", ...rules });
+  return project ? { project, dataset } : { dataset };
+}
+
+/**
+ * The day's copy record when Redis has none: read from the warehouse's
+ * durable record and written back to Redis (record and `mig_<table>`
+ * membership), as the copy itself would have. Undefined when the warehouse
+ * has no record of the day either.
+ */
+export async function restoreCopyRecord(
+  deps: DurableRecordDeps,
+  at: DatasetRef,
+  table: string,
+  day: CalendarDay,
+): Promise<CopiedDayRecord | undefined> {
+  const warehouse = await deps.warehouse();
+  const { copy } = await warehouse.dayRecord(at, table, day);
+  if (!copy) return undefined;
+  await deps.ledger.recordCopiedDay(table, copy);
+  deps.logger.warn("restored a day's copy record from the warehouse's durable record (Redis had none)", {
+    table,
+    day,
+    dataset: at.dataset,
+    copiedAt: copy.copiedAt,
+  });
+  return copy;
+}
+
+/**
+ * The cleanup of the day that had begun deleting when its state was lost,
+ * as the durable record kept it: only when it was verified against this very
+ * copy (same `copiedAt`), so its plan still describes the rows to delete.
+ */
+export async function startedCleanup(
+  deps: Pick<DurableRecordDeps, "warehouse" | "destinations">,
+  table: string,
+  copy: CopiedDayRecord,
+): Promise<CleanupStart | undefined> {
+  const warehouse = await deps.warehouse();
+  const at = datasetOf(deps.destinations, copy.destination);
+  const { cleanup } = await warehouse.dayRecord(at, table, copy.day);
+  return cleanup?.copiedAt === copy.copiedAt ? cleanup : undefined;
+}
+
+/**
+ * Writes every day the durable record holds for `table` back to Redis where
+ * Redis lacks it: its copy record and its membership in `mig_<table>`.
+ * Returns the days written back.
+ */
+export async function rebuildMigratedDays(
+  deps: DurableRecordDeps,
+  at: DatasetRef,
+  table: string,
+): Promise<CalendarDay[]> {
+  const warehouse = await deps.warehouse();
+  const copies = await warehouse.recordedCopies(at, table);
+  if (copies.length === 0) return [];
+  const days = copies.map((copy) => copy.day);
+  const inRedis = await deps.ledger.copiedDays(table, days);
+  const held = new Map(days.map((day, index) => [day, inRedis[index]]));
+  const migrated = new Set(await deps.ledger.migratedDays(table));
+  const restored: CalendarDay[] = [];
+  for (const copy of copies) {
+    const kept = held.get(copy.day);
+    if (kept && migrated.has(copy.day) && kept.copiedAt >= copy.copiedAt) continue;
+    await deps.ledger.recordCopiedDay(table, copy);
+    restored.push(copy.day);
+  }
+  return restored;
+}
