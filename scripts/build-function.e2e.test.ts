@@ -5,14 +5,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   createTestDatabase,
   type TestDatabase,
   testRedisUrl,
   uniqueName,
-} from "../packages/core/src/testing/test-services";
+} from "@table-archiver/core/testing";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type BuiltFunction, buildFunction, NEVER_BUNDLED, RUNTIME_DEPENDENCIES } from "./build-function";
 
 /**

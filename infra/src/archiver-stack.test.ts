@@ -1,5 +1,5 @@
+import { configEnvNames } from "@table-archiver/core/config";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { configEnvNames } from "../../packages/core/src/config/env-schema";
 import {
   deployDevStack,
   FUNCTION,

@@ -1,5 +1,5 @@
 import { mkdir, rm } from "node:fs/promises";
-import { type Config, loadConfig } from "@table-archiver/core";
+import { type Config, loadConfig } from "@table-archiver/core/config";
 import mysql from "mysql2/promise";
 
 /** The server the benchmarks use, and their database. */

@@ -17,11 +17,9 @@ import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { createBigQueryWarehouse } from "../../packages/core/src/adapters/bigquery/bigquery-warehouse";
-import { startBigQueryStandIn } from "../../packages/core/src/adapters/bigquery/testing/rest-stand-in";
-import { standInBigQueryClient } from "../../packages/core/src/adapters/bigquery/testing/stand-in-client";
-import { addDays } from "../../packages/core/src/domain/days/calendar-day";
-import type { Row } from "../../packages/core/src/domain/types/table-schema";
+import { addDays, type Row } from "@table-archiver/core";
+import { createBigQueryWarehouse } from "@table-archiver/core/bigquery";
+import { standInBigQueryClient, startBigQueryStandIn } from "@table-archiver/core/bigquery/testing";
 import { flat, pad2, syntheticSchema } from "./synthetic-schema";
 
 const BATCH_ROWS = 10_000;

@@ -16,22 +16,26 @@ import {
   addDays,
   type CalendarDay,
   type CleanupDeps,
-  type Config,
   cleanDay,
-  copiedDaysKey,
   copyDay,
-  createLocalTaskQueue,
+  startCleanup,
+} from "@table-archiver/core";
+import type { Config } from "@table-archiver/core/config";
+import { createDuckDbWarehouse } from "@table-archiver/core/duckdb";
+import { createLocalTaskQueue } from "@table-archiver/core/local-queue";
+import {
   createMysqlDayDeleter,
   createMysqlLoadProbe,
   createMysqlPool,
   createMysqlSourceDatabase,
+} from "@table-archiver/core/mysql";
+import {
+  copiedDaysKey,
   createRedisCleanupState,
   createRedisClient,
   createRedisMigrationLedger,
   migratedDaysKey,
-  startCleanup,
-} from "@table-archiver/core";
-import { createDuckDbWarehouse } from "../../packages/core/src/adapters/duckdb/duckdb-warehouse";
+} from "@table-archiver/core/redis";
 import { benchLogger, ensureBenchTable, freshBenchConfig } from "./bench-table";
 
 const TABLE = "bench_cleanup";

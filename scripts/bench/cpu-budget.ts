@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
-import { addDays, createRuntime, type Row } from "@table-archiver/core";
+import { addDays, type Row } from "@table-archiver/core";
+import { createRuntime } from "@table-archiver/core/runtime";
 import { benchLogger, ensureBenchTable, freshBenchConfig } from "./bench-table";
 import { localServerPid, processCpuSeconds } from "./process-cpu";
 

@@ -12,8 +12,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { createDuckDbWarehouse } from "../../packages/core/src/adapters/duckdb/duckdb-warehouse";
-import type { Row } from "../../packages/core/src/domain/types/table-schema";
+import type { Row } from "@table-archiver/core";
+import { createDuckDbWarehouse } from "@table-archiver/core/duckdb";
 import { flat, pad2, syntheticSchema } from "./synthetic-schema";
 
 const { values } = parseArgs({

@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
-import { createRuntime, parseMessage, type Runtime, startMigration } from "@table-archiver/core";
+import { parseMessage, startMigration } from "@table-archiver/core";
+import { createRuntime, type Runtime } from "@table-archiver/core/runtime";
 import { runWorker } from "@table-archiver/local";
 import { Redis } from "ioredis";
 import { benchLogger, ensureBenchTable, freshBenchConfig } from "./bench-table";

@@ -10,11 +10,13 @@
  * BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306) names the server.
  * Wall time includes the server's work; client CPU time is the adapter's.
  */
-import { createMysqlPool, type MysqlPool } from "../../packages/core/src/adapters/mysql/create-mysql-pool";
-import { dayRowsQuery } from "../../packages/core/src/adapters/mysql/day-queries";
-import { createMysqlSourceDatabase } from "../../packages/core/src/adapters/mysql/mysql-source-database";
-import { addDays, type CalendarDay } from "../../packages/core/src/domain/days/calendar-day";
-import type { TableSchema } from "../../packages/core/src/domain/types/table-schema";
+import { addDays, type CalendarDay, type TableSchema } from "@table-archiver/core";
+import {
+  createMysqlPool,
+  createMysqlSourceDatabase,
+  dayRowsQuery,
+  type MysqlPool,
+} from "@table-archiver/core/mysql";
 import { BENCH_MYSQL_URL, ensureBenchTable } from "./bench-table";
 
 const TABLE = "bench_events";

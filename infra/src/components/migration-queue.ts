@@ -1,6 +1,6 @@
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
-import { QUEUE_NAME } from "../../../packages/core/src/ports/task-queue";
+import { QUEUE_NAME } from "@table-archiver/core/ports";
 import type { QueueSettings } from "../config/stack-config";
 
 export interface MigrationQueueArgs {

@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { Env } from "../../../packages/core/src/config/env-schema";
+import type { Env } from "@table-archiver/core/config";
 
 /**
  * A variable the archiver's config module reads. Typing every map the program

@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { configEnvNames, envSchema } from "../../../packages/core/src/config/env-schema";
+import { configEnvNames, envSchema } from "@table-archiver/core/config";
 import { type EnvName, programEnvNames, secretEnvNames } from "./function-env";
 import { InfraConfigError } from "./infra-config-error";
 

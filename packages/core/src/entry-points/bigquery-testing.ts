@@ -1,0 +1,2 @@
+export * from "../adapters/bigquery/testing/rest-stand-in";
+export * from "../adapters/bigquery/testing/stand-in-client";

@@ -1,0 +1,1 @@
+export { createJsonLogger, silentLogger } from "../adapters/logging/json-logger";

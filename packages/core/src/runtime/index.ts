@@ -1,0 +1,3 @@
+export { createRuntime, type RuntimeOptions } from "./create-runtime";
+export type { Runtime } from "./runtime";
+export { closeSharedRuntime, sharedRuntime } from "./shared-runtime";
