@@ -1,47 +1,50 @@
-// The BigQuery, DuckDB, Cloud Tasks and Cloud SQL drivers load lazily (createRuntime,
-// openMysqlPool); only their types and the SDK-free helpers are re-exported.
-export type { BigQueryWarehouseOptions } from "./adapters/bigquery/bigquery-warehouse";
-export type { CloudTasksQueueOptions } from "./adapters/cloud-tasks/cloud-tasks-queue";
-export * from "./adapters/cloud-tasks/retry-info";
-export type { DuckDbWarehouse, DuckDbWarehouseOptions } from "./adapters/duckdb/duckdb-warehouse";
-export * from "./adapters/local-queue/bullmq-task-queue";
-export * from "./adapters/local-queue/local-queue-keys";
-export * from "./adapters/local-queue/local-worker";
-export * from "./adapters/logging/json-logger";
-export * from "./adapters/mysql/create-mysql-pool";
-export * from "./adapters/mysql/map-mysql-error";
-export * from "./adapters/mysql/mysql-day-deleter";
-export * from "./adapters/mysql/mysql-load-probe";
-export * from "./adapters/mysql/mysql-source-database";
-export * from "./adapters/mysql/open-mysql-pool";
-export * from "./adapters/mysql/quote-identifier";
-export * from "./adapters/redis/bullmq-connection";
-export * from "./adapters/redis/create-redis-client";
-export * from "./adapters/redis/map-redis-error";
-export * from "./adapters/redis/redis-cleanup-state";
-export * from "./adapters/redis/redis-migration-ledger";
-export * from "./config";
-export * from "./domain/cleanup/clean-day";
-export * from "./domain/cleanup/cleanup-deps";
-export * from "./domain/cleanup/start-cleanup";
-export * from "./domain/copy/copy-day";
-export * from "./domain/days/calendar-day";
-export * from "./domain/days/cutoff-day";
-export * from "./domain/messages/cleanup-message";
-export * from "./domain/messages/migration-message";
-export * from "./domain/messages/parse-message";
-export * from "./domain/migration/plan-days";
-export * from "./domain/migration/resolve-tables";
-export * from "./domain/migration/start-migration";
-export * from "./domain/tasks/task-payload";
-export * from "./domain/types/day-figures";
-export * from "./domain/types/destination";
-export * from "./domain/types/identifier";
-export type * from "./domain/types/logical-type";
-export * from "./domain/types/table-schema";
-export * from "./domain/types/to-logical-type";
+// The domain: the four use cases, the values they work on, the messages and
+// tasks that start them, and the errors they throw. The rest of core has an
+// entry point of its own (package.json "exports"):
+//
+//   @table-archiver/core/ports        the interfaces the use cases depend on
+//   @table-archiver/core/config       the environment, parsed (loadConfig, Config)
+//   @table-archiver/core/runtime      createRuntime, sharedRuntime: adapters chosen by config
+//   @table-archiver/core/logging      the JSON logger
+//   @table-archiver/core/mysql, /redis, /local-queue, /cloud-tasks    adapters
+//   @table-archiver/core/duckdb, /bigquery                            warehouses (load their SDK on import)
+//   @table-archiver/core/testing, /bigquery/testing                   test services and stand-ins
+//
+// Nothing here, nor in the light entry points, imports the DuckDB, BigQuery or
+// Cloud Tasks SDK: createRuntime loads the driver config selects, when it is
+// needed, so a bundle carries only what it uses (scripts/core-entry-points.test.ts).
+//
+// The three names marked "until the HTTP error rework lands" stay here only for
+// task-http-handler.ts and http-errors.ts, whose rework moves them to the subpaths.
+
+// Until the HTTP error rework lands: import it from @table-archiver/core/cloud-tasks.
+export { cloudTasksRetryInfo } from "./adapters/cloud-tasks/retry-info";
+export { cleanDay, type DayCleanupReport } from "./domain/cleanup/clean-day";
+export type { CleanupDeps, CleanupSettings } from "./domain/cleanup/cleanup-deps";
+export { type CleanupSummary, type DayRefusal, startCleanup } from "./domain/cleanup/start-cleanup";
+export { type CopyDayDeps, copyDay, recopyDay } from "./domain/copy/copy-day";
+export { addDays, type CalendarDay, formatDay, isCalendarDay } from "./domain/days/calendar-day";
+export { cutoffDay, todayIn } from "./domain/days/cutoff-day";
+export type { CleanupMessage } from "./domain/messages/cleanup-message";
+export type { MigrationMessage } from "./domain/messages/migration-message";
+export { type ParsedMessage, parseMessage } from "./domain/messages/parse-message";
+export type { DestinationRules } from "./domain/migration/resolve-tables";
+export { type StartMigrationDeps, startMigration, type TablePlan } from "./domain/migration/start-migration";
+export {
+  type CleanDayTask,
+  type CopyDayTask,
+  parseTaskPayload,
+  type TaskKind,
+  type TaskPayload,
+  taskKey,
+} from "./domain/tasks/task-payload";
+export type { DayFigures } from "./domain/types/day-figures";
+export { type Destination, formatDestination, parseDestination } from "./domain/types/destination";
+export { IDENTIFIER, isIdentifier } from "./domain/types/identifier";
+export type { LogicalType } from "./domain/types/logical-type";
+export type { Row, SourceColumn, TableSchema } from "./domain/types/table-schema";
 export * from "./errors";
-export * from "./ports";
-export { createRuntime, type RuntimeOptions } from "./runtime/create-runtime";
+// Until the HTTP error rework lands: import it from @table-archiver/core/ports.
+export type { Logger } from "./ports/logger";
+// Until the HTTP error rework lands: import it from @table-archiver/core/runtime.
 export type { Runtime } from "./runtime/runtime";
-export { closeSharedRuntime, sharedRuntime } from "./runtime/shared-runtime";

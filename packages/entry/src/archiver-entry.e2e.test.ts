@@ -2,7 +2,8 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as functions from "@google-cloud/functions-framework";
 import { getTestServer } from "@google-cloud/functions-framework/testing";
-import { closeSharedRuntime, createRuntime, loadConfig, type Runtime } from "@table-archiver/core";
+import { loadConfig } from "@table-archiver/core/config";
+import { closeSharedRuntime, createRuntime, type Runtime } from "@table-archiver/core/runtime";
 import {
   createTestDatabase,
   deleteTestKeys,

@@ -3,12 +3,12 @@ import {
   type CleanupSummary,
   InvalidInputError,
   parseMessage,
-  type Runtime,
   startCleanup,
   startMigration,
   type TablePlan,
   VerificationError,
 } from "@table-archiver/core";
+import type { Runtime } from "@table-archiver/core/runtime";
 import { decodePubSubEvent, type MessagePublishedData } from "./decode-pubsub-event";
 
 export interface EntryEvent {

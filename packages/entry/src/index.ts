@@ -1,6 +1,6 @@
 import type { CloudEvent } from "@google-cloud/functions-framework";
 import * as functions from "@google-cloud/functions-framework";
-import { sharedRuntime } from "@table-archiver/core";
+import { sharedRuntime } from "@table-archiver/core/runtime";
 import type { MessagePublishedData } from "./decode-pubsub-event";
 import { createEntryHandler } from "./handle-entry-event";
 

@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
-import { type Logger, silentLogger } from "@table-archiver/core";
+import { silentLogger } from "@table-archiver/core/logging";
+import type { Logger } from "@table-archiver/core/ports";
 import { authorizeSetKey } from "./authorize-set-key";
 import { errorBody } from "./http-error";
 import { parseReaderRequest, type ReaderRequest } from "./parse-reader-request";

@@ -1,5 +1,7 @@
 import * as functions from "@google-cloud/functions-framework";
-import { createJsonLogger, createRedisClient, loadConfig } from "@table-archiver/core";
+import { loadConfig } from "@table-archiver/core/config";
+import { createJsonLogger } from "@table-archiver/core/logging";
+import { createRedisClient } from "@table-archiver/core/redis";
 import { createLoadRedisDataHandler } from "./create-load-redis-data-handler";
 
 export { authorizeSetKey } from "./authorize-set-key";

@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import * as functions from "@google-cloud/functions-framework";
 import { getTestServer } from "@google-cloud/functions-framework/testing";
-import { createRedisClient } from "@table-archiver/core";
+import { createRedisClient } from "@table-archiver/core/redis";
 import { testRedisUrl, uniqueName } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 

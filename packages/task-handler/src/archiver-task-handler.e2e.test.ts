@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as functions from "@google-cloud/functions-framework";
 import { getTestServer } from "@google-cloud/functions-framework/testing";
-import { closeSharedRuntime, createRuntime, loadConfig, sharedRuntime } from "@table-archiver/core";
+import { loadConfig } from "@table-archiver/core/config";
+import { closeSharedRuntime, createRuntime, sharedRuntime } from "@table-archiver/core/runtime";
 import {
   createTestDatabase,
   deleteTestKeys,

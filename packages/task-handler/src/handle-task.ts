@@ -1,11 +1,6 @@
-import {
-  type CopiedDayRecord,
-  cleanDay,
-  copyDay,
-  type DayCleanupReport,
-  type Runtime,
-  type TaskPayload,
-} from "@table-archiver/core";
+import { cleanDay, copyDay, type DayCleanupReport, type TaskPayload } from "@table-archiver/core";
+import type { CopiedDayRecord } from "@table-archiver/core/ports";
+import type { Runtime } from "@table-archiver/core/runtime";
 
 export type TaskResult =
   | { readonly kind: "copy"; readonly task: TaskPayload; readonly record: CopiedDayRecord }

@@ -1,5 +1,5 @@
 import * as functions from "@google-cloud/functions-framework";
-import { sharedRuntime } from "@table-archiver/core";
+import { sharedRuntime } from "@table-archiver/core/runtime";
 import { createTaskHttpHandler } from "./task-http-handler";
 
 export { handleTask, type TaskResult } from "./handle-task";

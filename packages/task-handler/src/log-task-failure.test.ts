@@ -1,10 +1,6 @@
-import {
-  createJsonLogger,
-  type Runtime,
-  type TaskPayload,
-  TransientError,
-  VerificationError,
-} from "@table-archiver/core";
+import { type TaskPayload, TransientError, VerificationError } from "@table-archiver/core";
+import { createJsonLogger } from "@table-archiver/core/logging";
+import type { Runtime } from "@table-archiver/core/runtime";
 import { describe, expect, it } from "vitest";
 import { logTaskFailure, taskErrorInfo } from "./log-task-failure";
 import { createTaskHttpHandler } from "./task-http-handler";

@@ -1,4 +1,5 @@
-import { ArchiverError, type LogFields, type Logger, type TaskPayload } from "@table-archiver/core";
+import { ArchiverError, type TaskPayload } from "@table-archiver/core";
+import type { LogFields, Logger } from "@table-archiver/core/ports";
 
 /** The codes of the archiver's own errors; anything else is reported as INTERNAL. */
 const ARCHIVER_CODES = new Set(["INVALID_INPUT", "VERIFICATION_FAILED", "TRANSIENT", "INVALID_CONFIG"]);

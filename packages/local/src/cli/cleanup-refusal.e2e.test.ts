@@ -3,7 +3,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
-import { createRedisClient } from "@table-archiver/core";
+import { createRedisClient } from "@table-archiver/core/redis";
 import {
   createTestDatabase,
   deleteKeysWithPrefix,

@@ -1,4 +1,5 @@
-import { createJsonLogger, type LogFields, type Logger } from "@table-archiver/core";
+import { createJsonLogger } from "@table-archiver/core/logging";
+import type { LogFields, Logger } from "@table-archiver/core/ports";
 import type { Channel } from "./progress-reporter";
 import { count, number } from "./wording";
 

@@ -1,7 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { PassThrough } from "node:stream";
-import { createRedisClient, loadConfig, silentLogger } from "@table-archiver/core";
+import { loadConfig } from "@table-archiver/core/config";
+import { silentLogger } from "@table-archiver/core/logging";
+import { createRedisClient } from "@table-archiver/core/redis";
 import {
   createTestDatabase,
   type TestDatabase,

@@ -1,4 +1,5 @@
-import { ConfigError, IDENTIFIER, loadConfig } from "@table-archiver/core";
+import { ConfigError, IDENTIFIER } from "@table-archiver/core";
+import { loadConfig } from "@table-archiver/core/config";
 import { Command } from "commander";
 import { type CliIo, EXIT, processIo, writeLine } from "./cli-io";
 

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { CleanupSummary, Runtime } from "@table-archiver/core";
+import type { CleanupSummary } from "@table-archiver/core";
+import type { Runtime } from "@table-archiver/core/runtime";
 import { createEntryHandler, type EntryOutcome, encodePubSubData } from "@table-archiver/entry";
 import { type CliIo, EXIT } from "./cli-io";
 import { createScreen, type Screen } from "./progress-reporter";

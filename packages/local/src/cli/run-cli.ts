@@ -1,10 +1,6 @@
-import {
-  ArchiverError,
-  createRuntime,
-  InvalidInputError,
-  loadConfig,
-  type Runtime,
-} from "@table-archiver/core";
+import { ArchiverError, InvalidInputError } from "@table-archiver/core";
+import { loadConfig } from "@table-archiver/core/config";
+import { createRuntime, type Runtime } from "@table-archiver/core/runtime";
 import { Command, CommanderError } from "commander";
 import { unreachableServices } from "../services/check-services";
 import { type CliIo, EXIT, writeLine } from "./cli-io";

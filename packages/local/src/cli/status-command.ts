@@ -1,4 +1,4 @@
-import type { Runtime } from "@table-archiver/core";
+import type { Runtime } from "@table-archiver/core/runtime";
 import { type CliIo, EXIT, writeLine } from "./cli-io";
 import { count, number } from "./wording";
 

@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import type { Runtime } from "@table-archiver/core";
+import type { Runtime } from "@table-archiver/core/runtime";
 import { describe, expect, it } from "vitest";
 import { WarehouseInUseError } from "../worker/hold-warehouse";
 import type { CliIo } from "./cli-io";

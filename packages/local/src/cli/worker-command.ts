@@ -1,4 +1,4 @@
-import type { Runtime } from "@table-archiver/core";
+import type { Runtime } from "@table-archiver/core/runtime";
 import { runWorker, type WorkerOutcomes } from "../worker/run-worker";
 import { EXIT } from "./cli-io";
 import type { Screen } from "./progress-reporter";

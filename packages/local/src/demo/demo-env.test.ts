@@ -1,4 +1,4 @@
-import { loadConfig } from "@table-archiver/core";
+import { loadConfig } from "@table-archiver/core/config";
 import { describe, expect, it } from "vitest";
 import { cliOverrides, continueCommands, demoEnv, demoSettings, shellQuote } from "./demo-env";
 

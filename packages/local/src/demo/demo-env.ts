@@ -1,4 +1,5 @@
-import { IDENTIFIER, loadConfig } from "@table-archiver/core";
+import { IDENTIFIER } from "@table-archiver/core";
+import { loadConfig } from "@table-archiver/core/config";
 
 type Env = Readonly<Record<string, string | undefined>>;
 

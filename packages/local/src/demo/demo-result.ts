@@ -1,4 +1,6 @@
-import { parseDestination, type Runtime, silentLogger } from "@table-archiver/core";
+import { parseDestination } from "@table-archiver/core";
+import { silentLogger } from "@table-archiver/core/logging";
+import type { Runtime } from "@table-archiver/core/runtime";
 import type { Connection } from "mysql2/promise";
 import { type CliIo, writeLine } from "../cli/cli-io";
 import { fetchMigratedDays } from "../cli/days-command";

@@ -2,14 +2,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import {
-  cleanupKeys,
-  copiedDaysKey,
-  createLocalTaskQueue,
-  createRedisClient,
-  loadConfig,
-  migratedDaysKey,
-} from "@table-archiver/core";
+import { loadConfig } from "@table-archiver/core/config";
+import { createLocalTaskQueue } from "@table-archiver/core/local-queue";
+import { cleanupKeys, copiedDaysKey, createRedisClient, migratedDaysKey } from "@table-archiver/core/redis";
 import { deleteTestKeys, testRedisUrl, uniqueName } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoOwnerKey, demoTableState, resetDemoState } from "./reset-demo-state";

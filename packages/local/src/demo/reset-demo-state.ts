@@ -1,15 +1,8 @@
-import {
-  type CalendarDay,
-  type Config,
-  cleanupKeys,
-  copiedDaysKey,
-  createRedisClient,
-  localJobIdPrefix,
-  localQueueKeys,
-  migratedDaysKey,
-  QUEUE_NAME,
-  type TaskKind,
-} from "@table-archiver/core";
+import type { CalendarDay, TaskKind } from "@table-archiver/core";
+import type { Config } from "@table-archiver/core/config";
+import { localJobIdPrefix, localQueueKeys } from "@table-archiver/core/local-queue";
+import { QUEUE_NAME } from "@table-archiver/core/ports";
+import { cleanupKeys, copiedDaysKey, createRedisClient, migratedDaysKey } from "@table-archiver/core/redis";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { type DemoWarehouse, demoWarehouse } from "./reset-demo-warehouse";

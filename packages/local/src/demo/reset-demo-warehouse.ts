@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { type DuckDBConnection, DuckDBInstance, quotedIdentifier } from "@duckdb/node-api";
-import type { Config } from "@table-archiver/core";
+import type { Config } from "@table-archiver/core/config";
 
 /** The demo's table in its DuckDB warehouse file, which may hold other tables. */
 export interface DemoWarehouse {

@@ -1,4 +1,7 @@
-import { createJsonLogger, createRuntime, cutoffDay, loadConfig } from "@table-archiver/core";
+import { cutoffDay } from "@table-archiver/core";
+import { loadConfig } from "@table-archiver/core/config";
+import { createJsonLogger } from "@table-archiver/core/logging";
+import { createRuntime } from "@table-archiver/core/runtime";
 import mysql from "mysql2/promise";
 import { type CliIo, writeLine } from "../cli/cli-io";
 import { publishCommand } from "../cli/publish-command";

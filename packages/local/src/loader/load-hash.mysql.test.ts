@@ -1,4 +1,6 @@
-import { ConfigError, createMysqlPool, createRedisClient, type MysqlPool } from "@table-archiver/core";
+import { ConfigError } from "@table-archiver/core";
+import { createMysqlPool, type MysqlPool } from "@table-archiver/core/mysql";
+import { createRedisClient } from "@table-archiver/core/redis";
 import {
   createTestDatabase,
   type TestDatabase,

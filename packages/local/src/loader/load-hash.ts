@@ -1,11 +1,7 @@
 import { randomUUID } from "node:crypto";
-import {
-  ConfigError,
-  type MysqlPool,
-  mapMysqlError,
-  mapRedisError,
-  TransientError,
-} from "@table-archiver/core";
+import { ConfigError, TransientError } from "@table-archiver/core";
+import { type MysqlPool, mapMysqlError } from "@table-archiver/core/mysql";
+import { mapRedisError } from "@table-archiver/core/redis";
 import type { Redis } from "ioredis";
 import type { LoaderSource } from "./loader-source";
 import { fieldName, rowJson } from "./row-json";

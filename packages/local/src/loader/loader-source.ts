@@ -1,10 +1,6 @@
-import {
-  type Config,
-  ConfigError,
-  type MysqlPool,
-  mapMysqlError,
-  quoteIdentifier,
-} from "@table-archiver/core";
+import { ConfigError } from "@table-archiver/core";
+import type { Config } from "@table-archiver/core/config";
+import { type MysqlPool, mapMysqlError, quoteIdentifier } from "@table-archiver/core/mysql";
 
 /**
  * What the loader reads (the query layer of the local deployment): one SQL

@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import type { MysqlPool } from "@table-archiver/core";
+import type { MysqlPool } from "@table-archiver/core/mysql";
 
 /** One row as mysql2 decodes it with `rowsAsArray`, with the result's column names. */
 export interface QueryRow {

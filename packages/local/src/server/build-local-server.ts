@@ -1,12 +1,9 @@
 import type { AddressInfo } from "node:net";
-import {
-  type Config,
-  createJsonLogger,
-  createRedisClient,
-  type Logger,
-  type MysqlPool,
-  openMysqlPool,
-} from "@table-archiver/core";
+import type { Config } from "@table-archiver/core/config";
+import { createJsonLogger } from "@table-archiver/core/logging";
+import { type MysqlPool, openMysqlPool } from "@table-archiver/core/mysql";
+import type { Logger } from "@table-archiver/core/ports";
+import { createRedisClient } from "@table-archiver/core/redis";
 import { createLoadRedisDataHandler } from "@table-archiver/redis-reader";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";

@@ -1,5 +1,7 @@
 import "dotenv/config";
-import { closeSharedRuntime, createJsonLogger, loadConfig } from "@table-archiver/core";
+import { loadConfig } from "@table-archiver/core/config";
+import { createJsonLogger } from "@table-archiver/core/logging";
+import { closeSharedRuntime } from "@table-archiver/core/runtime";
 import { buildLocalServer, type LocalServer } from "./build-local-server";
 import { startDevWorker } from "./start-dev-worker";
 

@@ -1,4 +1,7 @@
-import { createMysqlPool, createRedisClient, loadConfig, silentLogger } from "@table-archiver/core";
+import { loadConfig } from "@table-archiver/core/config";
+import { silentLogger } from "@table-archiver/core/logging";
+import { createMysqlPool } from "@table-archiver/core/mysql";
+import { createRedisClient } from "@table-archiver/core/redis";
 import {
   createTestDatabase,
   type TestDatabase,

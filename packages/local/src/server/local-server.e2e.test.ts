@@ -1,5 +1,7 @@
 import * as functions from "@google-cloud/functions-framework";
-import { createRedisClient, loadConfig, silentLogger } from "@table-archiver/core";
+import { loadConfig } from "@table-archiver/core/config";
+import { silentLogger } from "@table-archiver/core/logging";
+import { createRedisClient } from "@table-archiver/core/redis";
 import {
   createTestDatabase,
   type TestDatabase,

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Logger } from "@table-archiver/core";
+import type { Logger } from "@table-archiver/core/ports";
 import { forbidden, unauthenticated } from "@table-archiver/redis-reader";
 import { errors, jwtVerify, SignJWT } from "jose";
 

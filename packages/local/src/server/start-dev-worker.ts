@@ -13,7 +13,7 @@ export interface DevWorker {
 export async function startDevWorker(): Promise<DevWorker | { reason: string }> {
   try {
     const [{ sharedRuntime }, { runWorker }] = await Promise.all([
-      import("@table-archiver/core"),
+      import("@table-archiver/core/runtime"),
       import("../worker/run-worker"),
     ]);
     const runtime = await sharedRuntime();

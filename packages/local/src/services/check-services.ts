@@ -1,4 +1,6 @@
-import { type Config, createRedisClient, mysqlConnectionOptions } from "@table-archiver/core";
+import type { Config } from "@table-archiver/core/config";
+import { mysqlConnectionOptions } from "@table-archiver/core/mysql";
+import { createRedisClient } from "@table-archiver/core/redis";
 import mysql from "mysql2/promise";
 
 const HOW_TO_START = {

@@ -1,7 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CopyDayTask, createLocalTaskQueue, type TaskQueue } from "@table-archiver/core";
+import type { CopyDayTask } from "@table-archiver/core";
+import { createLocalTaskQueue } from "@table-archiver/core/local-queue";
+import type { TaskQueue } from "@table-archiver/core/ports";
 import {
   createTestDatabase,
   deleteTestKeys,

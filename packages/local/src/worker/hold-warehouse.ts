@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { Runtime } from "@table-archiver/core";
+import type { Runtime } from "@table-archiver/core/runtime";
 
 /** A DuckDB file another process holds; the worker does not start. */
 export class WarehouseInUseError extends Error {

@@ -1,4 +1,6 @@
-import { createRedisClient, type Runtime, type TaskPayload, TransientError } from "@table-archiver/core";
+import { type TaskPayload, TransientError } from "@table-archiver/core";
+import { createRedisClient } from "@table-archiver/core/redis";
+import type { Runtime } from "@table-archiver/core/runtime";
 import {
   createTestDatabase,
   createTestRuntime,

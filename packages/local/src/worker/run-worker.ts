@@ -1,4 +1,6 @@
-import { type Runtime, startLocalWorker, type TaskPayload, taskKey } from "@table-archiver/core";
+import { type TaskPayload, taskKey } from "@table-archiver/core";
+import { startLocalWorker } from "@table-archiver/core/local-queue";
+import type { Runtime } from "@table-archiver/core/runtime";
 import { handleTask, logTaskFailure, type TaskResult, taskErrorInfo } from "@table-archiver/task-handler";
 import { holdWarehouse } from "./hold-warehouse";
 import { limitCleanup } from "./limit-cleanup";
