@@ -1,6 +1,6 @@
+import { HttpError } from "@table-archiver/core";
 import { describe, expect, it } from "vitest";
 import { authorizeSetKey } from "./authorize-set-key";
-import { HttpError } from "./http-error";
 
 describe("authorizeSetKey", () => {
   it.each(["mig_orders", "mig_A", "mig_9", "mig_t$x", "mig_mig_", `mig_${"a".repeat(64)}`])(

@@ -1,5 +1,5 @@
+import { HttpError } from "@table-archiver/core";
 import { describe, expect, it } from "vitest";
-import { HttpError } from "./http-error";
 import { MAX_READER_BODY_BYTES, parseReaderRequest, type ReaderRequest } from "./parse-reader-request";
 
 const json = { "content-type": "application/json" };

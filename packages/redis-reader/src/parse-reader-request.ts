@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { badRequest, methodNotAllowed, payloadTooLarge } from "./http-error";
+import { badRequest, methodNotAllowed, payloadTooLarge } from "@table-archiver/core";
 
 /** Bodies above this are refused with 413; a real request is under 100 bytes. */
 export const MAX_READER_BODY_BYTES = 16 * 1024;

@@ -1,5 +1,4 @@
-import { TransientError } from "@table-archiver/core";
-import { HttpError } from "./http-error";
+import { HttpError, TransientError } from "@table-archiver/core";
 
 /**
  * Returns a set's members as one JSON array text, in Redis' order. One bulk
@@ -84,7 +83,7 @@ async function readMembers(source: () => SetSource, key: string): Promise<string
   } catch (error) {
     // A key of another type will not become a set by retrying.
     if (describe(error).includes("WRONGTYPE")) {
-      throw new HttpError(500, "NOT_A_SET", `${key} exists but is not a set`);
+      throw new HttpError("NOT_A_SET", `${key} exists but is not a set`);
     }
     throw new TransientError(`Redis could not be read: ${describe(error)}`, { cause: error });
   }

@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from "node:http";
 import {
   cloudTasksRetryInfo,
+  errorBody,
+  httpStatusOf,
   isFinalTaskError,
   parseTaskPayload,
   type Runtime,
@@ -20,19 +22,20 @@ export interface HttpResponse {
   json(body: unknown): void;
 }
 
-const STATUS: Record<string, number> = { INVALID_INPUT: 400, VERIFICATION_FAILED: 422, TRANSIENT: 503 };
-
 /**
- * HTTP front of a task: 200 when done, 400 for a payload that can never
- * succeed, 422 when the figures disagree, 503 on a transient failure so the
- * queue retries. Cloud Tasks retries every non-2xx answer, so when it is the
+ * HTTP front of a task: 200 when done, otherwise the status of the error's
+ * code (httpStatusOf: 400 for a payload that can never succeed, 422 when the
+ * figures disagree, 503 on a transient failure so the queue retries, 500 for
+ * anything else). Cloud Tasks retries every non-2xx answer, so when it is the
  * caller (X-CloudTasks-* headers) a failure that must not be retried is
  * answered 200 with `status: "failed"` and logged as an error instead.
  */
 export function createTaskHttpHandler(getRuntime: () => Promise<Runtime>) {
   return async (req: HttpRequest, res: HttpResponse): Promise<void> => {
     if (req.method !== "POST") {
-      res.status(405).json(errorBody("METHOD_NOT_ALLOWED", "use POST with a JSON task"));
+      res
+        .status(httpStatusOf("METHOD_NOT_ALLOWED"))
+        .json(errorBody("METHOD_NOT_ALLOWED", "use POST with a JSON task"));
       return;
     }
     const runtime = await getRuntime();
@@ -57,13 +60,9 @@ export function createTaskHttpHandler(getRuntime: () => Promise<Runtime>) {
         res.status(200).json({ status: "failed", ...errorBody(code, message) });
         return;
       }
-      res.status(STATUS[code] ?? 500).json(errorBody(code, message));
+      res.status(httpStatusOf(code)).json(errorBody(code, message));
     }
   };
-}
-
-function errorBody(code: string, message: string) {
-  return { error: { code, message } };
 }
 
 /**

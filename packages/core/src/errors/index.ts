@@ -1,5 +1,17 @@
 export { ArchiverError } from "./archiver-error";
 export { ConfigError } from "./config-error";
+export { ARCHIVER_ERROR_CODES, type ArchiverErrorCode, archiverErrorCode } from "./error-code";
+export {
+  badRequest,
+  errorBody,
+  forbidden,
+  HttpError,
+  methodNotAllowed,
+  payloadTooLarge,
+  toHttpError,
+  unauthenticated,
+} from "./http-error";
+export { HTTP_STATUS_BY_CODE, type HttpErrorCode, httpStatusOf } from "./http-status";
 export { InvalidInputError } from "./invalid-input-error";
 export { isFinalTaskError } from "./is-final-task-error";
 export { TransientError } from "./transient-error";

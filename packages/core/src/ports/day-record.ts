@@ -58,4 +58,6 @@ export interface DayRecordStore {
   dayRecord(at: DatasetRef, table: string, day: CalendarDay): Promise<DurableDayRecord>;
   /** The latest copy record of every day of `table` recorded copied, oldest day first. */
   recordedCopies(at: DatasetRef, table: string): Promise<CopiedDayRecord[]>;
+  /** The source tables with a day recorded copied, sorted. */
+  recordedTables(at: DatasetRef): Promise<string[]>;
 }

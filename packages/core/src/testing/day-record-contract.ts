@@ -110,6 +110,9 @@ export function dayRecordContract(warehouse: () => Warehouse, dataset: string): 
       ["2024-05-05", 9],
       ["2024-05-07", 3],
     ]);
+    const tables = await w.recordedTables(at);
+    expect(tables).toEqual(expect.arrayContaining([table, other]));
+    expect(tables).toEqual([...tables].sort());
   });
 
   it("reads a dataset without a record (or that does not exist) as empty, creating nothing", async () => {
@@ -117,6 +120,7 @@ export function dayRecordContract(warehouse: () => Warehouse, dataset: string): 
     const at = { dataset: uniqueName("norecord") };
     expect(await w.dayRecord(at, "orders", "2024-05-06")).toEqual({});
     expect(await w.recordedCopies(at, "orders")).toEqual([]);
+    expect(await w.recordedTables(at)).toEqual([]);
     expect(await w.hasTable({ ...at, table: "_archiver_days" })).toBe(false);
   });
 }

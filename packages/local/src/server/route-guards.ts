@@ -1,4 +1,4 @@
-import { methodNotAllowed } from "@table-archiver/redis-reader";
+import { methodNotAllowed } from "@table-archiver/core";
 import type { FastifyRequest, onRequestAsyncHookHandler } from "fastify";
 import { bearerToken, type LocalTokens } from "./local-tokens";
 

@@ -123,5 +123,19 @@ export function createBigQueryDayRecords(options: BigQueryDayRecordsOptions): Da
         throw mapBigQueryError(error, context(dataset, `reading the recorded copies of ${table}`));
       }
     },
+
+    async recordedTables(dataset): Promise<string[]> {
+      try {
+        const rows = await query({
+          query: `SELECT DISTINCT source_table FROM ${tablePath(at(dataset), project)} WHERE kind = 'copied' ORDER BY source_table`,
+          params: {},
+          types: {},
+        });
+        return rows.map(({ source_table }) => String(source_table));
+      } catch (error) {
+        if (isNotFound(error)) return [];
+        throw mapBigQueryError(error, context(dataset, "listing the recorded tables"));
+      }
+    },
   };
 }

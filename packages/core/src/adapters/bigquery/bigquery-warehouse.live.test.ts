@@ -37,6 +37,7 @@ if (project) {
       },
       dayRecord: (dataset, table, day) => inner.dayRecord(dataset, table, day),
       recordedCopies: (dataset, table) => inner.recordedCopies(dataset, table),
+      recordedTables: (dataset) => inner.recordedTables(dataset),
       hasTable: (destination) => inner.hasTable(destination),
       countRows: (destination) => inner.countRows(destination),
       close: () => inner.close(),

@@ -72,3 +72,14 @@ export async function readRecordedCopies(
     `${table.dataset}.${DAY_RECORD_TABLE} ${sourceTable}`,
   );
 }
+
+export async function readRecordedTables(
+  connection: DuckDBConnection,
+  table: DuckDbTable,
+): Promise<string[]> {
+  if ((await tableColumns(connection, table)).length === 0) return [];
+  const reader = await connection.runAndReadAll(
+    `SELECT DISTINCT source_table FROM ${qualifiedName(table)} WHERE kind = 'copied' ORDER BY source_table`,
+  );
+  return reader.getRows().map(([name]) => String(name));
+}

@@ -23,6 +23,7 @@ import {
   ensureDayRecordTable,
   readDayRecord,
   readRecordedCopies,
+  readRecordedTables,
 } from "./duckdb-day-records";
 import { readDuckDbDay } from "./duckdb-read-day";
 import { replaceDayInTransaction } from "./replace-day";
@@ -225,6 +226,13 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       const table = dayRecordTable(catalog, dataset.dataset);
       return operation("recordedCopies", () =>
         withConnection((connection) => readRecordedCopies(connection, table, sourceTable)),
+      );
+    },
+
+    recordedTables(dataset) {
+      const table = dayRecordTable(catalog, dataset.dataset);
+      return operation("recordedTables", () =>
+        withConnection((connection) => readRecordedTables(connection, table)),
       );
     },
 

@@ -10,7 +10,7 @@ import {
   failAfter,
 } from "../../testing/cleanup-fixture";
 import { copyDay } from "../copy/copy-day";
-import { rebuildMigratedDays } from "../records/durable-day-record";
+import { rebuildAllMigratedDays, rebuildMigratedDays } from "../records/durable-day-record";
 import { cleanDay } from "./clean-day";
 
 let fx: CleanupFixture;
@@ -112,8 +112,10 @@ describe("Redis coming back empty in the middle of a cleanup", () => {
     ]);
     expect(await fx.ledger.migratedDays(table)).toEqual(["2024-10-02", "2024-10-03"]);
     expect(await fx.ledger.copiedDays(table, ["2024-10-02", "2024-10-03"])).toEqual(before);
-    // Nothing left to rebuild.
+    // Nothing left to rebuild, for this table or any other the record holds.
     expect(await rebuildMigratedDays(deps, { dataset: "archive" }, table)).toEqual([]);
+    const all = await rebuildAllMigratedDays(deps, { dataset: "archive" });
+    expect(all.find((entry) => entry.table === table)).toEqual({ table, restored: [] });
   });
 
   it("without a durable record (a day copied by an earlier version), a copy of the part-cleaned day is refused", async () => {

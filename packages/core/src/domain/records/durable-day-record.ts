@@ -88,3 +88,16 @@ export async function rebuildMigratedDays(
   }
   return restored;
 }
+
+/** `rebuildMigratedDays` for every source table the durable record of `at` holds, in name order. */
+export async function rebuildAllMigratedDays(
+  deps: DurableRecordDeps,
+  at: DatasetRef,
+): Promise<{ readonly table: string; readonly restored: CalendarDay[] }[]> {
+  const warehouse = await deps.warehouse();
+  const rebuilt = [];
+  for (const table of await warehouse.recordedTables(at)) {
+    rebuilt.push({ table, restored: await rebuildMigratedDays(deps, at, table) });
+  }
+  return rebuilt;
+}

@@ -16,6 +16,8 @@ const RECORD_INSERT =
   /^INSERT INTO `([^`]+)` \(source_table, day, kind, entry, recorded_at\) VALUES \(@source_table, @day, @kind, @entry, CURRENT_TIMESTAMP\(\)\)$/;
 const RECORD_DAY = /^SELECT kind, entry FROM `([^`]+)` WHERE source_table = @source_table AND day = @day$/;
 const RECORD_COPIES = /^SELECT entry FROM `([^`]+)` WHERE source_table = @source_table AND kind = 'copied'$/;
+const RECORD_TABLES =
+  /^SELECT DISTINCT source_table FROM `([^`]+)` WHERE kind = 'copied' ORDER BY source_table$/;
 
 /**
  * Answers the queries the warehouse adapter sends (whole-table count, one
@@ -82,11 +84,20 @@ function answerDayRecordQuery(
   params: Readonly<Record<string, string>>,
   findTable: (path: string) => StandInTable | undefined,
 ): QueryAnswer | { readonly notFound: string } | undefined {
-  const match = RECORD_INSERT.exec(sql) ?? RECORD_DAY.exec(sql) ?? RECORD_COPIES.exec(sql);
+  const match =
+    RECORD_INSERT.exec(sql) ?? RECORD_DAY.exec(sql) ?? RECORD_COPIES.exec(sql) ?? RECORD_TABLES.exec(sql);
   if (!match) return undefined;
   const path = match[1] ?? "";
   const table = findTable(path);
   if (!table) return { notFound: path };
+  if (sql.startsWith("SELECT DISTINCT")) {
+    const names = new Set(
+      allRows(table)
+        .filter(({ values }) => values.kind === "copied")
+        .map(({ values }) => String(values.source_table)),
+    );
+    return { columns: ["source_table"], rows: [...names].sort().map((name) => [name]) };
+  }
   if (sql.startsWith("INSERT")) {
     const values = {
       source_table: params.source_table,
