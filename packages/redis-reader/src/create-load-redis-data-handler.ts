@@ -1,11 +1,10 @@
 import type { ServerResponse } from "node:http";
+import { errorBody, toHttpError } from "@table-archiver/core";
 import { silentLogger } from "@table-archiver/core/logging";
 import type { Logger } from "@table-archiver/core/ports";
 import { authorizeSetKey } from "./authorize-set-key";
-import { errorBody } from "./http-error";
 import { parseReaderRequest, type ReaderRequest } from "./parse-reader-request";
 import { createSetReader, type SetSource } from "./set-reader";
-import { toHttpError } from "./to-http-error";
 
 export interface LoadRedisDataOptions {
   /** The Redis client, asked for on each request so it can be created lazily and only once. */
@@ -24,8 +23,8 @@ const JSON_TYPE = "application/json; charset=utf-8";
  * The `loadRedisData` function: `POST {"method":"getSet","data":"mig_<table>"}`
  * answers the members of that set as a JSON array sorted ascending (`[]` for an
  * unknown set). It reads nothing but `mig_<table>` sets. Errors are answered as
- * `{"error":{"code","message"}}` with 400, 403, 405, 413, or 503 when Redis is
- * unreachable.
+ * `{"error":{"code","message"}}` with their code's status (toHttpError): 400,
+ * 403, 405, 413, or 503 when Redis is unreachable.
  */
 export function createLoadRedisDataHandler(options: LoadRedisDataOptions): LoadRedisDataHandler {
   const logger = options.logger ?? silentLogger;

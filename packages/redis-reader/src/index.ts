@@ -10,10 +10,8 @@ export {
   type LoadRedisDataHandler,
   type LoadRedisDataOptions,
 } from "./create-load-redis-data-handler";
-export * from "./http-error";
 export { MAX_READER_BODY_BYTES, parseReaderRequest, type ReaderRequest } from "./parse-reader-request";
 export { createSetReader, type SetReader, type SetSource } from "./set-reader";
-export { toHttpError } from "./to-http-error";
 
 let redis: ReturnType<typeof createRedisClient> | undefined;
 

@@ -1,8 +1,5 @@
-import { ArchiverError, type TaskPayload } from "@table-archiver/core";
+import { archiverErrorCode, type TaskPayload } from "@table-archiver/core";
 import type { LogFields, Logger } from "@table-archiver/core/ports";
-
-/** The codes of the archiver's own errors; anything else is reported as INTERNAL. */
-const ARCHIVER_CODES = new Set(["INVALID_INPUT", "VERIFICATION_FAILED", "TRANSIENT", "INVALID_CONFIG"]);
 
 /** What a failed task's error says, judged by its `code` and `reason`, not its class. */
 export interface TaskErrorInfo {
@@ -19,16 +16,8 @@ export interface TaskErrorInfo {
  * be an instance of the core's classes: its `code` and `reason` still count.
  */
 export function taskErrorInfo(error: unknown): TaskErrorInfo {
-  const fields = (typeof error === "object" && error !== null ? error : {}) as {
-    code?: unknown;
-    reason?: unknown;
-  };
-  const code =
-    error instanceof ArchiverError
-      ? error.code
-      : typeof fields.code === "string" && ARCHIVER_CODES.has(fields.code)
-        ? fields.code
-        : "INTERNAL";
+  const fields = (typeof error === "object" && error !== null ? error : {}) as { reason?: unknown };
+  const code = archiverErrorCode(error);
   const reason = typeof fields.reason === "string" && fields.reason !== "" ? fields.reason : undefined;
   const message = error instanceof Error ? error.message : String(error);
   return { code, reason, message };

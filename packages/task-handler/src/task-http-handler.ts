@@ -1,13 +1,13 @@
 import type { IncomingHttpHeaders } from "node:http";
 import {
-  cloudTasksRetryInfo,
   errorBody,
   httpStatusOf,
   isFinalTaskError,
   parseTaskPayload,
-  type Runtime,
   type TaskPayload,
 } from "@table-archiver/core";
+import { cloudTasksRetryInfo } from "@table-archiver/core/cloud-tasks";
+import type { Runtime } from "@table-archiver/core/runtime";
 import { handleTask, type TaskResult } from "./handle-task";
 import { logTaskFailure, taskErrorInfo } from "./log-task-failure";
 

@@ -1,4 +1,5 @@
-import { badRequest, errorBody, HttpError, type Logger, toHttpError } from "@table-archiver/core";
+import { badRequest, errorBody, HttpError, toHttpError } from "@table-archiver/core";
+import type { Logger } from "@table-archiver/core/ports";
 import type { FastifyError, FastifyInstance } from "fastify";
 
 /** Fastify's own refusals, mapped onto the archiver's error codes. */

@@ -1,7 +1,7 @@
+import { badRequest } from "@table-archiver/core";
 import type { Config } from "@table-archiver/core/config";
 import type { MysqlPool } from "@table-archiver/core/mysql";
 import type { Logger } from "@table-archiver/core/ports";
-import { badRequest } from "@table-archiver/redis-reader";
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import { loadHash } from "../loader/load-hash";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { forbidden, unauthenticated } from "@table-archiver/core";
 import type { Logger } from "@table-archiver/core/ports";
-import { forbidden, unauthenticated } from "@table-archiver/redis-reader";
 import { errors, jwtVerify, SignJWT } from "jose";
 
 /** The `iss` of every local token; a token from anywhere else is refused. */
