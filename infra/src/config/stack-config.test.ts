@@ -129,6 +129,70 @@ describe("readStackConfig", () => {
     expect(message).toContain("functionEnv.LOG_LEVEL: expected a string, number or boolean");
   });
 
+  test("several bad keys give one InfraConfigError with one line per problem, naming each key once", () => {
+    const message = problemsOf({
+      mysqlUrl: "postgres://archiver@10.0.0.5/shop",
+      cloudSqlInstance: "shop",
+      cloudSqlIamAuth: "yes",
+      redisMemorySizeGb: "lots",
+      queueMaxDispatchesPerSecond: "0",
+      queueMaxBackoff: "10m",
+      maxDeliveryAttempts: "4.5",
+      network: "vpc-1",
+      readerInvokers: JSON.stringify({ ops: "group:ops@example.com" }),
+      functionEnv: JSON.stringify(["LOG_LEVEL"]),
+    });
+    const lines = message.split("\n");
+    expect(lines[0]).toBe("the stack's configuration needs fixing:");
+    expect(lines.slice(1).sort()).toEqual(
+      [
+        "  - mysqlUrl: expected mysql://user@host:3306/db",
+        "  - mysqlPassword: required unless cloudSqlIamAuth is true (pulumi config set --secret mysqlPassword)",
+        "  - cloudSqlInstance: expected project:region:instance",
+        "  - cloudSqlIamAuth: expected true or false",
+        "  - redisMemorySizeGb: expected an integer from 1 to 300",
+        "  - queueMaxDispatchesPerSecond: expected a number from 0.001 to 500",
+        "  - queueMaxBackoff: a duration such as 600s",
+        "  - maxDeliveryAttempts: expected an integer from 5 to 100",
+        "  - readerInvokers: expected a list of IAM principals such as group:ops@example.com",
+        "  - functionEnv: expected an object of environment variables",
+      ].sort(),
+    );
+  });
+
+  test("bad JSON and bad values in several structured and plain keys are reported together", () => {
+    const message = problemsOf({
+      ...minimal,
+      readerInvokers: "[group:ops@example.com",
+      functionEnv: JSON.stringify({ LOG_LEVEL: null, QUEUE: "local" }),
+      queueMaxAttempts: "-2",
+      timeZone: "Nowhere/Else",
+    });
+    for (const expected of [
+      "readerInvokers: expected JSON (set it with --path",
+      "functionEnv.LOG_LEVEL: expected a string, number or boolean",
+      "functionEnv.QUEUE: set by the program itself (or a secret)",
+      "queueMaxAttempts: expected an integer from -1 to 1000",
+      "timeZone: not an IANA time zone",
+    ]) {
+      expect(message).toContain(expected);
+    }
+    expect(message).not.toContain("mysqlUrl");
+    expect(message).not.toContain("mysqlPassword");
+  });
+
+  test("a blank key counts as unset and takes its default", () => {
+    const config = readStackConfig(
+      source({ ...minimal, network: "", redisMemorySizeGb: "", timeZone: "" }),
+      gcp,
+    );
+    expect(config).toMatchObject({
+      network: { network: "default" },
+      redis: { memorySizeGb: 1 },
+      timeZone: "UTC",
+    });
+  });
+
   test("structured values that are not JSON are reported with how to set them", () => {
     expect(problemsOf({ ...minimal, readerInvokers: "group:ops@example.com" })).toContain(
       "readerInvokers: expected JSON (set it with --path",

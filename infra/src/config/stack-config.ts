@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { configEnvNames, envSchema } from "@table-archiver/core/config";
+import { z } from "zod";
 import { type EnvName, programEnvNames, secretEnvNames } from "./function-env";
 import { InfraConfigError } from "./infra-config-error";
 
@@ -47,190 +48,183 @@ export interface StackConfig {
 
 const DURATION = /^\d+(\.\d+)?s$/;
 const PRINCIPAL = /^(user|group|serviceAccount|domain|principal|principalSet):\S+$/;
+const MYSQL_URL = /^mysql:\/\/[^/\s]+/;
+
+const setIt = (key: string) => `required (pulumi config set ${key} <value>)`;
+/** A value the archiver's own variable would accept, so a stack cannot deploy what the functions refuse. */
+const accepted = (variable: z.ZodType) => (value: string) => variable.safeParse(value).success;
+
+function required(key: string) {
+  return z.string({ error: setIt(key) });
+}
+
+function number(fallback: number, min: number, max: number, integer = false) {
+  const error = `expected ${integer ? "an integer" : "a number"} from ${min} to ${max}`;
+  const value = z.coerce.number({ error }).min(min, { error }).max(max, { error });
+  return (integer ? value.int({ error }) : value).default(fallback);
+}
+
+const integer = (fallback: number, min: number, max: number) => number(fallback, min, max, true);
+
+const duration = (fallback: string) =>
+  z.string().regex(DURATION, `a duration such as ${fallback}`).default(fallback);
+
+/** A structured key: pulumi config holds it as JSON text (set with --path). */
+function json<T extends z.ZodType>(schema: T) {
+  return z
+    .string()
+    .transform((text, ctx): unknown => {
+      try {
+        return JSON.parse(text);
+      } catch {
+        ctx.addIssue({
+          code: "custom",
+          message: "expected JSON (set it with --path, e.g. pulumi config set --path 'key[0]' value)",
+        });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
+}
+
+const readerInvokers = z
+  .custom<string[]>((v) => Array.isArray(v) && v.every((principal) => typeof principal === "string"), {
+    error: "expected a list of IAM principals such as group:ops@example.com",
+  })
+  .superRefine((principals, ctx) => {
+    for (const principal of principals) {
+      if (principal === "allUsers" || principal === "allAuthenticatedUsers") {
+        ctx.addIssue({
+          code: "custom",
+          message: `${principal} would make loadRedisData public; name people or groups`,
+        });
+      } else if (!PRINCIPAL.test(principal)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `${principal} is not an IAM principal such as user:ana@example.com`,
+        });
+      }
+    }
+  });
+
+const knownEnv = new Set<string>(configEnvNames);
+const ownedEnv = new Set<string>([...programEnvNames, ...secretEnvNames]);
+
+const functionEnv = z
+  .record(z.string(), z.unknown(), { error: "expected an object of environment variables" })
+  .superRefine((env, ctx) => {
+    for (const [name, raw] of Object.entries(env)) {
+      const problem = !knownEnv.has(name)
+        ? "not a variable the archiver reads"
+        : ownedEnv.has(name)
+          ? "set by the program itself (or a secret)"
+          : !["string", "number", "boolean"].includes(typeof raw)
+            ? "expected a string, number or boolean"
+            : undefined;
+      if (problem) ctx.addIssue({ code: "custom", path: [name], message: problem });
+    }
+  })
+  .transform(
+    (env) =>
+      Object.fromEntries(Object.entries(env).map(([name, raw]) => [name, String(raw)])) as Partial<
+        Record<EnvName, string>
+      >,
+  );
+
+/**
+ * Every key the program reads, by the name an operator sets it with (docs/deploy.md). `gcp:` keys
+ * come from the gcp namespace; mysqlPassword is a secret, checked apart (see readStackConfig).
+ */
+const stackKeys = z.object({
+  "gcp:project": required("gcp:project"),
+  "gcp:region": required("gcp:region"),
+  mysqlUrl: required("mysqlUrl").regex(MYSQL_URL, "expected mysql://user@host:3306/db"),
+  cloudSqlInstance: z
+    .string()
+    .refine(accepted(envSchema.shape.CLOUD_SQL_INSTANCE), "expected project:region:instance")
+    .optional(),
+  cloudSqlIamAuth: z
+    .enum(["true", "false"], { error: "expected true or false" })
+    .transform((v) => v === "true")
+    .default(false),
+  network: z.string().default("default"),
+  subnetwork: z.string().default("default"),
+  redisTier: z.enum(["BASIC", "STANDARD_HA"], { error: "one of BASIC, STANDARD_HA" }).default("BASIC"),
+  redisMemorySizeGb: integer(1, 1, 300),
+  datasetId: z
+    .string()
+    .refine(accepted(envSchema.shape.WAREHOUSE_DATASET), "letters, digits and _ only")
+    .default("archive"),
+  /** Defaults to the region (see readStackConfig). */
+  datasetLocation: z.string().optional(),
+  queueMaxDispatchesPerSecond: number(1, 0.001, 500),
+  queueMaxConcurrentDispatches: integer(2, 1, 5000),
+  queueMaxAttempts: integer(5, -1, 1000),
+  queueMinBackoff: duration("10s"),
+  queueMaxBackoff: duration("600s"),
+  queueMaxDoublings: integer(4, 0, 16),
+  dispatchDeadlineSeconds: integer(600, 15, 1800),
+  maxDeliveryAttempts: integer(10, 5, 100),
+  timeZone: z
+    .string()
+    .refine(accepted(envSchema.shape.ARCHIVER_TIMEZONE), "not an IANA time zone")
+    .default("UTC"),
+  readerInvokers: json(readerInvokers).default([]),
+  functionEnv: json(functionEnv).default({}),
+});
 
 /**
  * Reads the stack's configuration (project namespace for the archiver's keys,
- * `gcp` for project and region). Every problem is collected, so one run names
- * every key to fix.
+ * `gcp` for project and region). Every problem is collected, so one
+ * InfraConfigError names every key to fix.
  */
 export function readStackConfig(app: ConfigSource, gcp: ConfigSource): StackConfig {
-  const problems: string[] = [];
-  const reader = new KeyReader(app, problems);
-  const project = required(gcp, "gcp:project", problems);
-  const region = required(gcp, "gcp:region", problems);
-  const cloudSqlIamAuth = reader.boolean("cloudSqlIamAuth", false);
+  const raw: Record<string, string | undefined> = {};
+  for (const key of Object.keys(stackKeys.shape)) {
+    const value = key.startsWith("gcp:") ? gcp.get(key.slice("gcp:".length)) : app.get(key);
+    // An empty value is an unset one, as `pulumi config set key ""` leaves it.
+    raw[key] = value === "" ? undefined : value;
+  }
   const password = app.getSecret("mysqlPassword");
-  if (!password && !cloudSqlIamAuth) {
+  const parsed = stackKeys.safeParse(raw);
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  const iamAuth = parsed.success ? parsed.data.cloudSqlIamAuth : raw.cloudSqlIamAuth === "true";
+  if (!password && !iamAuth) {
     problems.push(
       "mysqlPassword: required unless cloudSqlIamAuth is true (pulumi config set --secret mysqlPassword)",
     );
   }
-  const config: StackConfig = {
-    project,
-    region,
+  if (!parsed.success || problems.length > 0) {
+    const unique = [...new Set(problems)];
+    throw new InfraConfigError(`the stack's configuration needs fixing:\n  - ${unique.join("\n  - ")}`);
+  }
+  const keys = parsed.data;
+  return {
+    project: keys["gcp:project"],
+    region: keys["gcp:region"],
     mysql: {
-      url: reader.string(
-        "mysqlUrl",
-        undefined,
-        (v) => /^mysql:\/\/[^/\s]+/.test(v) || "expected mysql://user@host:3306/db",
-      ),
+      url: keys.mysqlUrl,
       password,
-      cloudSqlInstance: reader.optional(
-        "cloudSqlInstance",
-        (v) => envSchema.shape.CLOUD_SQL_INSTANCE.safeParse(v).success || "expected project:region:instance",
-      ),
-      cloudSqlIamAuth,
+      cloudSqlInstance: keys.cloudSqlInstance,
+      cloudSqlIamAuth: keys.cloudSqlIamAuth,
     },
-    network: {
-      network: reader.string("network", "default"),
-      subnetwork: reader.string("subnetwork", "default"),
-    },
-    redis: {
-      tier: reader.choice("redisTier", ["BASIC", "STANDARD_HA"] as const, "BASIC"),
-      memorySizeGb: reader.integer("redisMemorySizeGb", 1, 1, 300),
-    },
-    warehouse: {
-      datasetId: reader.string(
-        "datasetId",
-        "archive",
-        (v) => envSchema.shape.WAREHOUSE_DATASET.safeParse(v).success || "letters, digits and _ only",
-      ),
-      location: reader.string("datasetLocation", region || "US"),
-    },
+    network: { network: keys.network, subnetwork: keys.subnetwork },
+    redis: { tier: keys.redisTier, memorySizeGb: keys.redisMemorySizeGb },
+    warehouse: { datasetId: keys.datasetId, location: keys.datasetLocation ?? keys["gcp:region"] },
     queue: {
-      maxDispatchesPerSecond: reader.number("queueMaxDispatchesPerSecond", 1, 0.001, 500),
-      maxConcurrentDispatches: reader.integer("queueMaxConcurrentDispatches", 2, 1, 5000),
-      maxAttempts: reader.integer("queueMaxAttempts", 5, -1, 1000),
-      minBackoff: reader.string(
-        "queueMinBackoff",
-        "10s",
-        (v) => DURATION.test(v) || "a duration such as 10s",
-      ),
-      maxBackoff: reader.string(
-        "queueMaxBackoff",
-        "600s",
-        (v) => DURATION.test(v) || "a duration such as 600s",
-      ),
-      maxDoublings: reader.integer("queueMaxDoublings", 4, 0, 16),
-      dispatchDeadlineSeconds: reader.integer("dispatchDeadlineSeconds", 600, 15, 1800),
+      maxDispatchesPerSecond: keys.queueMaxDispatchesPerSecond,
+      maxConcurrentDispatches: keys.queueMaxConcurrentDispatches,
+      maxAttempts: keys.queueMaxAttempts,
+      minBackoff: keys.queueMinBackoff,
+      maxBackoff: keys.queueMaxBackoff,
+      maxDoublings: keys.queueMaxDoublings,
+      dispatchDeadlineSeconds: keys.dispatchDeadlineSeconds,
     },
-    maxDeliveryAttempts: reader.integer("maxDeliveryAttempts", 10, 5, 100),
-    timeZone: reader.string(
-      "timeZone",
-      "UTC",
-      (v) => envSchema.shape.ARCHIVER_TIMEZONE.safeParse(v).success || "not an IANA time zone",
-    ),
-    readerInvokers: readInvokers(reader),
-    functionEnv: readFunctionEnv(reader),
+    maxDeliveryAttempts: keys.maxDeliveryAttempts,
+    timeZone: keys.timeZone,
+    readerInvokers: keys.readerInvokers,
+    functionEnv: keys.functionEnv,
   };
-  if (problems.length > 0) {
-    throw new InfraConfigError(`the stack's configuration needs fixing:\n  - ${problems.join("\n  - ")}`);
-  }
-  return config;
-}
-
-function readInvokers(reader: KeyReader): string[] {
-  const value = reader.json("readerInvokers", []);
-  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
-    reader.problem("readerInvokers", "expected a list of IAM principals such as group:ops@example.com");
-    return [];
-  }
-  for (const principal of value) {
-    if (principal === "allUsers" || principal === "allAuthenticatedUsers") {
-      reader.problem("readerInvokers", `${principal} would make loadRedisData public; name people or groups`);
-    } else if (!PRINCIPAL.test(principal)) {
-      reader.problem("readerInvokers", `${principal} is not an IAM principal such as user:ana@example.com`);
-    }
-  }
-  return value;
-}
-
-function readFunctionEnv(reader: KeyReader): Partial<Record<EnvName, string>> {
-  const value = reader.json("functionEnv", {});
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    reader.problem("functionEnv", "expected an object of environment variables");
-    return {};
-  }
-  const known = new Set<string>(configEnvNames);
-  const owned = new Set<string>([...programEnvNames, ...secretEnvNames]);
-  const env: Partial<Record<EnvName, string>> = {};
-  for (const [name, raw] of Object.entries(value)) {
-    if (!known.has(name)) reader.problem(`functionEnv.${name}`, "not a variable the archiver reads");
-    else if (owned.has(name))
-      reader.problem(`functionEnv.${name}`, "set by the program itself (or a secret)");
-    else if (typeof raw !== "string" && typeof raw !== "number" && typeof raw !== "boolean") {
-      reader.problem(`functionEnv.${name}`, "expected a string, number or boolean");
-    } else env[name as EnvName] = String(raw);
-  }
-  return env;
-}
-
-function required(source: ConfigSource, key: string, problems: string[]): string {
-  const value = source.get(key.split(":")[1] ?? key);
-  if (value) return value;
-  problems.push(`${key}: required (pulumi config set ${key} <value>)`);
-  return "";
-}
-
-/** Reads one key at a time, recording a problem (and returning the default) when a value is bad. */
-class KeyReader {
-  constructor(
-    private readonly source: ConfigSource,
-    private readonly problems: string[],
-  ) {}
-
-  problem(key: string, message: string): void {
-    this.problems.push(`${key}: ${message}`);
-  }
-
-  optional(key: string, check?: (v: string) => true | string): string | undefined {
-    const value = this.source.get(key);
-    if (value === undefined || value === "") return undefined;
-    const verdict = check?.(value) ?? true;
-    if (verdict !== true) this.problem(key, verdict);
-    return value;
-  }
-
-  string(key: string, fallback: string | undefined, check?: (v: string) => true | string): string {
-    const value = this.optional(key, check);
-    if (value !== undefined) return value;
-    if (fallback === undefined) this.problem(key, `required (pulumi config set ${key} <value>)`);
-    return fallback ?? "";
-  }
-
-  choice<T extends string>(key: string, choices: readonly T[], fallback: T): T {
-    const value = this.optional(key, (v) => choices.includes(v as T) || `one of ${choices.join(", ")}`);
-    return value !== undefined && choices.includes(value as T) ? (value as T) : fallback;
-  }
-
-  number(key: string, fallback: number, min: number, max: number, integer = false): number {
-    const value = this.optional(key);
-    if (value === undefined) return fallback;
-    const parsed = Number(value);
-    if (!Number.isFinite(parsed) || parsed < min || parsed > max || (integer && !Number.isInteger(parsed))) {
-      this.problem(key, `expected ${integer ? "an integer" : "a number"} from ${min} to ${max}`);
-      return fallback;
-    }
-    return parsed;
-  }
-
-  integer(key: string, fallback: number, min: number, max: number): number {
-    return this.number(key, fallback, min, max, true);
-  }
-
-  boolean(key: string, fallback: boolean): boolean {
-    const value = this.optional(key, (v) => v === "true" || v === "false" || "expected true or false");
-    return value === undefined ? fallback : value === "true";
-  }
-
-  json(key: string, fallback: unknown): unknown {
-    const value = this.optional(key);
-    if (value === undefined) return fallback;
-    try {
-      return JSON.parse(value);
-    } catch {
-      this.problem(key, "expected JSON (set it with --path, e.g. pulumi config set --path 'key[0]' value)");
-      return fallback;
-    }
-  }
 }
