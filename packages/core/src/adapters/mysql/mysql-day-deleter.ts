@@ -24,18 +24,27 @@ import { createSideEffectWatch, describes } from "./side-effect-watch";
  * only on an exact match and no reference, and a commit only when the delete
  * removed exactly the locked rows.
  */
+/** How long the side effects told to a task are told again without asking the server. */
+const SIDE_EFFECTS_FRESH_MS = 2_000;
+
 export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
   const watch = createSideEffectWatch();
   // Reading the keys from information_schema costs milliseconds a task on a small server, more on a large
-  // one; a table's are read again only when the cheap ids say they changed.
-  const described = new Map<string, DeleteSideEffects>();
+  // one; a table's are read again only when the cheap ids say they changed. The ids themselves are asked
+  // at most every SIDE_EFFECTS_FRESH_MS per table: what a task is told only has to be recent, since every
+  // chunk asks them again under its locks and stops at any key or trigger the task was not told of.
+  const described = new Map<string, { readonly effects: DeleteSideEffects; readonly checkedAt: number }>();
   return {
     async sideEffects(table) {
       const known = described.get(table);
+      if (known && performance.now() - known.checkedAt < SIDE_EFFECTS_FRESH_MS) return known.effects;
       const ids = await watch.ids(pool, table).catch(() => undefined);
-      if (known && ids && describes(known, ids)) return known;
+      if (known && ids && describes(known.effects, ids)) {
+        described.set(table, { effects: known.effects, checkedAt: performance.now() });
+        return known.effects;
+      }
       const effects = await readDeleteSideEffects(pool, table);
-      if (ids && describes(effects, ids)) described.set(table, effects);
+      if (ids && describes(effects, ids)) described.set(table, { effects, checkedAt: performance.now() });
       else described.delete(table);
       return effects;
     },

@@ -12,7 +12,10 @@ const payment: ReferencingKey = {
   selfReferencing: false,
 };
 
-/** A server that lacks the first `missing` foreign-key sources and lists `ids` and `triggers` in the rest. */
+/**
+ * A server that lacks the first `missing` foreign-key sources and lists `ids` and `triggers` in the rest,
+ * answering the watch's one statement (keys UNION ALL triggers) as rows of [kind, id].
+ */
 function server(missing: number, ids: string[], triggers: string[] = []) {
   const asked: string[] = [];
   let failures = 0;
@@ -20,12 +23,11 @@ function server(missing: number, ids: string[], triggers: string[] = []) {
     asked,
     async query(options: { sql: string }): Promise<[unknown, unknown]> {
       asked.push(options.sql);
-      if (options.sql.includes("TRIGGERS")) return [triggers.map((name) => [name]), []];
       if (failures < missing) {
         failures += 1;
         throw Object.assign(new Error("Access denied; you need the PROCESS privilege"), { errno: 1227 });
       }
-      return [ids.map((id) => [id]), []];
+      return [[...ids.map((id) => ["k", id]), ...triggers.map((name) => ["t", name])], []];
     },
   };
 }
@@ -59,7 +61,9 @@ describe("createSideEffectWatch", () => {
     const db = server(2, ["shop/fk_new"]);
     const known = { referencingKeys: [], deleteTriggers: [] };
     expect((await watch(db, "rental", known)).referencingKeys).toHaveLength(1);
-    const keyQueries = () => db.asked.filter((sql) => !sql.includes("TRIGGERS"));
+    // One statement per ask: the keys' source, then the triggers.
+    expect(db.asked.every((sql) => /UNION ALL SELECT 't', TRIGGER_NAME/.test(sql))).toBe(true);
+    const keyQueries = () => db.asked;
     expect(keyQueries()).toHaveLength(3);
     expect(keyQueries()[2]).toMatch(/REFERENTIAL_CONSTRAINTS/);
     await watch(db, "rental", known);

@@ -13,13 +13,13 @@ type Queryable = Pick<MysqlPool, "query">;
  * `database/constraint` ids.
  */
 const FOREIGN_KEY_SOURCES = [
-  "SELECT ID FROM information_schema.INNODB_SYS_FOREIGN WHERE REF_NAME = CONCAT(DATABASE(), '/', ?)",
-  "SELECT ID FROM information_schema.INNODB_FOREIGN WHERE REF_NAME = CONCAT(DATABASE(), '/', ?)",
-  `SELECT CONCAT(CONSTRAINT_SCHEMA, '/', CONSTRAINT_NAME) FROM information_schema.REFERENTIAL_CONSTRAINTS
+  "SELECT 'k', ID FROM information_schema.INNODB_SYS_FOREIGN WHERE REF_NAME = CONCAT(DATABASE(), '/', ?)",
+  "SELECT 'k', ID FROM information_schema.INNODB_FOREIGN WHERE REF_NAME = CONCAT(DATABASE(), '/', ?)",
+  `SELECT 'k', CONCAT(CONSTRAINT_SCHEMA, '/', CONSTRAINT_NAME) FROM information_schema.REFERENTIAL_CONSTRAINTS
     WHERE UNIQUE_CONSTRAINT_SCHEMA = DATABASE() AND REFERENCED_TABLE_NAME = ?`,
 ] as const;
 
-const DELETE_TRIGGERS_SQL = `SELECT TRIGGER_NAME FROM information_schema.TRIGGERS
+const DELETE_TRIGGERS_SQL = `SELECT 't', TRIGGER_NAME FROM information_schema.TRIGGERS
   WHERE EVENT_OBJECT_SCHEMA = DATABASE() AND EVENT_OBJECT_TABLE = ? AND EVENT_MANIPULATION = 'DELETE'`;
 
 /** The ids of a table's referencing foreign keys (`database/constraint`, lower case) and its DELETE triggers. */
@@ -38,24 +38,25 @@ export interface SideEffectIds {
  */
 export function createSideEffectWatch() {
   let source = 0;
-  async function foreignKeyIds(db: Queryable, table: string): Promise<string[]> {
+  /** Both lists in one statement (one round trip on the chunk's connection), `k` rows then `t` rows. */
+  async function ids(db: Queryable, table: string): Promise<SideEffectIds> {
     for (;;) {
       try {
-        const [rows] = await db.query({ sql: FOREIGN_KEY_SOURCES[source] ?? "", rowsAsArray: true }, [table]);
-        return (rows as unknown[][]).map(([id]) => String(id).toLowerCase());
+        const sql = `${FOREIGN_KEY_SOURCES[source] ?? ""} UNION ALL ${DELETE_TRIGGERS_SQL}`;
+        const [rows] = await db.query({ sql, rowsAsArray: true }, [table, table]);
+        const keys: string[] = [];
+        const triggers: string[] = [];
+        for (const [kind, id] of rows as unknown[][]) {
+          if (kind === "k") keys.push(String(id).toLowerCase());
+          else triggers.push(String(id));
+        }
+        return { keys, triggers };
       } catch (error) {
         // A server without that view, or a user without PROCESS: the next source, remembered.
         if (source === FOREIGN_KEY_SOURCES.length - 1) throw error;
         source += 1;
       }
     }
-  }
-  async function ids(db: Queryable, table: string): Promise<SideEffectIds> {
-    const [keys, [triggerRows]] = await Promise.all([
-      foreignKeyIds(db, table),
-      db.query({ sql: DELETE_TRIGGERS_SQL, rowsAsArray: true }, [table]),
-    ]);
-    return { keys, triggers: (triggerRows as unknown[][]).map(([name]) => String(name)) };
   }
   return {
     ids,
