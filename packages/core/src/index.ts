@@ -13,12 +13,6 @@
 // Nothing here, nor in the light entry points, imports the DuckDB, BigQuery or
 // Cloud Tasks SDK: createRuntime loads the driver config selects, when it is
 // needed, so a bundle carries only what it uses (scripts/core-entry-points.test.ts).
-//
-// The three names marked "until the HTTP error rework lands" stay here only for
-// task-http-handler.ts and http-errors.ts, whose rework moves them to the subpaths.
-
-// Until the HTTP error rework lands: import it from @table-archiver/core/cloud-tasks.
-export { cloudTasksRetryInfo } from "./adapters/cloud-tasks/retry-info";
 export { cleanDay, type DayCleanupReport } from "./domain/cleanup/clean-day";
 export type { CleanupDeps, CleanupSettings } from "./domain/cleanup/cleanup-deps";
 export { type CleanupSummary, type DayRefusal, startCleanup } from "./domain/cleanup/start-cleanup";
@@ -44,7 +38,3 @@ export { IDENTIFIER, isIdentifier } from "./domain/types/identifier";
 export type { LogicalType } from "./domain/types/logical-type";
 export type { Row, SourceColumn, TableSchema } from "./domain/types/table-schema";
 export * from "./errors";
-// Until the HTTP error rework lands: import it from @table-archiver/core/ports.
-export type { Logger } from "./ports/logger";
-// Until the HTTP error rework lands: import it from @table-archiver/core/runtime.
-export type { Runtime } from "./runtime/runtime";
