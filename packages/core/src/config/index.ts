@@ -1,2 +1,11 @@
 export { configEnvNames, type Env, envSchema } from "./env-schema";
-export { type Config, loadConfig } from "./load-config";
+export {
+  type Config,
+  type ConfigParse,
+  configSchema,
+  invalidConfiguration,
+  loadConfig,
+  parseConfig,
+  parseVariables,
+  splitList,
+} from "./load-config";

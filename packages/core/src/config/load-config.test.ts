@@ -94,7 +94,7 @@ describe("loadConfig", () => {
       TASK_INVOKER_SERVICE_ACCOUNT: "task-invoker@acme-prod.iam.gserviceaccount.com",
     });
     expect(config.queue.kind).toBe("cloud-tasks");
-    expect(config.env.TASK_DISPATCH_DEADLINE_SECONDS).toBe(600);
+    expect(config.queue).toMatchObject({ dispatchDeadlineSeconds: 600 });
     expect(() => loadConfig({ TASK_HANDLER_URL: "https://x.example" })).not.toThrow();
     expect(problems({ QUEUE: "cloud-tasks", TASK_DISPATCH_DEADLINE_SECONDS: "1801" })).toContain(
       "TASK_DISPATCH_DEADLINE_SECONDS",

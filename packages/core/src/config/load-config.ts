@@ -2,90 +2,23 @@ import type { z } from "zod";
 import { ConfigError } from "../errors";
 import { type Env, envSchema } from "./env-schema";
 
-/** The parsed configuration, grouped by the part of the system it configures. */
-export interface Config {
-  readonly mysql: {
-    readonly url: string;
-    readonly password: string | undefined;
-    /** MYSQL_QUERY_TIMEOUT_SECONDS, in ms: longest one statement may run. */
-    readonly queryTimeoutMs: number;
-    /** MYSQL_STREAM_IDLE_SECONDS, in ms: longest a streamed read may hear nothing. */
-    readonly streamIdleTimeoutMs: number;
-  };
-  readonly redis: {
-    readonly url: string;
-    readonly auth: string | undefined;
-    /** Extra CA (PEM) to trust for `rediss://`; absent means the system CAs. */
-    readonly tlsCa?: string | undefined;
-  };
-  readonly warehouse:
-    | {
-        readonly kind: "duckdb";
-        readonly path: string;
-        readonly dataset: string;
-        readonly memoryLimit: string;
-        readonly threads: number;
-        readonly checkpointThreshold: string;
-      }
-    | {
-        readonly kind: "bigquery";
-        readonly project: string;
-        readonly location: string;
-        readonly dataset: string;
-      };
-  readonly queue: { readonly kind: "local" | "cloud-tasks"; readonly localPrefix: string };
-  readonly timeZone: string;
-  readonly copyBatchRows: number;
-  readonly workerConcurrency: number;
-  readonly taskAttempts: number;
-  readonly logLevel: Env["LOG_LEVEL"];
-  /** The local deployment (`pnpm dev`): API service, token generator and key-value loader. */
-  readonly local: {
-    readonly port: number;
-    readonly host: string;
-    /** `debug` enables /api/tokenGenerators. */
-    readonly appEnv: string;
-    /** DEBUG_UIDS split on commas; empty lets any well-formed uid have a token. */
-    readonly debugUids: readonly string[];
-    readonly tokenSecret: string | undefined;
-    readonly tokenTtlSeconds: number;
-    readonly loader: {
-      readonly query: string | undefined;
-      readonly table: string;
-      readonly hash: string;
-      readonly batchRows: number;
-    };
-  };
-  /** Cleanup mode (deletes): chunking, pacing and throttles. docs/cleanup.md explains each. */
-  readonly cleanup: {
-    /** Rows per delete chunk (CLEANUP_CHUNK_ROWS), each chunk its own transaction. */
-    readonly chunkRows: number;
-    /**
-     * Cleanup tasks one local worker runs at once (CLEANUP_CONCURRENCY, default 2); on
-     * Google Cloud the queue's maxConcurrentDispatches bounds every task.
-     */
-    readonly concurrency: number;
-    /** Pause between chunks (CLEANUP_PAUSE_MS). */
-    readonly pauseMs: number;
-    /** Wait while any replica lags more than this (CLEANUP_MAX_REPLICA_LAG_SECONDS); 0 turns it off. */
-    readonly maxReplicaLagSeconds: number;
-    /** Replicas to watch (CLEANUP_REPLICA_URLS, comma-separated mysql:// URLs). */
-    readonly replicaUrls: readonly string[];
-    /** Wait while the primary's Threads_running is above this (CLEANUP_MAX_THREADS_RUNNING); 0 turns it off. */
-    readonly maxThreadsRunning: number;
-    /**
-     * Wait while InnoDB's checkpoint age is above this percentage of the redo
-     * log (CLEANUP_MAX_REDO_PERCENT); 0, the default, turns it off.
-     */
-    readonly maxRedoPercent: number;
-    /** Longest wait for lag or load before the task gives up and is retried (CLEANUP_MAX_WAIT_SECONDS). */
-    readonly maxWaitMs: number;
-  };
-  /** The raw variables, for drivers added later. */
-  readonly env: Env;
-}
+/**
+ * The environment, parsed and grouped by the part of the system it
+ * configures: `Config` is this schema's output, so its types are the
+ * variables' own. The queue and the warehouse are unions by `kind`, each
+ * kind with its own fields.
+ */
+export const configSchema = envSchema.transform(toConfig);
+
+/** The parsed configuration (see configSchema). */
+export type Config = z.output<typeof configSchema>;
 
 type Source = Readonly<Record<string, string | undefined>>;
+
+/** A parse of the environment: its value, or one problem (`NAME: what is wrong`) per bad variable. */
+export type ConfigParse<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly problems: readonly string[] };
 
 /**
  * Parses the environment once. Empty strings count as unset, so `FOO=` in a
@@ -93,22 +26,47 @@ type Source = Readonly<Record<string, string | undefined>>;
  * missing or bad variable.
  */
 export function loadConfig(source: Source = process.env): Config {
-  const cleaned = Object.fromEntries(
-    Object.entries(source).filter(([, value]) => value !== undefined && value !== ""),
-  );
-  const parsed = envSchema.safeParse(cleaned);
-  const problems = parsed.success ? [] : describeIssues(parsed.error.issues);
-  problems.push(...crossFieldProblems(cleaned));
-  if (!parsed.success || problems.length > 0) {
-    throw new ConfigError(`invalid configuration: ${problems.join("; ")}`, {
-      field: problems[0]?.split(":")[0],
-    });
-  }
-  return toConfig(parsed.data);
+  const parsed = parseConfig(source);
+  if (!parsed.ok) throw invalidConfiguration(parsed.problems);
+  return parsed.value;
 }
 
-function describeIssues(issues: readonly z.core.$ZodIssue[]): string[] {
-  return issues.map((issue) => `${issue.path.join(".") || "environment"}: ${issue.message}`);
+/** loadConfig without the throw: the configuration, or every problem with it. */
+export function parseConfig(source: Source = process.env): ConfigParse<Config> {
+  const parsed = parseVariables(configSchema, source);
+  const problems = [...(parsed.ok ? [] : parsed.problems), ...crossFieldProblems(withoutEmpty(source))];
+  return parsed.ok && problems.length === 0 ? parsed : { ok: false, problems };
+}
+
+/**
+ * Parses `source` with a schema of variables (empty strings unset), as
+ * loadConfig does; for settings of their own, such as the local deployment's.
+ */
+export function parseVariables<S extends z.ZodType>(schema: S, source: Source): ConfigParse<z.output<S>> {
+  const parsed = schema.safeParse(withoutEmpty(source));
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : {
+        ok: false,
+        problems: parsed.error.issues.map(
+          (issue) => `${issue.path.join(".") || "environment"}: ${issue.message}`,
+        ),
+      };
+}
+
+/** The one ConfigError for every problem found, named after the first variable at fault. */
+export function invalidConfiguration(problems: readonly string[]): ConfigError {
+  return new ConfigError(`invalid configuration: ${problems.join("; ")}`, {
+    field: problems[0]?.split(":")[0],
+  });
+}
+
+function withoutEmpty(source: Source): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(source).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== "",
+    ),
+  );
 }
 
 /** What the Cloud Tasks driver cannot work without. */
@@ -151,7 +109,8 @@ function cleanupProblems(env: Readonly<Record<string, string | undefined>>): str
   return problems;
 }
 
-function splitList(value: string | undefined): string[] {
+/** A comma-separated list, items trimmed, empty items dropped. */
+export function splitList(value: string | undefined): readonly string[] {
   return (value ?? "")
     .split(",")
     .map((item) => item.trim())
@@ -167,45 +126,53 @@ function isMysqlUrl(value: string): boolean {
   }
 }
 
-function toConfig(env: Env): Config {
+/**
+ * The variables grouped. A variable that another requires (BIGQUERY_* for
+ * WAREHOUSE=bigquery, the Cloud Tasks ones for QUEUE=cloud-tasks) reads as ""
+ * here only when crossFieldProblems has already refused the configuration.
+ */
+function toConfig(env: Env) {
   return {
     mysql: {
       url: env.MYSQL_URL,
       password: env.MYSQL_PASSWORD,
+      /** MYSQL_QUERY_TIMEOUT_SECONDS, in ms: longest one statement may run. */
       queryTimeoutMs: env.MYSQL_QUERY_TIMEOUT_SECONDS * 1000,
+      /** MYSQL_STREAM_IDLE_SECONDS, in ms: longest a streamed read may hear nothing. */
       streamIdleTimeoutMs: env.MYSQL_STREAM_IDLE_SECONDS * 1000,
+      /** TLS to the server (MYSQL_TLS_CA, MYSQL_TLS_REJECT_UNAUTHORIZED); unused through Cloud SQL. */
+      tls: { ca: env.MYSQL_TLS_CA, rejectUnauthorized: env.MYSQL_TLS_REJECT_UNAUTHORIZED },
+      /** The Cloud SQL connector (CLOUD_SQL_*), when CLOUD_SQL_INSTANCE names an instance. */
+      cloudSql:
+        env.CLOUD_SQL_INSTANCE === undefined
+          ? undefined
+          : {
+              instance: env.CLOUD_SQL_INSTANCE,
+              iamAuth: env.CLOUD_SQL_IAM_AUTH,
+              ipType: env.CLOUD_SQL_IP_TYPE,
+            },
     },
-    redis: { url: env.REDIS_URL, auth: env.REDIS_AUTH, tlsCa: env.REDIS_TLS_CA },
-    warehouse:
-      env.WAREHOUSE === "bigquery"
-        ? {
-            kind: "bigquery",
-            project: env.BIGQUERY_PROJECT ?? "",
-            location: env.BIGQUERY_LOCATION ?? "",
-            dataset: env.WAREHOUSE_DATASET,
-          }
-        : {
-            kind: "duckdb",
-            path: env.DUCKDB_PATH,
-            dataset: env.WAREHOUSE_DATASET,
-            memoryLimit: env.DUCKDB_MEMORY_LIMIT,
-            threads: env.DUCKDB_THREADS,
-            checkpointThreshold: env.DUCKDB_CHECKPOINT_THRESHOLD,
-          },
-    queue: { kind: env.QUEUE, localPrefix: env.LOCAL_QUEUE_PREFIX },
+    redis: {
+      url: env.REDIS_URL,
+      auth: env.REDIS_AUTH,
+      /** Extra CA (PEM) to trust for `rediss://`; absent means the system CAs. */
+      ...(env.REDIS_TLS_CA === undefined ? {} : { tlsCa: env.REDIS_TLS_CA }),
+    },
+    warehouse: env.WAREHOUSE === "bigquery" ? bigQueryWarehouse(env) : duckDbWarehouse(env),
+    queue: env.QUEUE === "cloud-tasks" ? cloudTasksQueue(env) : localQueue(env),
     timeZone: env.ARCHIVER_TIMEZONE,
     copyBatchRows: env.COPY_BATCH_ROWS,
+    /** Copy tasks one local worker runs at once. */
     workerConcurrency: env.WORKER_CONCURRENCY,
-    taskAttempts: env.TASK_ATTEMPTS,
     logLevel: env.LOG_LEVEL,
+    /** The local deployment (`pnpm dev`): API service, token generator and key-value loader. */
     local: {
       port: env.PORT,
       host: env.HOST,
+      /** `debug` enables /api/tokenGenerators. */
       appEnv: env.APP_ENV,
-      debugUids: (env.DEBUG_UIDS ?? "")
-        .split(",")
-        .map((uid) => uid.trim())
-        .filter((uid) => uid.length > 0),
+      /** DEBUG_UIDS split on commas; empty lets any well-formed uid have a token. */
+      debugUids: splitList(env.DEBUG_UIDS),
       tokenSecret: env.LOCAL_TOKEN_SECRET,
       tokenTtlSeconds: env.LOCAL_TOKEN_TTL_SECONDS,
       loader: {
@@ -215,16 +182,77 @@ function toConfig(env: Env): Config {
         batchRows: env.LOADER_BATCH_ROWS,
       },
     },
+    /** Cleanup mode (deletes): chunking, pacing and throttles. docs/cleanup.md explains each. */
     cleanup: {
+      /** Rows per delete chunk (CLEANUP_CHUNK_ROWS), each chunk its own transaction. */
       chunkRows: env.CLEANUP_CHUNK_ROWS,
+      /**
+       * Cleanup tasks one local worker runs at once (CLEANUP_CONCURRENCY, default 2); on
+       * Google Cloud the queue's maxConcurrentDispatches bounds every task.
+       */
       concurrency: env.CLEANUP_CONCURRENCY,
+      /** Pause between chunks (CLEANUP_PAUSE_MS). */
       pauseMs: env.CLEANUP_PAUSE_MS,
+      /** Wait while any replica lags more than this (CLEANUP_MAX_REPLICA_LAG_SECONDS); 0 turns it off. */
       maxReplicaLagSeconds: env.CLEANUP_MAX_REPLICA_LAG_SECONDS,
+      /** Replicas to watch (CLEANUP_REPLICA_URLS, comma-separated mysql:// URLs). */
       replicaUrls: splitList(env.CLEANUP_REPLICA_URLS),
+      /** Wait while the primary's Threads_running is above this (CLEANUP_MAX_THREADS_RUNNING); 0 turns it off. */
       maxThreadsRunning: env.CLEANUP_MAX_THREADS_RUNNING,
+      /**
+       * Wait while InnoDB's checkpoint age is above this percentage of the redo
+       * log (CLEANUP_MAX_REDO_PERCENT); 0, the default, turns it off.
+       */
       maxRedoPercent: env.CLEANUP_MAX_REDO_PERCENT,
+      /** Longest wait for lag or load before the task gives up and is retried (CLEANUP_MAX_WAIT_SECONDS). */
       maxWaitMs: env.CLEANUP_MAX_WAIT_SECONDS * 1000,
     },
-    env,
-  };
+  } as const;
+}
+
+/** WAREHOUSE=duckdb: the file and DuckDB's settings. */
+function duckDbWarehouse(env: Env) {
+  return {
+    kind: "duckdb",
+    path: env.DUCKDB_PATH,
+    dataset: env.WAREHOUSE_DATASET,
+    memoryLimit: env.DUCKDB_MEMORY_LIMIT,
+    threads: env.DUCKDB_THREADS,
+    checkpointThreshold: env.DUCKDB_CHECKPOINT_THRESHOLD,
+  } as const;
+}
+
+/** WAREHOUSE=bigquery: the project and location of the jobs. */
+function bigQueryWarehouse(env: Env) {
+  return {
+    kind: "bigquery",
+    project: env.BIGQUERY_PROJECT ?? "",
+    location: env.BIGQUERY_LOCATION ?? "",
+    dataset: env.WAREHOUSE_DATASET,
+  } as const;
+}
+
+/** QUEUE=local: the BullMQ queue in Redis. */
+function localQueue(env: Env) {
+  return {
+    kind: "local",
+    /** LOCAL_QUEUE_PREFIX: the Redis key prefix of the queue. */
+    prefix: env.LOCAL_QUEUE_PREFIX,
+    /** TASK_ATTEMPTS: attempts per task, with backoff between them. */
+    attempts: env.TASK_ATTEMPTS,
+  } as const;
+}
+
+/** QUEUE=cloud-tasks: where the queue is and where its tasks go. */
+function cloudTasksQueue(env: Env) {
+  return {
+    kind: "cloud-tasks",
+    project: env.CLOUD_TASKS_PROJECT ?? "",
+    location: env.CLOUD_TASKS_LOCATION ?? "",
+    /** TASK_HANDLER_URL: every task POSTs its payload there. */
+    handlerUrl: env.TASK_HANDLER_URL ?? "",
+    /** TASK_INVOKER_SERVICE_ACCOUNT: whose OIDC token each task carries. */
+    invokerServiceAccount: env.TASK_INVOKER_SERVICE_ACCOUNT ?? "",
+    dispatchDeadlineSeconds: env.TASK_DISPATCH_DEADLINE_SECONDS,
+  } as const;
 }

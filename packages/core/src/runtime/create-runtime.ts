@@ -35,7 +35,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     replicaUrls: config.cleanup.replicaUrls,
     password: config.mysql.password,
     // Replicas are reached by their URLs, with the primary's TLS settings (not through the Cloud SQL connector).
-    poolOptions: mysqlTlsOptions(config.env),
+    poolOptions: mysqlTlsOptions(config.mysql.tls),
   });
   const clock = options.clock ?? (() => new Date());
   const destinations = {
@@ -99,16 +99,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 }
 
 async function createQueue(config: Config): Promise<TaskQueue> {
-  if (config.queue.kind === "cloud-tasks") {
+  const queue = config.queue;
+  if (queue.kind === "cloud-tasks") {
     const { createCloudTasksQueueFromConfig } = await import("../adapters/cloud-tasks/from-config");
-    return createCloudTasksQueueFromConfig(config);
+    return createCloudTasksQueueFromConfig(queue, config.redis);
   }
   const { createLocalTaskQueue } = await import("../adapters/local-queue/bullmq-task-queue");
-  return createLocalTaskQueue({
-    redis: config.redis,
-    prefix: config.queue.localPrefix,
-    attempts: config.taskAttempts,
-  });
+  return createLocalTaskQueue({ redis: config.redis, prefix: queue.prefix, attempts: queue.attempts });
 }
 
 /** Where the warehouse is, in the words of the variables that say so. */

@@ -60,7 +60,7 @@ function cliDefaults() {
   return {
     MYSQL_URL: config.mysql.url,
     DUCKDB_PATH: config.warehouse.kind === "duckdb" ? config.warehouse.path : ".data/warehouse.duckdb",
-    LOCAL_QUEUE_PREFIX: config.queue.localPrefix,
+    LOCAL_QUEUE_PREFIX: config.queue.kind === "local" ? config.queue.prefix : "archiver",
     WAREHOUSE: "duckdb",
     QUEUE: "local",
   };

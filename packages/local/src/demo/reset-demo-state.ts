@@ -82,8 +82,9 @@ export async function demoTableState(
  * other tables: the demo works the queue until it is empty and would run them.
  */
 export async function resetDemoState(config: Config, demo: DemoState): Promise<void> {
+  if (config.queue.kind !== "local") throw new Error("the demo's queue is the local one");
+  const prefix = config.queue.prefix;
   const redis = createRedisClient(config.redis, { maxRetriesPerRequest: null });
-  const prefix = config.queue.localPrefix;
   const where = `Redis at ${config.redis.url}`;
   let warehouse: DemoWarehouse | undefined;
   try {

@@ -25,7 +25,7 @@ async function checkMysql(config: Config): Promise<string | undefined> {
   const url = new URL(config.mysql.url);
   try {
     // As the runtime connects: through the Cloud SQL connector or with TLS when configured.
-    const production = await mysqlConnectionOptions(config);
+    const production = await mysqlConnectionOptions(config.mysql);
     try {
       const connection = await mysql.createConnection({
         host: url.hostname,

@@ -1,4 +1,4 @@
-import { type TaskPayload, taskKey } from "@table-archiver/core";
+import { ConfigError, type TaskPayload, taskKey } from "@table-archiver/core";
 import { startLocalWorker } from "@table-archiver/core/local-queue";
 import type { Runtime } from "@table-archiver/core/runtime";
 import { handleTask, logTaskFailure, type TaskResult, taskErrorInfo } from "@table-archiver/task-handler";
@@ -64,6 +64,12 @@ export interface RunWorkerOptions {
  * WarehouseInUseError (see holdWarehouse), no task attempt spent.
  */
 export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}) {
+  const queue = runtime.config.queue;
+  if (queue.kind !== "local") {
+    throw new ConfigError(`QUEUE=${queue.kind}: the worker works the local queue; set QUEUE=local`, {
+      field: "QUEUE",
+    });
+  }
   await holdWarehouse(runtime);
   const progress = { done: 0, failed: 0, remaining: 0, rows: 0 };
   const copied = { days: 0, rows: 0 };
@@ -106,7 +112,7 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
   const handle = limitCleanup(runtime.config.cleanup.concurrency, (task) => handleTask(runtime, task));
   const worker = startLocalWorker({
     redis: runtime.config.redis,
-    prefix: runtime.config.queue.localPrefix,
+    prefix: queue.prefix,
     concurrency: runtime.config.workerConcurrency,
     ...(options.backoffMs === undefined ? {} : { backoffMs: options.backoffMs }),
     process: async (task) => {

@@ -1,10 +1,11 @@
 import { AuthTypes, Connector, IpAddressTypes } from "@google-cloud/cloud-sql-connector";
 import type { PoolOptions } from "mysql2/promise";
-import type { Env } from "../../config";
+import type { Config } from "../../config";
 import { TransientError } from "../../errors";
 import type { MysqlConnectionOptions } from "./open-mysql-pool";
 
-export type CloudSqlSettings = Pick<Env, "CLOUD_SQL_INSTANCE" | "CLOUD_SQL_IAM_AUTH" | "CLOUD_SQL_IP_TYPE">;
+/** CLOUD_SQL_INSTANCE (`instance`), CLOUD_SQL_IAM_AUTH (`iamAuth`) and CLOUD_SQL_IP_TYPE (`ipType`), parsed. */
+export type CloudSqlSettings = NonNullable<Config["mysql"]["cloudSql"]>;
 
 /** The part of the Cloud SQL connector used here, so tests can stand in for it. */
 export interface CloudSqlConnector {
@@ -27,14 +28,14 @@ export interface CloudSqlConnector {
  * certificate refresh; call it after the pool has ended.
  */
 export async function cloudSqlOptions(
-  settings: CloudSqlSettings & { readonly CLOUD_SQL_INSTANCE: string },
+  settings: CloudSqlSettings,
   connector: CloudSqlConnector = new Connector(),
 ): Promise<MysqlConnectionOptions> {
   try {
     const driver = await connector.getOptions({
-      instanceConnectionName: settings.CLOUD_SQL_INSTANCE,
-      ipType: IpAddressTypes[settings.CLOUD_SQL_IP_TYPE],
-      authType: settings.CLOUD_SQL_IAM_AUTH ? AuthTypes.IAM : AuthTypes.PASSWORD,
+      instanceConnectionName: settings.instance,
+      ipType: IpAddressTypes[settings.ipType],
+      authType: settings.iamAuth ? AuthTypes.IAM : AuthTypes.PASSWORD,
     });
     return {
       options: { stream: driver.stream as PoolOptions["stream"] },
@@ -45,7 +46,7 @@ export async function cloudSqlOptions(
   } catch (error) {
     connector.close();
     throw new TransientError(
-      `Cloud SQL connector could not prepare connections to ${settings.CLOUD_SQL_INSTANCE}: ${(error as Error).message} (it needs roles/cloudsql.client and the Cloud SQL Admin API)`,
+      `Cloud SQL connector could not prepare connections to ${settings.instance}: ${(error as Error).message} (it needs roles/cloudsql.client and the Cloud SQL Admin API)`,
       { cause: error },
     );
   }

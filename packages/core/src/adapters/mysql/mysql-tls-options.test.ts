@@ -9,20 +9,18 @@ const noFiles = (path: string): string => {
 
 describe("mysqlTlsOptions", () => {
   it("adds nothing when neither variable asks for TLS", () => {
-    expect(mysqlTlsOptions({ MYSQL_TLS_REJECT_UNAUTHORIZED: true }, noFiles)).toEqual({});
+    expect(mysqlTlsOptions({ rejectUnauthorized: true }, noFiles)).toEqual({});
   });
 
   it("verifies the server against a CA given as PEM text", () => {
-    expect(mysqlTlsOptions({ MYSQL_TLS_CA: PEM, MYSQL_TLS_REJECT_UNAUTHORIZED: true }, noFiles)).toEqual({
+    expect(mysqlTlsOptions({ ca: PEM, rejectUnauthorized: true }, noFiles)).toEqual({
       ssl: { ca: PEM, rejectUnauthorized: true },
     });
   });
 
   it("repairs PEM text whose line breaks arrived as \\n", () => {
     const flattened = PEM.replaceAll("\n", "\\n");
-    expect(
-      mysqlTlsOptions({ MYSQL_TLS_CA: flattened, MYSQL_TLS_REJECT_UNAUTHORIZED: true }, noFiles).ssl,
-    ).toEqual({
+    expect(mysqlTlsOptions({ ca: flattened, rejectUnauthorized: true }, noFiles).ssl).toEqual({
       ca: PEM,
       rejectUnauthorized: true,
     });
@@ -30,26 +28,23 @@ describe("mysqlTlsOptions", () => {
 
   it("reads a CA file by path", () => {
     const files = (path: string) => (path === "/secrets/server-ca.pem" ? PEM : noFiles(path));
-    expect(
-      mysqlTlsOptions(
-        { MYSQL_TLS_CA: "/secrets/server-ca.pem", MYSQL_TLS_REJECT_UNAUTHORIZED: false },
-        files,
-      ),
-    ).toEqual({ ssl: { ca: PEM, rejectUnauthorized: false } });
+    expect(mysqlTlsOptions({ ca: "/secrets/server-ca.pem", rejectUnauthorized: false }, files)).toEqual({
+      ssl: { ca: PEM, rejectUnauthorized: false },
+    });
   });
 
   it("encrypts without verifying when only MYSQL_TLS_REJECT_UNAUTHORIZED=false is set", () => {
-    expect(mysqlTlsOptions({ MYSQL_TLS_REJECT_UNAUTHORIZED: false }, noFiles)).toEqual({
+    expect(mysqlTlsOptions({ rejectUnauthorized: false }, noFiles)).toEqual({
       ssl: { rejectUnauthorized: false },
     });
   });
 
   it("names the variable when the CA file cannot be read or is not PEM", () => {
-    expect(() =>
-      mysqlTlsOptions({ MYSQL_TLS_CA: "/nope.pem", MYSQL_TLS_REJECT_UNAUTHORIZED: true }, noFiles),
-    ).toThrow(ConfigError);
-    expect(() =>
-      mysqlTlsOptions({ MYSQL_TLS_CA: "/x.txt", MYSQL_TLS_REJECT_UNAUTHORIZED: true }, () => "hello"),
-    ).toThrow(/MYSQL_TLS_CA: cannot read a PEM certificate from \/x\.txt \(not a PEM file\)/);
+    expect(() => mysqlTlsOptions({ ca: "/nope.pem", rejectUnauthorized: true }, noFiles)).toThrow(
+      ConfigError,
+    );
+    expect(() => mysqlTlsOptions({ ca: "/x.txt", rejectUnauthorized: true }, () => "hello")).toThrow(
+      /MYSQL_TLS_CA: cannot read a PEM certificate from \/x\.txt \(not a PEM file\)/,
+    );
   });
 });

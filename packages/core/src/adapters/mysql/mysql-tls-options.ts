@@ -1,9 +1,12 @@
 import { readFileSync } from "node:fs";
 import type { PoolOptions } from "mysql2/promise";
-import type { Env } from "../../config";
 import { ConfigError } from "../../errors";
 
-export type MysqlTlsSettings = Pick<Env, "MYSQL_TLS_CA" | "MYSQL_TLS_REJECT_UNAUTHORIZED">;
+/** `config.mysql.tls`: MYSQL_TLS_CA (`ca`) and MYSQL_TLS_REJECT_UNAUTHORIZED (`rejectUnauthorized`). */
+export interface MysqlTlsSettings {
+  readonly ca?: string | undefined;
+  readonly rejectUnauthorized: boolean;
+}
 
 /**
  * mysql2's `ssl` option from MYSQL_TLS_CA and MYSQL_TLS_REJECT_UNAUTHORIZED:
@@ -19,8 +22,7 @@ export function mysqlTlsOptions(
   settings: MysqlTlsSettings,
   readFile: (path: string) => string = (path) => readFileSync(path, "utf8"),
 ): Pick<PoolOptions, "ssl"> {
-  const rejectUnauthorized = settings.MYSQL_TLS_REJECT_UNAUTHORIZED;
-  const ca = settings.MYSQL_TLS_CA;
+  const { ca, rejectUnauthorized } = settings;
   if (ca === undefined || ca.trim() === "") return rejectUnauthorized ? {} : { ssl: { rejectUnauthorized } };
   return { ssl: { ca: readCa(ca, readFile), rejectUnauthorized } };
 }

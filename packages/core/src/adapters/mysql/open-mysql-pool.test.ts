@@ -22,23 +22,16 @@ function fakeConnector(fail?: Error) {
   return { connector, calls, stream, closed: () => closed };
 }
 
-const base = {
-  CLOUD_SQL_IAM_AUTH: false,
-  CLOUD_SQL_IP_TYPE: "PRIVATE" as const,
-  MYSQL_TLS_REJECT_UNAUTHORIZED: true,
-};
+const tls = { ca: undefined, rejectUnauthorized: true };
+const cloudSql = { iamAuth: false, ipType: "PRIVATE" as const };
 
 describe("mysqlConnectionOptions", () => {
   it("connects through the Cloud SQL connector with IAM database authentication when asked", async () => {
     const fake = fakeConnector();
     const result = await mysqlConnectionOptions(
       {
-        env: {
-          ...base,
-          CLOUD_SQL_INSTANCE: "acme:europe-west1:orders",
-          CLOUD_SQL_IAM_AUTH: true,
-          CLOUD_SQL_IP_TYPE: "PSC",
-        },
+        tls,
+        cloudSql: { instance: "acme:europe-west1:orders", iamAuth: true, ipType: "PSC" },
       },
       fake.connector,
     );
@@ -59,7 +52,10 @@ describe("mysqlConnectionOptions", () => {
   it("uses password authentication over the private IP by default, and ignores the TLS variables", async () => {
     const fake = fakeConnector();
     const result = await mysqlConnectionOptions(
-      { env: { ...base, CLOUD_SQL_INSTANCE: "acme:us-central1:db", MYSQL_TLS_REJECT_UNAUTHORIZED: false } },
+      {
+        tls: { ...tls, rejectUnauthorized: false },
+        cloudSql: { ...cloudSql, instance: "acme:us-central1:db" },
+      },
       fake.connector,
     );
     expect(fake.calls[0]).toMatchObject({ ipType: IpAddressTypes.PRIVATE, authType: AuthTypes.PASSWORD });
@@ -69,7 +65,7 @@ describe("mysqlConnectionOptions", () => {
   it("reports a connector that cannot start as transient, naming the role, and releases it", async () => {
     const fake = fakeConnector(new Error("403 cloudsql.instances.connect denied"));
     const failure = mysqlConnectionOptions(
-      { env: { ...base, CLOUD_SQL_INSTANCE: "acme:us-central1:db" } },
+      { tls, cloudSql: { ...cloudSql, instance: "acme:us-central1:db" } },
       fake.connector,
     );
     await expect(failure).rejects.toBeInstanceOf(TransientError);
@@ -80,7 +76,7 @@ describe("mysqlConnectionOptions", () => {
   it("falls back to the TLS options without a Cloud SQL instance", async () => {
     const fake = fakeConnector();
     const result = await mysqlConnectionOptions(
-      { env: { ...base, MYSQL_TLS_REJECT_UNAUTHORIZED: false } },
+      { tls: { ...tls, rejectUnauthorized: false } },
       fake.connector,
     );
     expect(result.options).toEqual({ ssl: { rejectUnauthorized: false } });

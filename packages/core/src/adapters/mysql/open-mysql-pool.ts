@@ -10,22 +10,27 @@ export interface MysqlConnectionOptions {
   close(): Promise<void>;
 }
 
+/** How the source is reached, beyond MYSQL_URL: `config.mysql` carries both. */
+export interface MysqlConnectionSettings {
+  readonly tls: MysqlTlsSettings;
+  readonly cloudSql?: CloudSqlSettings | undefined;
+}
+
 /**
  * The production additions to the MySQL pool options: the Cloud SQL
  * connector when CLOUD_SQL_INSTANCE is set (loaded only then), else TLS from
  * MYSQL_TLS_CA / MYSQL_TLS_REJECT_UNAUTHORIZED (nothing when neither is set).
- * Pass `config` or anything with its `env`.
+ * Pass `config.mysql`.
  */
 export async function mysqlConnectionOptions(
-  config: { readonly env: CloudSqlSettings & MysqlTlsSettings },
+  settings: MysqlConnectionSettings,
   connector?: CloudSqlConnector,
 ): Promise<MysqlConnectionOptions> {
-  const instance = config.env.CLOUD_SQL_INSTANCE;
-  if (instance) {
+  if (settings.cloudSql) {
     const { cloudSqlOptions } = await import("./cloud-sql-options");
-    return cloudSqlOptions({ ...config.env, CLOUD_SQL_INSTANCE: instance }, connector);
+    return cloudSqlOptions(settings.cloudSql, connector);
   }
-  return { options: mysqlTlsOptions(config.env), async close() {} };
+  return { options: mysqlTlsOptions(settings.tls), async close() {} };
 }
 
 /**
@@ -37,7 +42,7 @@ export async function mysqlConnectionOptions(
  * `connectionLimit`.
  */
 export async function openMysqlPool(config: Config, extra: Partial<PoolOptions> = {}): Promise<MysqlPool> {
-  const connection = await mysqlConnectionOptions(config);
+  const connection = await mysqlConnectionOptions(config.mysql);
   const pool = createMysqlPool(config.mysql, { ...connection.options, ...extra });
   return {
     ...(pool.timeouts ? { timeouts: pool.timeouts } : {}),
