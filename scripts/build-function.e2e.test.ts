@@ -24,10 +24,30 @@ import { type BuiltFunction, buildFunction, NEVER_BUNDLED, RUNTIME_DEPENDENCIES 
  */
 const run = promisify(execFile);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+/**
+ * `installs`: what the runtime must install for it. Entry and task handler build the whole
+ * runtime, whose drivers load from chunks; the reader only reads Redis, so it carries no driver
+ * and no chunk, and the Cloud Tasks client is not installed for it.
+ */
 const FUNCTIONS = {
-  entry: { dir: "packages/entry", target: "archiverEntry", signature: "cloudevent" },
-  taskHandler: { dir: "packages/task-handler", target: "archiverTaskHandler", signature: "http" },
-  reader: { dir: "packages/redis-reader", target: "loadRedisData", signature: "http" },
+  entry: {
+    dir: "packages/entry",
+    target: "archiverEntry",
+    signature: "cloudevent",
+    installs: RUNTIME_DEPENDENCIES,
+  },
+  taskHandler: {
+    dir: "packages/task-handler",
+    target: "archiverTaskHandler",
+    signature: "http",
+    installs: RUNTIME_DEPENDENCIES,
+  },
+  reader: {
+    dir: "packages/redis-reader",
+    target: "loadRedisData",
+    signature: "http",
+    installs: ["@google-cloud/functions-framework"],
+  },
 } as const;
 type FunctionKey = keyof typeof FUNCTIONS;
 
@@ -151,7 +171,7 @@ describe("each bundle", () => {
     for (const [key, s] of Object.entries(served)) {
       const manifest = JSON.parse(readFileSync(path.join(s.dir, "package.json"), "utf8"));
       expect(manifest, key).toMatchObject({ type: "module", main: "index.js", engines: { node: "22" } });
-      expect(Object.keys(manifest.dependencies)).toEqual([...RUNTIME_DEPENDENCIES]);
+      expect(Object.keys(manifest.dependencies), key).toEqual([...FUNCTIONS[key as FunctionKey].installs]);
       for (const version of Object.values(manifest.dependencies)) expect(version).toMatch(/^\d+\.\d+\.\d+$/);
       expect(readdirSync(path.join(s.dir, "node_modules"))).toEqual(["@google-cloud"]);
       const files = readdirSync(s.dir, { recursive: true, encoding: "utf8" }).filter((f) =>
@@ -178,17 +198,20 @@ describe("each bundle", () => {
           `${key} ${chunk}: ${outcome}`,
         ).toBe(true);
       }
-      expect(Object.keys(outcomes).length - failed.length).toBeGreaterThan(5);
+      const loaded = Object.keys(outcomes).length - failed.length;
+      if (key === "reader") expect(Object.keys(outcomes), key).toEqual(["index.js"]);
+      else expect(loaded, key).toBeGreaterThan(5);
     }
   });
 });
 
 /** Imports index.js and every chunk of the bundle in the working directory; prints each outcome. */
 const IMPORT_EVERY_CHUNK = `
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 const outcomes = {};
-for (const file of ["index.js", ...readdirSync("chunks").map((chunk) => "chunks/" + chunk)]) {
+const chunks = existsSync("chunks") ? readdirSync("chunks") : [];
+for (const file of ["index.js", ...chunks.map((chunk) => "chunks/" + chunk)]) {
   try {
     await import(pathToFileURL(file).href);
     outcomes[file] = "loaded";
