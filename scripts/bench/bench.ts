@@ -34,6 +34,7 @@ const benches: Record<string, { file: string; args?: string[]; target: string }>
   cleanup: { file: "cleanup.ts", target: ">= 120,000 rows/s, no chunk longer than 250 ms" },
   bigquery: { file: "bigquery-upload.ts", target: ">= 250,000 rows/s into the local stand-in, memory flat" },
   reader: { file: "reader-latency.ts", target: "p99 <= 50 ms with 200 clients, 3,650-member set" },
+  cli: { file: "cli-startup.ts", target: "pnpm archiver status < 0.5 s wall-clock (median of 5 runs)" },
 };
 
 const wanted = process.argv.slice(2);
