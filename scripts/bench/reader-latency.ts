@@ -142,10 +142,9 @@ async function serve(stack: string): Promise<void> {
     return;
   }
   if (stack === "local") {
-    const { loadConfig } = await import("@table-archiver/core/config");
     const { silentLogger } = await import("@table-archiver/core/logging");
-    const { buildLocalServer } = await import("@table-archiver/local");
-    const config = loadConfig({ ...process.env, APP_ENV: "debug", DEBUG_UIDS: "bench" });
+    const { buildLocalServer, loadLocalConfig } = await import("@table-archiver/local");
+    const config = loadLocalConfig({ ...process.env, APP_ENV: "debug", DEBUG_UIDS: "bench" });
     const server = await buildLocalServer({ config, logger: silentLogger });
     const base = await server.listen({ port: 0, host: "127.0.0.1" });
     const { token } = await server.tokens.issue("bench");

@@ -35,9 +35,11 @@ const duckDbSize = z
 export const MYSQL_TIMEOUT_DEFAULTS = { querySeconds: 1_800, streamIdleSeconds: 600 } as const;
 
 /**
- * Every environment variable the archiver reads, by its public name.
- * These names are the interface: infra gives exactly these to the functions.
- * Add, don't rename.
+ * Every environment variable the archiver's functions, CLI and worker read,
+ * by its public name. These names are the interface: infra gives exactly
+ * these to the functions. Add, don't rename. The local deployment's own
+ * variables (PORT, APP_ENV, the tokens, the loader) are parsed in
+ * packages/local (local-env-schema.ts), which only `pnpm dev` and the CLI use.
  */
 export const envSchema = z.object({
   MYSQL_URL: z.url({ protocol: /^mysql$/ }).default("mysql://root@127.0.0.1:3306/archiver_demo"),
@@ -104,28 +106,6 @@ export const envSchema = z.object({
   CLEANUP_MAX_REDO_PERCENT: intFrom(0, 95, 0),
   /** Longest a cleanup task waits for lag or load to fall before it gives up and is retried later. */
   CLEANUP_MAX_WAIT_SECONDS: intFrom(1, 3_600, 120),
-
-  // Local deployment (pnpm dev).
-  PORT: intFrom(1, 65_535, 3000),
-  /** Address the local server listens on; 0.0.0.0 when it runs in a container. */
-  HOST: z.string().min(1).default("127.0.0.1"),
-  APP_ENV: z.string().default("local"),
-  DEBUG_UIDS: z.string().optional(),
-  LOCAL_TOKEN_SECRET: z.string().min(32, "at least 32 characters").optional(),
-  LOADER_QUERY: z.string().optional(),
-  LOADER_HASH: z
-    .string()
-    .regex(/^[A-Za-z0-9_:.-]{1,128}$/)
-    .default("transportitas"),
-  /** The table the loader reads when LOADER_QUERY is unset: every row, keyed by its primary key. */
-  LOADER_TABLE: z
-    .string()
-    .regex(/^[A-Za-z0-9_$]{1,64}$/, "1-64 letters, digits, _ or $")
-    .default("transportitas"),
-  /** Rows per pipelined HSET batch of the loader (a batch also stops at 4 MB). */
-  LOADER_BATCH_ROWS: intFrom(1, 100_000, 1_000),
-  /** Lifetime of the tokens /api/tokenGenerators issues. */
-  LOCAL_TOKEN_TTL_SECONDS: intFrom(1, 7 * 86_400, 3_600),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -165,23 +165,6 @@ function toConfig(env: Env) {
     /** Copy tasks one local worker runs at once. */
     workerConcurrency: env.WORKER_CONCURRENCY,
     logLevel: env.LOG_LEVEL,
-    /** The local deployment (`pnpm dev`): API service, token generator and key-value loader. */
-    local: {
-      port: env.PORT,
-      host: env.HOST,
-      /** `debug` enables /api/tokenGenerators. */
-      appEnv: env.APP_ENV,
-      /** DEBUG_UIDS split on commas; empty lets any well-formed uid have a token. */
-      debugUids: splitList(env.DEBUG_UIDS),
-      tokenSecret: env.LOCAL_TOKEN_SECRET,
-      tokenTtlSeconds: env.LOCAL_TOKEN_TTL_SECONDS,
-      loader: {
-        query: env.LOADER_QUERY,
-        table: env.LOADER_TABLE,
-        hash: env.LOADER_HASH,
-        batchRows: env.LOADER_BATCH_ROWS,
-      },
-    },
     /** Cleanup mode (deletes): chunking, pacing and throttles. docs/cleanup.md explains each. */
     cleanup: {
       /** Rows per delete chunk (CLEANUP_CHUNK_ROWS), each chunk its own transaction. */

@@ -1,7 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { PassThrough } from "node:stream";
-import { loadConfig } from "@table-archiver/core/config";
 import { silentLogger } from "@table-archiver/core/logging";
 import { createRedisClient } from "@table-archiver/core/redis";
 import {
@@ -11,6 +10,7 @@ import {
   uniqueName,
 } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadLocalConfig } from "../config/load-local-config";
 import { buildLocalServer, type LocalServer } from "../server/build-local-server";
 import type { CliIo } from "./cli-io";
 import { daysCommand, runDaysCommand } from "./days-command";
@@ -35,7 +35,7 @@ function capture(env: Record<string, string> = {}) {
 
 /** A local stack on an ephemeral port; the client finds it through PORT, as it finds `pnpm dev`. */
 async function localStack(env: Record<string, string>) {
-  const config = loadConfig({
+  const config = loadLocalConfig({
     MYSQL_URL: db.url,
     REDIS_URL: testRedisUrl,
     LOCAL_TOKEN_SECRET: "d".repeat(32),

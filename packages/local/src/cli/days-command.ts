@@ -1,6 +1,6 @@
 import { ConfigError, IDENTIFIER } from "@table-archiver/core";
-import { loadConfig } from "@table-archiver/core/config";
 import { Command } from "commander";
+import { loadLocalConfig } from "../config/load-local-config";
 import { type CliIo, EXIT, processIo, writeLine } from "./cli-io";
 
 /** The reference client's time-out for the read call. */
@@ -135,7 +135,7 @@ async function localTarget(
   signal: AbortSignal,
   timeoutMs: number,
 ): Promise<Target> {
-  const { local } = loadConfig(env);
+  const { local } = loadLocalConfig(env);
   const host = ["0.0.0.0", "::", ""].includes(local.host) ? "127.0.0.1" : local.host;
   const base = `http://${host.includes(":") ? `[${host}]` : host}:${local.port}`;
   const uid = options.uid ?? local.debugUids[0] ?? "local-dev";

@@ -1,7 +1,7 @@
 import { ArchiverError, InvalidInputError } from "@table-archiver/core";
-import { loadConfig } from "@table-archiver/core/config";
 import { createRuntime, type Runtime } from "@table-archiver/core/runtime";
 import { Command, CommanderError } from "commander";
+import { loadLocalConfig } from "../config/load-local-config";
 import { unreachableServices } from "../services/check-services";
 import { type CliIo, EXIT, writeLine } from "./cli-io";
 import { createCliLogger } from "./cli-logger";
@@ -79,7 +79,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 async function runAction(action: Action, io: CliIo): Promise<number> {
   let runtime: Runtime | undefined;
   try {
-    const config = loadConfig(io.env);
+    // The CLI shares `.env` with `pnpm dev`, and a bad variable of either stops it with one message.
+    const config = loadLocalConfig(io.env);
     const down = await unreachableServices(config);
     if (down.length > 0) {
       for (const line of down) writeLine(io.stderr, `error: ${line}`);

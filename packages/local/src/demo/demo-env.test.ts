@@ -1,5 +1,5 @@
-import { loadConfig } from "@table-archiver/core/config";
 import { describe, expect, it } from "vitest";
+import { loadLocalConfig } from "../config/load-local-config";
 import { cliOverrides, continueCommands, demoEnv, demoSettings, shellQuote } from "./demo-env";
 
 /** `.env` as docs/local-deployment.md has it written, for `pnpm dev`. */
@@ -88,7 +88,7 @@ describe("demoEnv", () => {
       { ...LOCAL_STACK_ENV, LOCAL_TOKEN_SECRET: "short", LOADER_TABLE: "not a table!" },
       demoSettings({}),
     );
-    const config = loadConfig(env);
+    const config = loadLocalConfig(env);
     expect(config.local.debugUids).toEqual([]);
     expect(config.local.tokenSecret).toBeUndefined();
     expect(config.local.appEnv).toBe("local");

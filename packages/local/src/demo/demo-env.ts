@@ -1,5 +1,6 @@
 import { IDENTIFIER } from "@table-archiver/core";
 import { loadConfig } from "@table-archiver/core/config";
+import { localEnvSchema } from "../config/local-env-schema";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -41,18 +42,7 @@ export const DEMO_VARIABLES = [
  * serves the reader on a port of its own and signs its own token, so neither
  * DEBUG_UIDS nor a malformed LOADER_* in `.env` can stop it.
  */
-const LOCAL_STACK_VARIABLES = [
-  "PORT",
-  "HOST",
-  "APP_ENV",
-  "DEBUG_UIDS",
-  "LOCAL_TOKEN_SECRET",
-  "LOCAL_TOKEN_TTL_SECONDS",
-  "LOADER_QUERY",
-  "LOADER_HASH",
-  "LOADER_TABLE",
-  "LOADER_BATCH_ROWS",
-] as const;
+const LOCAL_STACK_VARIABLES: readonly string[] = Object.keys(localEnvSchema.shape);
 
 /** What `pnpm archiver` uses when a variable is unset. */
 function cliDefaults() {
@@ -108,9 +98,7 @@ export function demoEnv(env: Env, settings: DemoSettings): Record<string, string
   const url = new URL(env.MYSQL_URL || cliDefaults().MYSQL_URL);
   url.pathname = `/${settings.database}`;
   const kept = Object.entries(env).filter(
-    ([key]) =>
-      !(LOCAL_STACK_VARIABLES as readonly string[]).includes(key) &&
-      !(DEMO_VARIABLES as readonly string[]).includes(key),
+    ([key]) => !LOCAL_STACK_VARIABLES.includes(key) && !(DEMO_VARIABLES as readonly string[]).includes(key),
   );
   return {
     ...Object.fromEntries(kept),

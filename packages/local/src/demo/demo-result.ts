@@ -4,6 +4,7 @@ import type { Runtime } from "@table-archiver/core/runtime";
 import type { Connection } from "mysql2/promise";
 import { type CliIo, writeLine } from "../cli/cli-io";
 import { fetchMigratedDays } from "../cli/days-command";
+import { localSettingsSchema } from "../config/load-local-config";
 import { buildLocalServer } from "../server/build-local-server";
 import type { DemoSettings } from "./demo-env";
 
@@ -48,10 +49,8 @@ export async function showDemoResult(
  * PORT, ...) changes nothing here.
  */
 async function showGetSetAnswer(runtime: Runtime, table: string, io: CliIo): Promise<void> {
-  const config = {
-    ...runtime.config,
-    local: { ...runtime.config.local, debugUids: [], tokenSecret: undefined },
-  };
+  // The local deployment's defaults, whatever the environment says: no DEBUG_UIDS, a secret of its own.
+  const config = { ...runtime.config, local: localSettingsSchema.parse({}) };
   const server = await buildLocalServer({ config, logger: silentLogger });
   try {
     const base = await server.listen({ port: 0, host: "127.0.0.1" });

@@ -1,6 +1,6 @@
 import { ConfigError } from "@table-archiver/core";
-import type { Config } from "@table-archiver/core/config";
 import { type MysqlPool, mapMysqlError, quoteIdentifier } from "@table-archiver/core/mysql";
+import type { LocalSettings } from "../config/load-local-config";
 
 /**
  * What the loader reads (the query layer of the local deployment): one SQL
@@ -28,7 +28,7 @@ const PRIMARY_KEY_SQL = `SELECT t.TABLE_NAME, s.COLUMN_NAME
  */
 export async function resolveLoaderSource(
   pool: MysqlPool,
-  loader: Config["local"]["loader"],
+  loader: LocalSettings["loader"],
 ): Promise<LoaderSource> {
   if (loader.query !== undefined) return { sql: loader.query, key: "first", variable: "LOADER_QUERY" };
   const table = loader.table;

@@ -1,5 +1,4 @@
 import type { AddressInfo } from "node:net";
-import type { Config } from "@table-archiver/core/config";
 import { createJsonLogger } from "@table-archiver/core/logging";
 import { type MysqlPool, openMysqlPool } from "@table-archiver/core/mysql";
 import type { Logger } from "@table-archiver/core/ports";
@@ -7,6 +6,7 @@ import { createRedisClient } from "@table-archiver/core/redis";
 import { createLoadRedisDataHandler } from "@table-archiver/redis-reader";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
+import type { LocalConfig } from "../config/load-local-config";
 import { installErrorHandling } from "./http-errors";
 import { registerLoadRedisData } from "./load-redis-data-route";
 import { createLocalTokens, type LocalTokens } from "./local-tokens";
@@ -18,7 +18,8 @@ import { registerTokenGenerator } from "./token-generator-route";
 const API_BODY_LIMIT = 16 * 1024;
 
 export interface LocalServerOptions {
-  readonly config: Config;
+  /** The archiver's configuration and the local deployment's (loadLocalConfig). */
+  readonly config: LocalConfig;
   /** Used for the loader and the reader; made from REDIS_URL (and closed on close) when absent. */
   readonly redis?: Redis;
   /** The loader's MySQL pool; made from MYSQL_URL (and closed on close) when absent. */

@@ -1,7 +1,7 @@
 import "dotenv/config";
-import { loadConfig } from "@table-archiver/core/config";
 import { createJsonLogger } from "@table-archiver/core/logging";
 import { closeSharedRuntime } from "@table-archiver/core/runtime";
+import { loadLocalConfig } from "../config/load-local-config";
 import { buildLocalServer, type LocalServer } from "./build-local-server";
 import { startDevWorker } from "./start-dev-worker";
 
@@ -10,7 +10,7 @@ import { startDevWorker } from "./start-dev-worker";
  * service, the functions and a queue worker, all in this process. Prints its
  * URLs; Ctrl-C stops it.
  */
-const config = loadConfig();
+const config = loadLocalConfig();
 const logger = createJsonLogger({ level: config.logLevel, base: { component: "local-stack" } });
 const server: LocalServer = await buildLocalServer({ config, logger, archiverFunctions: true });
 const base = await server.listen();

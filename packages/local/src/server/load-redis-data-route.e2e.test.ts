@@ -1,4 +1,3 @@
-import { loadConfig } from "@table-archiver/core/config";
 import { silentLogger } from "@table-archiver/core/logging";
 import { createMysqlPool } from "@table-archiver/core/mysql";
 import { createRedisClient } from "@table-archiver/core/redis";
@@ -9,6 +8,7 @@ import {
   uniqueName,
 } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadLocalConfig } from "../config/load-local-config";
 import { buildLocalServer, type LocalServer } from "./build-local-server";
 
 const ROWS = 20_000;
@@ -24,7 +24,7 @@ async function start(
 ) {
   const hash = uniqueName("transportitas");
   hashes.push(hash);
-  const config = loadConfig({
+  const config = loadLocalConfig({
     MYSQL_URL: db.url,
     REDIS_URL: testRedisUrl,
     APP_ENV: "debug",

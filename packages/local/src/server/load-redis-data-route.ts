@@ -1,9 +1,9 @@
 import { badRequest } from "@table-archiver/core";
-import type { Config } from "@table-archiver/core/config";
 import type { MysqlPool } from "@table-archiver/core/mysql";
 import type { Logger } from "@table-archiver/core/ports";
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
+import type { LocalSettings } from "../config/load-local-config";
 import { loadHash } from "../loader/load-hash";
 import { resolveLoaderSource } from "../loader/loader-source";
 import type { LocalTokens } from "./local-tokens";
@@ -13,7 +13,7 @@ export interface LoadRedisDataRouteOptions {
   readonly tokens: LocalTokens;
   readonly mysql: MysqlPool;
   readonly redis: Redis;
-  readonly loader: Config["local"]["loader"];
+  readonly loader: LocalSettings["loader"];
   readonly logger: Logger;
 }
 

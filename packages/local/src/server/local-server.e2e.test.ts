@@ -1,5 +1,4 @@
 import * as functions from "@google-cloud/functions-framework";
-import { loadConfig } from "@table-archiver/core/config";
 import { silentLogger } from "@table-archiver/core/logging";
 import { createRedisClient } from "@table-archiver/core/redis";
 import {
@@ -10,6 +9,7 @@ import {
 } from "@table-archiver/core/testing";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadLocalConfig } from "../config/load-local-config";
 import { buildLocalServer, type LocalServer } from "./build-local-server";
 import { mountRegisteredFunction } from "./mount-functions";
 import { requireBearer } from "./route-guards";
@@ -25,7 +25,7 @@ async function start(
   env: Record<string, string>,
   extra: Partial<Parameters<typeof buildLocalServer>[0]> = {},
 ) {
-  const config = loadConfig({
+  const config = loadLocalConfig({
     MYSQL_URL: db.url,
     REDIS_URL: testRedisUrl,
     LOCAL_TOKEN_SECRET: SECRET,
@@ -264,7 +264,7 @@ describe("a Functions Framework function mounted on the local server", () => {
     functions.http("localEchoTest", (req, res) => {
       res.status(201).json({ method: req.method, body: req.body });
     });
-    const config = loadConfig({
+    const config = loadLocalConfig({
       APP_ENV: "debug",
       LOCAL_TOKEN_SECRET: SECRET,
       MYSQL_URL: db.url,
