@@ -25,6 +25,11 @@ export { type ParsedMessage, parseMessage } from "./domain/messages/parse-messag
 export type { DestinationRules } from "./domain/migration/resolve-tables";
 export { type StartMigrationDeps, startMigration, type TablePlan } from "./domain/migration/start-migration";
 export {
+  type DurableRecordDeps,
+  rebuildAllMigratedDays,
+  rebuildMigratedDays,
+} from "./domain/records/durable-day-record";
+export {
   type CleanDayTask,
   type CopyDayTask,
   parseTaskPayload,

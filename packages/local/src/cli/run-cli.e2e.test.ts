@@ -81,6 +81,8 @@ describe("archiver CLI", () => {
       "extra",
     ],
     ["a missing table", ["publish", "--message", message(5, ["no_such_table"])], "source_tables[0]"],
+    ["--dataset without --rebuild", ["status", "--dataset", "archive"], "dataset"],
+    ["a bad dataset to rebuild from", ["status", "--rebuild", "--dataset", "no-such.set"], "dataset"],
   ])("rejects %s with exit 2, one line, and enqueues nothing", async (_case, argv, field) => {
     const result = await run(argv);
     expect(result.code).toBe(2);

@@ -49,8 +49,21 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .command("status")
     .description("queue task count and migrated days per table")
     .option("--json", "print JSON")
-    .action((options) => {
-      action = async (runtime) => (await import("./status-command")).statusCommand(runtime, options, io);
+    .option(
+      "--rebuild",
+      "first write back to Redis the days the warehouse's durable record holds and Redis lacks",
+    )
+    .option(
+      "--dataset <name>",
+      "with --rebuild: the dataset whose record is read (default WAREHOUSE_DATASET)",
+    )
+    .action((options: { json?: boolean; rebuild?: boolean; dataset?: string }) => {
+      if (options.dataset !== undefined && !options.rebuild) {
+        throw new InvalidInputError("dataset", "--dataset goes with --rebuild");
+      }
+      action = options.rebuild
+        ? async (runtime) => (await import("./rebuild-command")).rebuildCommand(runtime, options, io)
+        : async (runtime) => (await import("./status-command")).statusCommand(runtime, options, io);
     });
 
   let daysExit: number | undefined;

@@ -159,5 +159,30 @@ describe("Redis losing its data in the middle of a cleanup", () => {
     };
     const mine = status.tables.find((entry) => entry.table === table);
     expect(mine).toMatchObject({ migratedDays: 2, firstDay: DAYS[0], lastDay: DAYS[1], cleanedDays: 2 });
+
+    // Redis loses its data once more, after the cleanup: the days have no rows left, so no migration
+    // message brings them back. `status --rebuild` does, from the durable record; a cleanup message
+    // published again then finds them clean.
+    await deleteTestKeys({ prefixes: [prefix], tables: [table] });
+    const lost = JSON.parse(await run(["status", "--json"])) as typeof status;
+    expect(lost.tables.find((entry) => entry.table === table)).toBeUndefined();
+    const rebuild = cli(["status", "--rebuild", "--json"]);
+    expect((await rebuild.exited).code, rebuild.stderr()).toBe(0);
+    expect(rebuild.stderr()).toMatch(
+      new RegExp(`wrote back ${table} 2 days from the durable record of dataset archive`),
+    );
+    const rebuilt = JSON.parse(rebuild.stdout()) as typeof status;
+    expect(rebuilt.tables.find((entry) => entry.table === table)).toMatchObject({
+      migratedDays: 2,
+      firstDay: DAYS[0],
+      lastDay: DAYS[1],
+    });
+    await run(["publish", "--wait", "--message", cleanup]);
+    const settled = JSON.parse(await run(["status", "--json"])) as typeof status;
+    expect(settled.tables.find((entry) => entry.table === table)).toMatchObject({
+      migratedDays: 2,
+      cleanedDays: 2,
+    });
+    expect(await warehouseRows()).toEqual(original);
   }, 180_000);
 });
