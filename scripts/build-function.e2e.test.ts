@@ -26,8 +26,8 @@ const run = promisify(execFile);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /**
  * `installs`: what the runtime must install for it. Entry and task handler build the whole
- * runtime, whose drivers load from chunks; the reader only reads Redis, so it carries no driver
- * and no chunk, and the Cloud Tasks client is not installed for it.
+ * runtime, whose drivers load from chunks; the reader reads Redis, and loads the BigQuery
+ * client from its chunks only for `rebuildSet`, so the Cloud Tasks client is not installed for it.
  */
 const FUNCTIONS = {
   entry: {
@@ -199,7 +199,8 @@ describe("each bundle", () => {
         ).toBe(true);
       }
       const loaded = Object.keys(outcomes).length - failed.length;
-      if (key === "reader") expect(Object.keys(outcomes), key).toEqual(["index.js"]);
+      // The reader's chunks (the BigQuery client, for rebuildSet) need nothing native: all of them load.
+      if (key === "reader") expect(failed, key).toEqual([]);
       else expect(loaded, key).toBeGreaterThan(5);
     }
   });

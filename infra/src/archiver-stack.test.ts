@@ -209,11 +209,15 @@ describe("functions", () => {
       );
     }
     expect(Object.keys(fn(run, "reader").inputs.serviceConfig.environmentVariables).sort()).toEqual([
+      "BIGQUERY_LOCATION",
+      "BIGQUERY_PROJECT",
       "CLEANUP_CHUNK_ROWS",
       "CLEANUP_PAUSE_MS",
       "LOG_LEVEL",
       "REDIS_TLS_CA",
       "REDIS_URL",
+      "WAREHOUSE",
+      "WAREHOUSE_DATASET",
     ]);
   });
 });

@@ -47,6 +47,9 @@ const BASE_GRANTS = [
   // the task handler may edit the dataset and run jobs
   `${sa("task-handler")} -> roles/bigquery.dataEditor on dataset archive`,
   `${sa("task-handler")} -> roles/bigquery.jobUser on project ${PROJECT}`,
+  // the reader may read the dataset (the durable day record, for rebuildSet) and run query jobs
+  `${sa("reader")} -> roles/bigquery.dataViewer on dataset archive`,
+  `${sa("reader")} -> roles/bigquery.jobUser on project ${PROJECT}`,
   // configured principals may invoke the reader; the trigger's account may invoke the entry
   `group:archiver-operators@example.com -> roles/run.invoker on service ${service("loadredisdata")}`,
   `${sa("trigger")} -> roles/run.invoker on service ${service("archiver-entry")}`,

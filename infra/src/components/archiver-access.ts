@@ -66,6 +66,19 @@ export class ArchiverAccess extends pulumi.ComponentResource {
     );
     onProject("task-handler-jobs", "roles/bigquery.jobUser", sa(accounts.taskHandler));
 
+    // Reader: read the dataset's durable day record (rebuildSet, after Redis lost its data) with query jobs.
+    new gcp.bigquery.DatasetIamMember(
+      `${name}-reader-dataset`,
+      {
+        project,
+        datasetId: args.dataset.datasetId,
+        role: "roles/bigquery.dataViewer",
+        member: sa(accounts.reader),
+      },
+      parent,
+    );
+    onProject("reader-jobs", "roles/bigquery.jobUser", sa(accounts.reader));
+
     // Configured principals may invoke the reader; the trigger's account may invoke the entry.
     for (const [index, principal] of (args.readerInvokers ?? []).entries()) {
       invoke(`reader-invoker-${index}`, functions.reader, principal);

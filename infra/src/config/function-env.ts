@@ -94,7 +94,17 @@ export function queueFunctionEnv(inputs: EnvInputs, task: TaskTargetEnv): Functi
   };
 }
 
-/** The reader only reads `mig_*` sets from Redis. */
+/**
+ * The reader reads `mig_*` sets from Redis, and for `rebuildSet` the dataset's
+ * durable day record from BigQuery.
+ */
 export function readerEnv(inputs: EnvInputs): FunctionEnv {
-  return { ...inputs.functionEnv, ...redisEnv(inputs) };
+  return {
+    ...inputs.functionEnv,
+    ...redisEnv(inputs),
+    WAREHOUSE: "bigquery",
+    WAREHOUSE_DATASET: inputs.datasetId,
+    BIGQUERY_PROJECT: inputs.project,
+    BIGQUERY_LOCATION: inputs.bigqueryLocation,
+  };
 }

@@ -3,6 +3,7 @@ import { loadConfig } from "@table-archiver/core/config";
 import { createJsonLogger } from "@table-archiver/core/logging";
 import { createRedisClient } from "@table-archiver/core/redis";
 import { createLoadRedisDataHandler } from "./create-load-redis-data-handler";
+import { rebuildFromWarehouse } from "./rebuild-from-warehouse";
 
 export { authorizeSetKey } from "./authorize-set-key";
 export {
@@ -18,14 +19,17 @@ let redis: ReturnType<typeof createRedisClient> | undefined;
 // One client per instance, created on the first request (not at import, so
 // importing this package for its exports opens no connection) and reused by
 // every request after it.
+const client = () => {
+  redis ??= createRedisClient(loadConfig().redis);
+  return redis;
+};
+const logger = createJsonLogger({ base: { function: "loadRedisData" } });
 functions.http(
   "loadRedisData",
   createLoadRedisDataHandler({
-    redis: () => {
-      redis ??= createRedisClient(loadConfig().redis);
-      return redis;
-    },
-    logger: createJsonLogger({ base: { function: "loadRedisData" } }),
+    redis: client,
+    logger,
+    rebuild: rebuildFromWarehouse(loadConfig, client, logger),
   }),
 );
 

@@ -28,6 +28,22 @@ describe("parseReaderRequest", () => {
     });
   });
 
+  it("accepts a rebuildSet call, with or without a dataset, and refuses a dataset that is not a name", () => {
+    expect(parseReaderRequest(post({ method: "rebuildSet", data: "mig_t" }))).toEqual({
+      method: "rebuildSet",
+      data: "mig_t",
+    });
+    expect(parseReaderRequest(post({ method: "rebuildSet", data: "mig_t", dataset: "archive" }))).toEqual({
+      method: "rebuildSet",
+      data: "mig_t",
+      dataset: "archive",
+    });
+    for (const dataset of ["a.b", "", 7]) {
+      const error = refusal(post({ method: "rebuildSet", data: "mig_t", dataset }));
+      expect([error.status, error.message]).toEqual([400, expect.stringMatching(/^dataset: /)]);
+    }
+  });
+
   it("parses the bytes itself when the content type is not JSON", () => {
     const request = post('{"method":"getSet","data":"mig_t"}', { "content-type": "text/plain" });
     expect(parseReaderRequest(request).data).toBe("mig_t");

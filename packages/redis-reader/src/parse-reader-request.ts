@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { badRequest, methodNotAllowed, payloadTooLarge } from "@table-archiver/core";
+import { badRequest, isIdentifier, methodNotAllowed, payloadTooLarge } from "@table-archiver/core";
 
 /** Bodies above this are refused with 413; a real request is under 100 bytes. */
 export const MAX_READER_BODY_BYTES = 16 * 1024;
@@ -14,11 +14,14 @@ export interface ReaderRequest {
   readonly rawBody?: Buffer | undefined;
 }
 
-/** A well-formed `getSet` call; `data` is not yet authorized. */
-export interface GetSetCall {
-  readonly method: "getSet";
-  readonly data: string;
-}
+/**
+ * A well-formed call; `data` is not yet authorized. `rebuildSet` first writes
+ * back to Redis the days the warehouse's durable record holds for the table
+ * (in `dataset`, else WAREHOUSE_DATASET), then answers as `getSet`.
+ */
+export type ReaderCall =
+  | { readonly method: "getSet"; readonly data: string }
+  | { readonly method: "rebuildSet"; readonly data: string; readonly dataset?: string };
 
 const EXPECTED = 'expected {"method":"getSet","data":"mig_<table>"}';
 
@@ -27,7 +30,7 @@ const EXPECTED = 'expected {"method":"getSet","data":"mig_<table>"}';
  * parsed from its bytes whatever the content type, so `curl -d` without a
  * header works too; a JSON body the framework already parsed is taken as is.
  */
-export function parseReaderRequest(req: ReaderRequest): GetSetCall {
+export function parseReaderRequest(req: ReaderRequest): ReaderCall {
   if (req.method !== "POST") throw methodNotAllowed("POST");
   const size = req.rawBody?.length ?? Number(req.headers["content-length"] ?? 0);
   if (size > MAX_READER_BODY_BYTES) throw payloadTooLarge(MAX_READER_BODY_BYTES);
@@ -35,12 +38,19 @@ export function parseReaderRequest(req: ReaderRequest): GetSetCall {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw badRequest(`the body must be a JSON object: ${EXPECTED}`);
   }
-  const { method, data } = body as Record<string, unknown>;
+  const { method, data, dataset } = body as Record<string, unknown>;
   if (method === undefined) throw badRequest(`method: is missing; ${EXPECTED}`);
-  if (method !== "getSet") throw badRequest('method: unknown method; the only method is "getSet"');
+  if (method !== "getSet" && method !== "rebuildSet") {
+    throw badRequest('method: unknown method; the methods are "getSet" and "rebuildSet"');
+  }
   if (data === undefined) throw badRequest(`data: is missing; ${EXPECTED}`);
   if (typeof data !== "string") throw badRequest(`data: must be a string, the set name mig_<table>`);
-  return { method, data };
+  if (method === "getSet") return { method, data };
+  if (dataset === undefined) return { method, data };
+  if (typeof dataset !== "string" || !isIdentifier(dataset)) {
+    throw badRequest("dataset: must be a dataset name (letters, digits, _)");
+  }
+  return { method, data, dataset };
 }
 
 function readJson(req: ReaderRequest): unknown {

@@ -1,2 +1,3 @@
+export { copyRecordOf } from "./day-record-contract";
 export * from "./test-runtime";
 export * from "./test-services";

@@ -1,0 +1,45 @@
+import { badRequest, rebuildMigratedDays } from "@table-archiver/core";
+import type { Config } from "@table-archiver/core/config";
+
+type BigQuerySettings = Extract<Config["warehouse"], { kind: "bigquery" }>;
+
+import type { Logger, Warehouse } from "@table-archiver/core/ports";
+import { type createRedisClient, createRedisMigrationLedger } from "@table-archiver/core/redis";
+
+/**
+ * The reader's `rebuildSet` where the warehouse is BigQuery (production): the
+ * configuration is read, and the BigQuery client loaded, on the first rebuild
+ * only, so `getSet` never pays for them. On DuckDB it refuses: the file
+ * belongs to the local worker, and `archiver status --rebuild` does the same.
+ */
+export function rebuildFromWarehouse(
+  loadConfig: () => Config,
+  redis: () => ReturnType<typeof createRedisClient>,
+  logger: Logger,
+  /** Opens the warehouse; tests pass one on the BigQuery stand-in. */
+  openWarehouse: (settings: BigQuerySettings) => Promise<Warehouse> = async (settings) =>
+    (await import("@table-archiver/core/bigquery")).createBigQueryWarehouse(settings),
+): (table: string, dataset: string | undefined) => Promise<void> {
+  let warehouse: Promise<Warehouse> | undefined;
+  return async (table, dataset) => {
+    const settings = loadConfig().warehouse;
+    if (settings.kind !== "bigquery") {
+      throw badRequest(
+        "method: rebuildSet needs the BigQuery warehouse (WAREHOUSE=bigquery); locally, run archiver status --rebuild",
+      );
+    }
+    warehouse ??= openWarehouse(settings);
+    const opened = warehouse;
+    const restored = await rebuildMigratedDays(
+      {
+        warehouse: () => opened,
+        ledger: createRedisMigrationLedger(redis()),
+        logger,
+        destinations: { defaultDataset: settings.dataset, allowProject: true },
+      },
+      { dataset: dataset ?? settings.dataset },
+      table,
+    );
+    logger.info("rebuilt mig_<table> from the durable record", { table, restored: restored.length });
+  };
+}
