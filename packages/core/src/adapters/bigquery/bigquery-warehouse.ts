@@ -1,4 +1,4 @@
-import { BigQuery, type Job, type Table, type TableMetadata } from "@google-cloud/bigquery";
+import { BigQuery, type Job } from "@google-cloud/bigquery";
 import type { CalendarDay } from "../../domain/days/calendar-day";
 import { emptyDayFigures } from "../../domain/types/day-figures";
 import { type Destination, formatDestination } from "../../domain/types/destination";
@@ -6,9 +6,10 @@ import type { TableSchema } from "../../domain/types/table-schema";
 import { VerificationError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
 import { refuseToShrink } from "../warehouse/shrink-refusal";
+import { createBigQueryCatalog } from "./bigquery-catalog";
 import { createBigQueryDayRecords } from "./bigquery-day-records";
-import { isAlreadyExists, isNotFound, mapBigQueryError } from "./bigquery-errors";
-import { type BigQueryField, bigQueryFields, planSchema } from "./bigquery-types";
+import { isNotFound, mapBigQueryError } from "./bigquery-errors";
+import type { BigQueryField } from "./bigquery-types";
 import {
   dayFiguresQuery,
   dayKeysQuery,
@@ -50,89 +51,10 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
       location,
     });
 
-  function tableOf(destination: Destination, id = destination.table): Table {
-    return client
-      .dataset(destination.dataset, { projectId: destination.project ?? project, location })
-      .table(id, { location });
-  }
+  const { tableOf, readTable, prepareTable } = createBigQueryCatalog({ client, project, location });
 
   function contextOf(destination: Destination, action: string) {
     return { action, project: destination.project ?? project, dataset: destination.dataset };
-  }
-
-  async function readTable(destination: Destination): Promise<TableMetadata | undefined> {
-    try {
-      const [metadata] = await tableOf(destination).getMetadata();
-      return metadata as TableMetadata;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
-  }
-
-  async function createDataset(destination: Destination): Promise<void> {
-    try {
-      await client.createDataset(destination.dataset, {
-        location,
-        projectId: destination.project ?? project,
-      });
-    } catch (error) {
-      if (!isAlreadyExists(error)) throw error;
-    }
-  }
-
-  async function createTable(
-    destination: Destination,
-    fields: readonly BigQueryField[],
-    filterColumn: string,
-    datasetChecked = false,
-  ): Promise<void> {
-    const dataset = client.dataset(destination.dataset, {
-      projectId: destination.project ?? project,
-      location,
-    });
-    try {
-      await dataset.createTable(destination.table, {
-        schema: { fields: fields.map((field) => ({ ...field })) },
-        timePartitioning: { type: "DAY", field: filterColumn },
-        description: "Rows archived by table-archiver, one DAY partition per copied day.",
-      });
-    } catch (error) {
-      if (isNotFound(error) && !datasetChecked) {
-        await createDataset(destination);
-        return createTable(destination, fields, filterColumn, true);
-      }
-      if (!isAlreadyExists(error)) throw error;
-    }
-  }
-
-  /** Makes the table fit the source; returns the schema loads send. */
-  async function prepareTable(
-    destination: Destination,
-    schema: TableSchema,
-    filterColumn: string,
-  ): Promise<readonly BigQueryField[]> {
-    const wanted = bigQueryFields(schema.name, schema.columns);
-    let current = await readTable(destination);
-    if (!current) {
-      await createTable(destination, wanted, filterColumn);
-      current = await readTable(destination);
-      if (!current)
-        throw new VerificationError(`${formatDestination(destination)} vanished right after it was created`);
-    }
-    checkPartitioning(destination, current, filterColumn);
-    const plan = planSchema((current.schema?.fields ?? []) as BigQueryField[], wanted);
-    if (plan.conflicts.length > 0) {
-      throw new VerificationError(
-        `${formatDestination(destination)} cannot take the rows of ${schema.name} without changing values: ${plan.conflicts.join("; ")}. Change the BigQuery column by hand or pick a new destination table.`,
-      );
-    }
-    if (plan.added.length > 0) {
-      await tableOf(destination).setMetadata({
-        schema: { fields: plan.fields.map((field) => ({ ...field })) },
-      });
-    }
-    return plan.fields;
   }
 
   /** Rows the day holds now: a replace may not leave it with fewer (see refuseToShrink). */
@@ -251,16 +173,6 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
 
     async close() {},
   };
-}
-
-function checkPartitioning(destination: Destination, metadata: TableMetadata, filterColumn: string): void {
-  const partitioning = metadata.timePartitioning;
-  if (partitioning?.type !== "DAY" || partitioning.field?.toLowerCase() !== filterColumn.toLowerCase()) {
-    const found = partitioning ? `${partitioning.type} on ${partitioning.field ?? "ingestion time"}` : "none";
-    throw new VerificationError(
-      `${formatDestination(destination)} must be partitioned by DAY on ${filterColumn} (found: ${found}); days are replaced partition by partition`,
-    );
-  }
 }
 
 function outputRows(job: Job, action: string): number {

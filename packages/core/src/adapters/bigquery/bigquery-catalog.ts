@@ -1,0 +1,128 @@
+import type { BigQuery, Table, TableMetadata } from "@google-cloud/bigquery";
+import { type Destination, formatDestination } from "../../domain/types/destination";
+import type { TableSchema } from "../../domain/types/table-schema";
+import { VerificationError } from "../../errors";
+import { isAlreadyExists, isNotFound } from "./bigquery-errors";
+import { type BigQueryField, bigQueryFields, planSchema } from "./bigquery-types";
+
+export interface BigQueryCatalogOptions {
+  readonly client: BigQuery;
+  /** Project of destinations that name none. */
+  readonly project: string;
+  /** Location of new datasets and of every request. */
+  readonly location: string;
+}
+
+/** The destination tables of a BigQuery warehouse: finding them, and making them fit the source. */
+export interface BigQueryCatalog {
+  /** The destination's table, or another table of its dataset by `id` (a partition, `table$YYYYMMDD`). */
+  tableOf(destination: Destination, id?: string): Table;
+  /** The table's metadata; undefined when it does not exist. Creates nothing. */
+  readTable(destination: Destination): Promise<TableMetadata | undefined>;
+  /**
+   * Makes the table fit the source: creates it (and its dataset) when missing,
+   * partitioned by DAY on `filterColumn`, adds new source columns, and throws
+   * VerificationError on another partitioning or an incompatible column.
+   * Returns the schema loads send.
+   */
+  prepareTable(
+    destination: Destination,
+    schema: TableSchema,
+    filterColumn: string,
+  ): Promise<readonly BigQueryField[]>;
+}
+
+/** The table catalog of createBigQueryWarehouse (as duckdb-catalog.ts is DuckDB's). BigQuery errors pass through unmapped. */
+export function createBigQueryCatalog(options: BigQueryCatalogOptions): BigQueryCatalog {
+  const { client, project, location } = options;
+
+  function datasetOf(destination: Destination) {
+    return client.dataset(destination.dataset, { projectId: destination.project ?? project, location });
+  }
+
+  function tableOf(destination: Destination, id = destination.table): Table {
+    return datasetOf(destination).table(id, { location });
+  }
+
+  async function readTable(destination: Destination): Promise<TableMetadata | undefined> {
+    try {
+      const [metadata] = await tableOf(destination).getMetadata();
+      return metadata as TableMetadata;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async function createDataset(destination: Destination): Promise<void> {
+    try {
+      await client.createDataset(destination.dataset, {
+        location,
+        projectId: destination.project ?? project,
+      });
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+    }
+  }
+
+  async function createTable(
+    destination: Destination,
+    fields: readonly BigQueryField[],
+    filterColumn: string,
+    datasetChecked = false,
+  ): Promise<void> {
+    try {
+      await datasetOf(destination).createTable(destination.table, {
+        schema: { fields: fields.map((field) => ({ ...field })) },
+        timePartitioning: { type: "DAY", field: filterColumn },
+        description: "Rows archived by table-archiver, one DAY partition per copied day.",
+      });
+    } catch (error) {
+      if (isNotFound(error) && !datasetChecked) {
+        await createDataset(destination);
+        return createTable(destination, fields, filterColumn, true);
+      }
+      if (!isAlreadyExists(error)) throw error;
+    }
+  }
+
+  async function prepareTable(
+    destination: Destination,
+    schema: TableSchema,
+    filterColumn: string,
+  ): Promise<readonly BigQueryField[]> {
+    const wanted = bigQueryFields(schema.name, schema.columns);
+    let current = await readTable(destination);
+    if (!current) {
+      await createTable(destination, wanted, filterColumn);
+      current = await readTable(destination);
+      if (!current)
+        throw new VerificationError(`${formatDestination(destination)} vanished right after it was created`);
+    }
+    checkPartitioning(destination, current, filterColumn);
+    const plan = planSchema((current.schema?.fields ?? []) as BigQueryField[], wanted);
+    if (plan.conflicts.length > 0) {
+      throw new VerificationError(
+        `${formatDestination(destination)} cannot take the rows of ${schema.name} without changing values: ${plan.conflicts.join("; ")}. Change the BigQuery column by hand or pick a new destination table.`,
+      );
+    }
+    if (plan.added.length > 0) {
+      await tableOf(destination).setMetadata({
+        schema: { fields: plan.fields.map((field) => ({ ...field })) },
+      });
+    }
+    return plan.fields;
+  }
+
+  return { tableOf, readTable, prepareTable };
+}
+
+function checkPartitioning(destination: Destination, metadata: TableMetadata, filterColumn: string): void {
+  const partitioning = metadata.timePartitioning;
+  if (partitioning?.type !== "DAY" || partitioning.field?.toLowerCase() !== filterColumn.toLowerCase()) {
+    const found = partitioning ? `${partitioning.type} on ${partitioning.field ?? "ingestion time"}` : "none";
+    throw new VerificationError(
+      `${formatDestination(destination)} must be partitioned by DAY on ${filterColumn} (found: ${found}); days are replaced partition by partition`,
+    );
+  }
+}
