@@ -5,7 +5,6 @@ import type { CalendarDay } from "../../domain/days/calendar-day";
 import { type DayFigures, emptyDayFigures } from "../../domain/types/day-figures";
 import type { Destination } from "../../domain/types/destination";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
-import { ArchiverError, TransientError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
 import { dayFiguresOn, dayKeysOn } from "./day-figures";
 import {
@@ -17,6 +16,7 @@ import {
   tableColumns,
   type WarehouseColumn,
 } from "./duckdb-catalog";
+import { createConnectionPool } from "./duckdb-connection-pool";
 import {
   appendDayRecord,
   dayRecordTable,
@@ -25,6 +25,7 @@ import {
   readRecordedCopies,
   readRecordedTables,
 } from "./duckdb-day-records";
+import { withDuckDbErrors } from "./duckdb-errors";
 import { readDuckDbDay } from "./duckdb-read-day";
 import { replaceDayInTransaction } from "./replace-day";
 import { type DuckDbSettings, openSharedDatabase } from "./shared-database";
@@ -47,18 +48,15 @@ export interface DuckDbWarehouse extends Warehouse {
   ): Promise<Row[]>;
 }
 
-/** Idle connections kept for reuse; more than the worker runs at once gains nothing. */
-const IDLE_CONNECTIONS = 8;
-
 /** DDL on different tables may still touch the same schema entry, so all of it runs one at a time. */
 const DDL_KEY = "\u0000ddl";
 
 /**
  * Opens (or creates) a DuckDB warehouse. Warehouses naming the same file share
  * one DuckDBInstance (see shared-database.ts); each operation runs on a
- * connection of its own, taken from a few idle ones that operations which
- * succeeded gave back (a failed one's connection is closed, so no half-ended
- * transaction is ever reused). Replaces of one day run one at a time: two
+ * connection of its own from the warehouse's connection pool (see
+ * duckdb-connection-pool.ts: a failed operation's connection is closed, so no
+ * half-ended transaction is ever reused). Replaces of one day run one at a time: two
  * transactions replacing the same day would otherwise both commit, since
  * DuckDB sees no conflict between their inserts, and the day would hold two
  * copies; replaces of different days run side by side. Schema changes run one
@@ -68,31 +66,18 @@ const DDL_KEY = "\u0000ddl";
  */
 export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Promise<DuckDbWarehouse> {
   if (!options.path.startsWith(":memory:")) await mkdir(dirname(options.path), { recursive: true });
-  const database = await guard("open", () => openSharedDatabase(options.path, options));
+  const database = await withDuckDbErrors("open", () => openSharedDatabase(options.path, options));
   const { instance, locks } = database;
   const inFlight = new Set<Promise<unknown>>();
   let closed = false;
 
-  const idle: DuckDBConnection[] = [];
-
-  async function withConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
-    const connection = idle.pop() ?? (await instance.connect());
-    let result: T;
-    try {
-      result = await work(connection);
-    } catch (error) {
-      connection.closeSync();
-      throw error;
-    }
-    if (closed || idle.length >= IDLE_CONNECTIONS) connection.closeSync();
-    else idle.push(connection);
-    return result;
-  }
+  const pool = createConnectionPool(instance);
+  const { withConnection } = pool;
 
   /** Runs a public operation: refused once closed, awaited by close(), DuckDB errors mapped. */
   function operation<T>(action: string, work: () => Promise<T>): Promise<T> {
     if (closed) return Promise.reject(new Error(`DuckDB warehouse ${options.path} is closed`));
-    const running = guard(action, work);
+    const running = withDuckDbErrors(action, work);
     inFlight.add(running);
     const forget = () => inFlight.delete(running);
     running.then(forget, forget);
@@ -101,7 +86,7 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
 
   let setup: { catalog: string; json: boolean };
   try {
-    setup = await guard("open", () =>
+    setup = await withDuckDbErrors("open", () =>
       locks.run(DDL_KEY, () =>
         withConnection(async (connection) => {
           const reader = await connection.runAndReadAll(
@@ -117,7 +102,7 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       ),
     );
   } catch (error) {
-    for (const connection of idle.splice(0)) connection.closeSync();
+    pool.close();
     database.release();
     throw error;
   }
@@ -246,7 +231,7 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       if (closed) return;
       closed = true;
       await Promise.allSettled(inFlight);
-      for (const connection of idle.splice(0)) connection.closeSync();
+      pool.close();
       database.release();
     },
   };
@@ -261,22 +246,4 @@ async function dayFigures(
 ): Promise<DayFigures> {
   if ((await tableColumns(connection, destination)).length === 0) return emptyDayFigures(keyColumn);
   return dayFiguresOn(connection, destination, filterColumn, day, keyColumn);
-}
-
-/**
- * Runs a DuckDB operation, turning the failures that may pass on their own
- * (a transaction conflict, the database file locked by another process, memory
- * or disk running out) into TransientError.
- */
-async function guard<T>(action: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof ArchiverError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    if (/conflict|could not set lock|out of memory|no space left/i.test(message)) {
-      throw new TransientError(`DuckDB ${action}: ${message}`, { cause: error });
-    }
-    throw error;
-  }
 }
