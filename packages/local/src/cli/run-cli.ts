@@ -1,19 +1,31 @@
 import { ArchiverError, InvalidInputError } from "@table-archiver/core";
-import { createRuntime, type Runtime } from "@table-archiver/core/runtime";
+import type { Runtime } from "@table-archiver/core/runtime";
 import { Command, CommanderError } from "commander";
 import { loadLocalConfig } from "../config/load-local-config";
-import { unreachableServices } from "../services/check-services";
 import { type CliIo, EXIT, writeLine } from "./cli-io";
 import { createCliLogger } from "./cli-logger";
 import { daysCommand } from "./days-command";
 import { createScreen, type Screen } from "./progress-reporter";
-
-type Action = (runtime: Runtime, screen: Screen) => Promise<number>;
+import type { StatusSources } from "./status-sources";
 
 /**
- * `archiver <command>`: parses argv, builds the runtime from the environment,
- * runs the command and returns its exit code. Errors are caught here, once,
- * and printed as one line.
+ * What a command opens once config is read and the services answer. Each
+ * call opens anew, and whatever a command opened is closed after it ran. The
+ * drivers load when opened, so a command loads only the ones it uses.
+ */
+interface Services {
+  /** Every adapter config selects (createRuntime). */
+  runtime(): Promise<Runtime>;
+  /** Only what plain `status` reads: no MySQL pool, warehouse or BullMQ (openStatusSources). */
+  statusSources(): Promise<StatusSources>;
+}
+
+type Action = (services: Services, screen: Screen) => Promise<number>;
+
+/**
+ * `archiver <command>`: parses argv, opens what the command runs on from the
+ * environment, runs the command and returns its exit code. Errors are caught
+ * here, once, and printed as one line.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   let action: Action | undefined;
@@ -34,16 +46,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         throw new InvalidInputError("source", `unexpected argument "${source}"; use --message, --file or -`);
       }
       // Commands load when run: `status` need not load the entry and task handlers.
-      action = async (runtime, screen) =>
-        (await import("./publish-command")).publishCommand(runtime, options, io, screen);
+      action = async (services, screen) =>
+        (await import("./publish-command")).publishCommand(await services.runtime(), options, io, screen);
     });
   program
     .command("worker")
     .description("work the local queue jobs-migration")
     .option("--drain", "exit when the queue is empty")
     .action((options) => {
-      action = async (runtime, screen) =>
-        (await import("./worker-command")).workerCommand(runtime, options, screen);
+      action = async (services, screen) =>
+        (await import("./worker-command")).workerCommand(await services.runtime(), options, screen);
     });
   program
     .command("status")
@@ -62,8 +74,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         throw new InvalidInputError("dataset", "--dataset goes with --rebuild");
       }
       action = options.rebuild
-        ? async (runtime) => (await import("./rebuild-command")).rebuildCommand(runtime, options, io)
-        : async (runtime) => (await import("./status-command")).statusCommand(runtime, options, io);
+        ? async (services) =>
+            (await import("./rebuild-command")).rebuildCommand(await services.runtime(), options, io)
+        : async (services) =>
+            (await import("./status-command")).statusCommand(await services.statusSources(), options, io);
     });
 
   let daysExit: number | undefined;
@@ -90,10 +104,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 async function runAction(action: Action, io: CliIo): Promise<number> {
-  let runtime: Runtime | undefined;
+  const opened: { close(): Promise<void> }[] = [];
   try {
     // The CLI shares `.env` with `pnpm dev`, and a bad variable of either stops it with one message.
     const config = loadLocalConfig(io.env);
+    // Loaded here, not at start-up: `--help`, `days` and a mistyped command need no driver.
+    const { unreachableServices } = await import("../services/check-services");
     const down = await unreachableServices(config);
     if (down.length > 0) {
       for (const line of down) writeLine(io.stderr, `error: ${line}`);
@@ -106,14 +122,28 @@ async function runAction(action: Action, io: CliIo): Promise<number> {
       text: io.stdout.isTTY === true,
       print: screen.print,
     });
-    runtime = await createRuntime(config, { logger });
-    return await action(runtime, screen);
+    const opening =
+      <T extends { close(): Promise<void> }>(open: () => Promise<T>) =>
+      async (): Promise<T> => {
+        const resource = await open();
+        opened.push(resource);
+        return resource;
+      };
+    const services: Services = {
+      runtime: opening(async () =>
+        (await import("@table-archiver/core/runtime")).createRuntime(config, { logger }),
+      ),
+      statusSources: opening(async () =>
+        (await import("./status-sources")).openStatusSources(config, logger),
+      ),
+    };
+    return await action(services, screen);
   } catch (error) {
     const bad =
       error instanceof ArchiverError && (error.code === "INVALID_INPUT" || error.code === "INVALID_CONFIG");
     writeLine(io.stderr, `error: ${error instanceof Error ? error.message : String(error)}`);
     return bad ? EXIT.badInput : EXIT.failed;
   } finally {
-    await runtime?.close();
+    for (const resource of opened) await resource.close();
   }
 }

@@ -1,5 +1,5 @@
-import type { Runtime } from "@table-archiver/core/runtime";
 import { type CliIo, EXIT, writeLine } from "./cli-io";
+import type { StatusSources } from "./status-sources";
 import { count, number } from "./wording";
 
 export interface TableStatus {
@@ -17,13 +17,13 @@ export interface Status {
 }
 
 /** The queue's task count (0 means finished) and each table's migrated days. */
-export async function readStatus(runtime: Runtime): Promise<Status> {
-  const [tasks, tables] = await Promise.all([runtime.queue.count(), runtime.ledger.tables()]);
+export async function readStatus(sources: StatusSources): Promise<Status> {
+  const [tasks, tables] = await Promise.all([sources.queue.count(), sources.ledger.tables()]);
   const rows = await Promise.all(
     tables.sort().map(async (table): Promise<TableStatus> => {
       const [days, cleaned] = await Promise.all([
-        runtime.ledger.migratedDays(table),
-        runtime.cleanup.state.cleanedDays(table),
+        sources.ledger.migratedDays(table),
+        sources.cleanup.state.cleanedDays(table),
       ]);
       return {
         table,
@@ -34,15 +34,15 @@ export async function readStatus(runtime: Runtime): Promise<Status> {
       };
     }),
   );
-  return { queue: { name: runtime.queue.name, tasks }, tables: rows };
+  return { queue: { name: sources.queue.name, tasks }, tables: rows };
 }
 
 export async function statusCommand(
-  runtime: Runtime,
+  sources: StatusSources,
   options: { json?: boolean },
   io: CliIo,
 ): Promise<number> {
-  const status = await readStatus(runtime);
+  const status = await readStatus(sources);
   if (options.json) {
     writeLine(io.stdout, JSON.stringify(status));
     return EXIT.ok;
