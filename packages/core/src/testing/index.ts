@@ -1,3 +1,4 @@
 export { copyRecordOf } from "./day-record-contract";
+export * from "./fakes";
 export * from "./test-runtime";
 export * from "./test-services";
