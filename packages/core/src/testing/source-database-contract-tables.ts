@@ -1,5 +1,5 @@
-import type { Row, SourceColumn, TableSchema } from "../domain/types/table-schema";
-import { toLogicalType } from "../domain/types/to-logical-type";
+import type { Row, TableSchema } from "../domain/types/table-schema";
+import { sourceColumn as column } from "./fakes/source-column";
 
 /** A source table the SourceDatabase contract reads: its schema and its rows, as written. */
 export interface SourceContractTable {
@@ -11,21 +11,6 @@ export interface SourceContractTable {
    * day (filter column) or read as null (other columns).
    */
   readonly rows: readonly Row[];
-}
-
-function column(name: string, columnType: string, nullable = true): SourceColumn {
-  const dataType = columnType.replace(/[( ].*$/, "");
-  const [precision, scale] = (/\((\d+)(?:,(\d+))?\)/.exec(columnType) ?? []).slice(1).map(Number);
-  const temporal = dataType === "datetime" || dataType === "time";
-  const logicalType = toLogicalType({
-    dataType,
-    columnType,
-    numericPrecision: temporal ? null : (precision ?? null),
-    numericScale: temporal ? null : (scale ?? 0),
-    datetimePrecision: temporal ? (precision ?? 0) : null,
-  });
-  if (!logicalType) throw new Error(`no logical type for ${columnType}`);
-  return { name, dataType, columnType, nullable, logicalType };
 }
 
 const eventColumns = [

@@ -1,0 +1,111 @@
+import { createDuckDbWarehouse, type DuckDbWarehouse } from "../adapters/duckdb/duckdb-warehouse";
+import { createJsonLogger } from "../adapters/logging/json-logger";
+import { type CopyDayDeps, copyDay } from "../domain/copy/copy-day";
+import type { CalendarDay } from "../domain/days/calendar-day";
+import type { StartMigrationDeps } from "../domain/migration/start-migration";
+import type { CopyDayTask } from "../domain/tasks/task-payload";
+import type { Row, TableSchema } from "../domain/types/table-schema";
+import type { CopiedDayRecord } from "../ports/migration-ledger";
+import { createMemoryLedger, type MemoryLedger } from "./fakes/memory-ledger";
+import { createMemorySource, type MemorySource } from "./fakes/memory-source";
+import { createMemoryTaskQueue, type MemoryTaskQueue } from "./fakes/memory-task-queue";
+import { sourceColumn } from "./fakes/source-column";
+import type { LogLine } from "./test-runtime";
+
+/** "Today" for the fast domain tests: every test day is in the past. */
+export const MEMORY_NOW = "2026-06-01T12:00:00Z";
+
+/**
+ * The domain's use cases wired to in-memory fakes (source, ledger, queue) and
+ * an in-memory DuckDB warehouse, with a fixed clock in UTC and every log line
+ * kept: no service needed. One per test; `close()` ends the warehouse.
+ */
+export interface MemoryFixture {
+  readonly source: MemorySource;
+  readonly ledger: MemoryLedger;
+  readonly queue: MemoryTaskQueue;
+  readonly warehouse: DuckDbWarehouse;
+  readonly logs: LogLine[];
+  /** What copyDay runs with; `overrides` replace single deps. */
+  copyDeps(overrides?: Partial<CopyDayDeps>): CopyDayDeps;
+  migrationDeps(overrides?: Partial<StartMigrationDeps>): StartMigrationDeps;
+  /** Copies one day with copyDay, to the destination of the table's name in the default dataset. */
+  copy(table: string, day: CalendarDay): Promise<CopiedDayRecord>;
+  /** Log lines whose message matches. */
+  logged(message: RegExp): LogLine[];
+  close(): Promise<void>;
+}
+
+export async function createMemoryFixture(options: { readonly now?: string } = {}): Promise<MemoryFixture> {
+  const source = createMemorySource();
+  const ledger = createMemoryLedger();
+  const queue = createMemoryTaskQueue();
+  const warehouse = await createDuckDbWarehouse({ path: ":memory:", dataset: "archive" });
+  const logs: LogLine[] = [];
+  const logger = createJsonLogger({ level: "debug", write: (line) => logs.push(JSON.parse(line)) });
+  const now = new Date(options.now ?? MEMORY_NOW);
+  const common = {
+    source,
+    ledger,
+    logger,
+    clock: () => now,
+    timeZone: "UTC",
+    destinations: { defaultDataset: "archive", allowProject: false },
+  };
+  const copyDeps = (overrides: Partial<CopyDayDeps> = {}): CopyDayDeps => ({
+    ...common,
+    warehouse: async () => warehouse,
+    batchRows: 100,
+    ...overrides,
+  });
+  return {
+    source,
+    ledger,
+    queue,
+    warehouse,
+    logs,
+    copyDeps,
+    migrationDeps: (overrides = {}) => ({ ...common, queue, ...overrides }),
+    copy: (table, day) => copyDay(copyDeps(), copyTask(table, day)),
+    logged: (message) => logs.filter((line) => message.test(line.message)),
+    close: () => warehouse.close(),
+  };
+}
+
+/** The copy task of `day`, filtered by created_at, into the table of the same name. */
+export function copyTask(table: string, day: CalendarDay, destination = table): CopyDayTask {
+  return { kind: "copy", table, destination, filterColumn: "created_at", day };
+}
+
+/**
+ * A source table `name`: `id` BIGINT UNSIGNED primary key, `created_at`
+ * DATETIME(6) (indexed unless `indexed` is false), `note` VARCHAR(20),
+ * `shipped` DATE and `changed` TIMESTAMP; without `id` as key when `keyed` is false.
+ */
+export function eventsSchema(
+  name: string,
+  options: { readonly indexed?: boolean; readonly keyed?: boolean } = {},
+): TableSchema {
+  return {
+    name,
+    columns: [
+      sourceColumn("id", "bigint(20) unsigned", false),
+      sourceColumn("created_at", "datetime(6)"),
+      sourceColumn("note", "varchar(20)"),
+      sourceColumn("shipped", "date"),
+      sourceColumn("changed", "timestamp"),
+    ],
+    primaryKey: options.keyed === false ? [] : ["id"],
+    indexLeadingColumns: options.indexed === false ? ["id"] : ["id", "created_at"],
+  };
+}
+
+/** A row of eventsSchema: `at` is `YYYY-MM-DD HH:MM:SS` (microseconds are added) or null. */
+export function event(id: number | string, at: string | null, note: string | null = `row ${id}`): Row {
+  return [String(id), at === null ? null : at.length === 19 ? `${at}.000000` : at, note, null, null];
+}
+
+/** One row at each of `times` (`YYYY-MM-DD HH:MM:SS`), ids 1, 2, ... in that order. */
+export function eventsAt(times: readonly string[], firstId = 1): Row[] {
+  return times.map((time, index) => event(firstId + index, time));
+}
