@@ -4,7 +4,6 @@ import type { Runtime } from "@table-archiver/core/runtime";
 import { handleTask, logTaskFailure, type TaskResult, taskErrorInfo } from "@table-archiver/task-handler";
 import { holdWarehouse } from "./hold-warehouse";
 import { limitCleanup } from "./limit-cleanup";
-import { TasksLeft } from "./tasks-left";
 
 export interface WorkerProgress {
   readonly done: number;
@@ -78,21 +77,11 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
   let retried = 0;
   // Results of tasks that passed, counted once the worker reports them completed.
   const results = new Map<string, TaskResult>();
-  const left = new TasksLeft();
-  const finished = () => progress.done + progress.failed;
-  // Attempts started here, and attempts whose end has been reported (done, failed for good, or failed and to be retried).
-  const attempts = { started: 0, reported: 0 };
   let last: TaskPayload | undefined;
+  // The worker's own figure of the tasks left (see LocalWorker.remaining), as of this report.
   const report = () => {
-    progress.remaining = left.after(finished(), Math.max(0, attempts.started - attempts.reported));
+    progress.remaining = worker.remaining();
     options.onProgress?.({ ...progress, last });
-  };
-  // The local worker reports the queue's count in its progress events (at most every 250 ms);
-  // counting here after every task as well would add Redis round trips for nothing.
-  const recount = async () => {
-    const counted = await runtime.queue.count().catch(() => undefined);
-    if (counted !== undefined) left.counts(counted, finished());
-    report();
   };
   const tally = (result: TaskResult | undefined) => {
     if (result?.kind === "copy") {
@@ -116,13 +105,10 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
     concurrency: runtime.config.workerConcurrency,
     ...(options.backoffMs === undefined ? {} : { backoffMs: options.backoffMs }),
     process: async (task) => {
-      attempts.started += 1;
       results.set(taskKey(task), await handle(task));
       last = task;
     },
     onEvent: (event) => {
-      // A job whose data is not a task fails without `process` having started it.
-      if (event.type === "completed" || (event.type === "failed" && event.task)) attempts.reported += 1;
       if (event.type === "completed") {
         progress.done += 1;
         const key = taskKey(event.task);
@@ -144,8 +130,7 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
           failed.push(failure);
           options.onFailed?.(failure);
         } else retried += 1;
-      } else if (event.type === "progress") left.counts(event.remaining, finished());
-      else return;
+      } else if (event.type !== "progress") return;
       report();
     },
   });
@@ -160,11 +145,9 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
     }),
     /** Resolves once the worker is connected and taking tasks. */
     ready: () => worker.ready(),
+    /** Reports the queue's count, works it until it is empty, and reports that. */
     async drained() {
-      await recount();
       await worker.drained();
-      // The worker has just seen the queue empty (and reported it, unless it already had).
-      left.counts(0, finished());
       report();
     },
     close: () => worker.close(),

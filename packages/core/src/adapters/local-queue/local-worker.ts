@@ -1,10 +1,13 @@
 import type { Job, Worker } from "bullmq";
 import type { RedisOptions } from "ioredis";
 import { parseTaskPayload, type TaskPayload } from "../../domain/tasks/task-payload";
-import { isFinalTaskError, TransientError } from "../../errors";
+import { isFinalTaskError } from "../../errors";
 import { QUEUE_NAME } from "../../ports/task-queue";
 import { asBullmqOptions, bullmqConnection } from "../redis/bullmq-connection";
 import { createLocalTaskQueue, type LocalQueueConnection } from "./bullmq-task-queue";
+import { closeWorker } from "./close-worker";
+import { asError, endedAttempt, interruptedTooOften, startedAttempt, taskOf } from "./job-attempts";
+import { QueueProgress, type UntilClosed } from "./queue-progress";
 
 /** What the local worker reports, for logs and a progress bar. */
 export type LocalWorkerEvent =
@@ -20,7 +23,7 @@ export type LocalWorkerEvent =
       readonly final: boolean;
       readonly error: Error;
     }
-  /** Tasks still waiting, delayed or running after a task finished or failed. */
+  /** A fresh count of the queue (a few times a second while tasks end, and as drained() starts and ends): remaining(). */
   | { readonly type: "progress"; readonly remaining: number }
   /** The worker itself failed (for example lost its Redis connection). */
   | { readonly type: "error"; readonly error: Error };
@@ -40,26 +43,22 @@ export type LocalWorkerOptions = LocalQueueConnection & {
 export interface LocalWorker {
   /** Resolves once the worker is connected and taking tasks, and can count the queue. */
   ready(): Promise<void>;
-  /** Resolves once the queue holds no waiting, delayed or running task and every report is out. */
+  /**
+   * Tasks still waiting, delayed or running: the queue's last count less the
+   * tasks finished here since, never below the tasks started here and not yet
+   * reported (see QueueProgress). Progress events carry the same figure.
+   */
+  remaining(): number;
+  /**
+   * Reports the queue's count at once, then resolves once the queue holds no
+   * waiting, delayed or running task and every report is out (reporting zero).
+   */
   drained(): Promise<void>;
   /** Lets running tasks finish, then stops. */
   close(): Promise<void>;
 }
 
 const MAX_BACKOFF_MS = 10 * 60_000;
-const POLL_MS = 200;
-/**
- * Counting the queue runs a script over five job states: a progress report
- * after every task would cost more Redis work than the task's own bookkeeping,
- * so the count is refreshed at most this often, and once more after the last
- * task (drained() also reports the final zero).
- */
-const PROGRESS_MS = 250;
-/** When the queue stays empty this long, a job whose report never came is not waited for. */
-const REPORT_GRACE_MS = 2_000;
-/** With no task running, a close that takes longer than this is waiting for an unreachable Redis. */
-const CLOSE_GRACE_MS = 3_000;
-
 /**
  * Crash recovery. A running job holds a lock of LOCK_MS in Redis, renewed
  * every LOCK_MS / 2 while its task runs. A worker that dies (kill -9, out of
@@ -104,54 +103,28 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
   };
   const queue = createLocalTaskQueue({ connection, prefix: options.prefix, attempts: 1 });
   const backoffMs = options.backoffMs ?? 5_000;
-  const unreported = new Set<string>();
   let running = 0;
-  const wakers = new Set<() => void>();
-  let countedAt = Number.NEGATIVE_INFINITY;
-  let countTimer: NodeJS.Timeout | undefined;
-  let reportedRemaining: number | undefined;
 
   const emit = (event: LocalWorkerEvent) => options.onEvent?.(event);
-  const emitRemaining = (remaining: number) => {
-    reportedRemaining = remaining;
-    emit({ type: "progress", remaining });
-  };
-  const wake = () => {
-    for (const waker of wakers) waker();
-  };
+  const emitError = (error: unknown) => emit({ type: "error", error: asError(error) });
+  const progress = new QueueProgress(queue, (remaining) => emit({ type: "progress", remaining }), emitError);
 
-  /**
-   * Reports the queue's count, or when the last count is too recent, once
-   * that interval is over: a worker that goes idle still shows the last tasks
-   * leaving the queue.
-   */
-  async function countForProgress(): Promise<void> {
-    const wait = countedAt + PROGRESS_MS - Date.now();
-    if (wait > 0) {
-      countTimer ??= setTimeout(() => {
-        countTimer = undefined;
-        countForProgress().catch((error: unknown) => emit({ type: "error", error: asError(error) }));
-      }, wait).unref();
-      return;
-    }
-    countedAt = Date.now();
-    emitRemaining(await queue.count());
-  }
-
-  async function report(job: Job | undefined, events: LocalWorkerEvent[], settle: TaskPayload | undefined) {
+  async function report(
+    job: Job | undefined,
+    final: boolean,
+    events: LocalWorkerEvent[],
+    settle?: TaskPayload,
+  ) {
     try {
       // The report goes out even when the bookkeeping could not be settled: a
       // failure must never go unseen because Redis hiccuped right after it.
-      if (settle)
-        await queue.settle(settle).catch((error: unknown) => emit({ type: "error", error: asError(error) }));
+      if (settle) await queue.settle(settle).catch(emitError);
+      progress.ended(job?.id, final);
       for (const event of events) emit(event);
-      await countForProgress();
     } catch (error) {
-      emit({ type: "error", error: asError(error) });
-    } finally {
-      if (job?.id) unreported.delete(job.id);
-      wake();
+      emitError(error);
     }
+    await progress.refresh().catch(emitError);
   }
 
   // BullMQ loads here rather than at import, so functions that never run a worker do not pay for it.
@@ -159,7 +132,7 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
     const worker = new Worker(
       QUEUE_NAME,
       async (job: Job) => {
-        if (job.id) unreported.add(job.id);
+        progress.started(job.id);
         const info = { attempt: startedAttempt(job), maxAttempts: job.opts.attempts ?? 1 };
         if (info.attempt > info.maxAttempts) {
           const error = interruptedTooOften(job, info.maxAttempts);
@@ -196,7 +169,7 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
       const events: LocalWorkerEvent[] = task
         ? [{ type: "completed", task, attempt: endedAttempt(job) }]
         : [];
-      void report(job, events, task);
+      void report(job, true, events, task);
     });
 
     worker.on("failed", (job, error) => {
@@ -211,13 +184,13 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
         final,
         error: error instanceof UnrecoverableError && error.cause instanceof Error ? error.cause : error,
       };
-      void report(job, [event], final ? task : undefined);
+      void report(job, final, [event], final ? task : undefined);
     });
 
     worker.on("error", (error) => emit({ type: "error", error }));
     return worker;
   });
-  started.catch((error: unknown) => emit({ type: "error", error: asError(error) }));
+  started.catch(emitError);
 
   // Rejects on close, so a drained() stuck on an unreachable Redis ends with the worker.
   let onClose: (error: Error) => void = () => {};
@@ -225,101 +198,25 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
     onClose = reject;
   });
   closedSignal.catch(() => {});
-  const untilClosed = <T>(promise: Promise<T>) => Promise.race([promise, closedSignal]);
+  const untilClosed: UntilClosed = (promise) => Promise.race([promise, closedSignal]);
 
   return {
     async ready() {
       const worker = await untilClosed(started);
       await untilClosed(worker.waitUntilReady());
-      await untilClosed(queue.count());
+      await untilClosed(progress.count());
     },
+    remaining: () => progress.remaining(),
     async drained() {
       await untilClosed(started);
-      let emptySince: number | undefined;
-      for (;;) {
-        // A task still running here is a live job: no need to ask Redis.
-        const empty = running === 0 && (await untilClosed(queue.count())) === 0;
-        emptySince = empty ? (emptySince ?? Date.now()) : undefined;
-        if (empty && (unreported.size === 0 || Date.now() - (emptySince ?? 0) >= REPORT_GRACE_MS)) {
-          if (reportedRemaining !== 0) emitRemaining(0);
-          return;
-        }
-        await untilClosed(
-          new Promise<void>((resolve) => {
-            const done = () => {
-              clearTimeout(timer);
-              wakers.delete(done);
-              resolve();
-            };
-            const timer = setTimeout(done, POLL_MS);
-            wakers.add(done);
-          }),
-        );
-      }
+      await progress.drained(() => running === 0, untilClosed);
     },
     async close() {
-      clearTimeout(countTimer);
+      progress.close();
       onClose(new Error("the local worker was closed before the queue drained"));
       const worker = await started.catch(() => undefined);
       if (worker) await closeWorker(worker, () => running);
       await queue.close();
     },
   };
-}
-
-/**
- * Waits for BullMQ's graceful close (it lets running tasks finish), except that
- * BullMQ's close never returns while Redis is unreachable: once no task is
- * running and the close still hangs, the connections are dropped instead.
- */
-async function closeWorker(worker: Worker, running: () => number): Promise<void> {
-  const closing = worker.close().then(
-    () => true,
-    () => true,
-  );
-  for (;;) {
-    const timeout = new Promise<false>((resolve) => setTimeout(resolve, CLOSE_GRACE_MS, false).unref());
-    if (await Promise.race([closing, timeout])) return;
-    if (running() === 0) {
-      void worker.disconnect().catch(() => {});
-      return;
-    }
-  }
-}
-
-/**
- * Which attempt of its job this run is, counting runs a crash or a lost lock
- * interrupted: BullMQ counts every start (attemptsStarted, this one included),
- * while attemptsMade counts only the runs that ended.
- */
-function startedAttempt(job: Job): number {
-  return Math.max(job.attemptsStarted ?? 0, job.attemptsMade + 1);
-}
-
-/** Which attempt of its job just ended (completed or failed), interrupted runs counted. */
-function endedAttempt(job: Job): number {
-  return Math.max(job.attemptsStarted ?? 0, job.attemptsMade);
-}
-
-/** The job's attempts are used up, some by runs that never ended; it fails for good. */
-function interruptedTooOften(job: Job, maxAttempts: number): TransientError {
-  const interrupted = startedAttempt(job) - 1 - job.attemptsMade;
-  const times = interrupted === 1 ? "once" : `${interrupted} times`;
-  return new TransientError(
-    `job ${job.id ?? "?"} was interrupted ${times} (its worker stopped or lost the job's lock while running it) ` +
-      `and has used its ${maxAttempts} attempts`,
-  );
-}
-
-/** By code rather than class, so errors from another copy of the core module still count. */
-function taskOf(job: Job): TaskPayload | undefined {
-  try {
-    return parseTaskPayload(job.data);
-  } catch {
-    return undefined;
-  }
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }
