@@ -86,10 +86,8 @@ async function runScenario(url: string, scenario: Scenario): Promise<void> {
     const count = Math.min(perDay, scenario.rows - d * perDay);
     const day = addDays(FIRST_DAY, d);
     const { rowsWritten } = await warehouse.replaceDay(
-      destination,
+      { destination, filterColumn: "created_at", day },
       schema,
-      "created_at",
-      day,
       dayRows(day, d * perDay, count, spent),
     );
     if (rowsWritten !== count) throw new Error(`${day}: wrote ${rowsWritten} rows, expected ${count}`);

@@ -45,7 +45,12 @@ async function main() {
       });
       source.rows += stream.stats().rows;
       const { rowsWritten } = await written.time(() =>
-        warehouse.replaceDay(destination, schema, "created_at", day, fromArray(batches), "id"),
+        warehouse.replaceDay(
+          { destination, filterColumn: "created_at", day },
+          schema,
+          fromArray(batches),
+          "id",
+        ),
       );
       written.rows += rowsWritten;
     }

@@ -80,7 +80,11 @@ try {
     generationMs = 0;
     const began = performance.now();
     const cpuBefore = process.cpuUsage();
-    const { rowsWritten } = await warehouse.replaceDay(destination, schema, "created_at", day, batches());
+    const { rowsWritten } = await warehouse.replaceDay(
+      { destination, filterColumn: "created_at", day },
+      schema,
+      batches(),
+    );
     const totalMs = performance.now() - began;
     const cpu = process.cpuUsage(cpuBefore);
     const cpuMs = (cpu.user + cpu.system) / 1000;

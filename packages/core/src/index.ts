@@ -42,4 +42,5 @@ export { type Destination, formatDestination, parseDestination } from "./domain/
 export { IDENTIFIER, isIdentifier } from "./domain/types/identifier";
 export type { LogicalType } from "./domain/types/logical-type";
 export type { Row, SourceColumn, TableSchema } from "./domain/types/table-schema";
+export type { WarehouseDay } from "./domain/types/warehouse-day";
 export * from "./errors";

@@ -1,7 +1,7 @@
-import type { CalendarDay } from "../domain/days/calendar-day";
 import type { DayFigures } from "../domain/types/day-figures";
 import type { Destination } from "../domain/types/destination";
 import type { Row, TableSchema } from "../domain/types/table-schema";
+import type { WarehouseDay } from "../domain/types/warehouse-day";
 import type { DayRecordStore } from "./day-record";
 
 /**
@@ -13,6 +13,9 @@ import type { DayRecordStore } from "./day-record";
  * their LogicalType without rounding or truncation (docs/type-mapping.md).
  *
  * It also keeps the durable day record beside the data (DayRecordStore).
+ *
+ * Every day operation names its day the same way, first: a WarehouseDay
+ * (destination, filter column, day).
  *
  * Leaves out: rows outside the replaced day, and deleting anything but a day
  * being replaced.
@@ -33,31 +36,19 @@ export interface Warehouse extends DayRecordStore {
    * returns the day's figures for `keyColumn` (else callers ask `dayFigures`).
    */
   replaceDay(
-    destination: Destination,
+    at: WarehouseDay,
     schema: TableSchema,
-    filterColumn: string,
-    day: CalendarDay,
     batches: AsyncIterable<readonly Row[]>,
     keyColumn?: string,
   ): Promise<{ readonly rowsWritten: number; readonly figures?: DayFigures }>;
   /** Counts the day: rows, and key figures for `keyColumn` when given. */
-  dayFigures(
-    destination: Destination,
-    filterColumn: string,
-    day: CalendarDay,
-    keyColumn?: string,
-  ): Promise<DayFigures>;
+  dayFigures(at: WarehouseDay, keyColumn?: string): Promise<DayFigures>;
   /**
    * The keys the day holds now, as canonical decimal text, in no particular order
    * (for a re-copy to prove it keeps every row the warehouse holds). An absent
    * table holds none.
    */
-  dayKeys(
-    destination: Destination,
-    filterColumn: string,
-    day: CalendarDay,
-    keyColumn: string,
-  ): Promise<string[]>;
+  dayKeys(at: WarehouseDay, keyColumn: string): Promise<string[]>;
   /** Whether the table exists; asking creates nothing. */
   hasTable(destination: Destination): Promise<boolean>;
   /** Rows in the whole table (0 when it does not exist). */

@@ -1,5 +1,8 @@
+import type { CalendarDay } from "../domain/days/calendar-day";
+import type { Destination } from "../domain/types/destination";
 import type { LogicalType } from "../domain/types/logical-type";
 import type { Row, TableSchema } from "../domain/types/table-schema";
+import type { WarehouseDay } from "../domain/types/warehouse-day";
 
 /** A two-column source table for tests: the key `id` (of type `idType`) and the filter column `created_at`. */
 export function ordersSchema(
@@ -36,4 +39,9 @@ export const order = (id: string, day: string, time = "12:00:00"): Row => [id, `
 /** `rows` as an async stream of batches (one batch by default). */
 export async function* batchesOf(rows: readonly Row[], size = rows.length): AsyncIterable<readonly Row[]> {
   for (let start = 0; start < rows.length; start += Math.max(size, 1)) yield rows.slice(start, start + size);
+}
+
+/** The day `day` of `destination`, cut by `created_at` (the fixtures' filter column) unless told otherwise. */
+export function dayOf(destination: Destination, day: CalendarDay, filterColumn = "created_at"): WarehouseDay {
+  return { destination, filterColumn, day };
 }

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CalendarDay } from "../domain/days/calendar-day";
 import type { Destination } from "../domain/types/destination";
 import type { Row, TableSchema } from "../domain/types/table-schema";
+import type { WarehouseDay } from "../domain/types/warehouse-day";
 import { TransientError, VerificationError } from "../errors";
 import type { Warehouse } from "../ports/warehouse";
 import { dayRecordContract } from "./day-record-contract";
-import { batchesOf } from "./orders-fixture";
+import { batchesOf, dayOf } from "./orders-fixture";
 import { uniqueName } from "./test-services";
 import {
   allTypesRows,
@@ -24,12 +24,7 @@ export interface WarehouseContractSubject {
    * ordered by the first column. `schema` says which canonical form to print
    * (fraction digits, float32); an adapter may ignore it.
    */
-  readDay(
-    destination: Destination,
-    filterColumn: string,
-    day: CalendarDay,
-    schema: TableSchema,
-  ): Promise<Row[]>;
+  readDay(at: WarehouseDay, schema: TableSchema): Promise<Row[]>;
   /** Removes what the suite created and closes the warehouse. */
   cleanup(): Promise<void>;
 }
@@ -66,7 +61,7 @@ export function describeWarehouseContract(
       await w().ensureTable(destination, schema, "created_at");
       await w().ensureTable(destination, schema, "created_at");
       expect(await w().countRows(destination)).toBe(0);
-      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(keyedRows(DAY, [1, 2])));
+      await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, [1, 2])));
       await w().ensureTable(destination, schema, "created_at");
       expect(await w().countRows(destination)).toBe(2);
     });
@@ -75,33 +70,25 @@ export function describeWarehouseContract(
       const destination = table("evolve");
       const before = keyedSchema();
       await w().ensureTable(destination, before, "created_at");
-      await w().replaceDay(
-        destination,
-        before,
-        "created_at",
-        "2024-05-05",
-        batchesOf(keyedRows("2024-05-05", [1])),
-      );
+      await w().replaceDay(dayOf(destination, "2024-05-05"), before, batchesOf(keyedRows("2024-05-05", [1])));
       const after = keyedSchema({ extraColumn: true });
       await w().ensureTable(destination, after, "created_at");
       const rows = keyedRows(DAY, [2, 3], { extraColumn: true });
-      await w().replaceDay(destination, after, "created_at", DAY, batchesOf(rows));
-      expect(await subject.readDay(destination, "created_at", DAY, after)).toEqual(rows);
-      const old = await subject.readDay(destination, "created_at", "2024-05-05", after);
+      await w().replaceDay(dayOf(destination, DAY), after, batchesOf(rows));
+      expect(await subject.readDay(dayOf(destination, DAY), after)).toEqual(rows);
+      const old = await subject.readDay(dayOf(destination, "2024-05-05"), after);
       expect(old).toEqual(keyedRows("2024-05-05", [1]).map((row) => [...row, null]));
     });
 
     it("refuses an incompatible type change with a VerificationError naming the column", async () => {
       const destination = table("incompatible");
       await w().ensureTable(destination, keyedSchema(), "created_at");
-      await w().replaceDay(destination, keyedSchema(), "created_at", DAY, batchesOf(keyedRows(DAY, [1])));
+      await w().replaceDay(dayOf(destination, DAY), keyedSchema(), batchesOf(keyedRows(DAY, [1])));
       const changed = keyedSchema({ noteKind: "datetime" });
       const attempt = w().ensureTable(destination, changed, "created_at");
       await expect(attempt).rejects.toBeInstanceOf(VerificationError);
       await expect(attempt).rejects.toThrow(/note/);
-      expect(await subject.readDay(destination, "created_at", DAY, keyedSchema())).toEqual(
-        keyedRows(DAY, [1]),
-      );
+      expect(await subject.readDay(dayOf(destination, DAY), keyedSchema())).toEqual(keyedRows(DAY, [1]));
     });
 
     it("round-trips every logical type exactly, extremes and NULLs included", async () => {
@@ -109,9 +96,9 @@ export function describeWarehouseContract(
       const schema = allTypesSchema();
       const rows = allTypesRows(DAY);
       await w().ensureTable(destination, schema, "at");
-      const { rowsWritten } = await w().replaceDay(destination, schema, "at", DAY, batchesOf(rows));
+      const { rowsWritten } = await w().replaceDay(dayOf(destination, DAY, "at"), schema, batchesOf(rows));
       expect(rowsWritten).toBe(rows.length);
-      expect(await subject.readDay(destination, "at", DAY, schema)).toEqual(rows);
+      expect(await subject.readDay(dayOf(destination, DAY, "at"), schema)).toEqual(rows);
     });
 
     it("replacing a day twice leaves exactly one copy, and the second copy wins", async () => {
@@ -119,18 +106,12 @@ export function describeWarehouseContract(
       const schema = keyedSchema();
       await w().ensureTable(destination, schema, "created_at");
       const first = keyedRows(DAY, [1, 2, 3]);
-      expect(
-        (await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(first))).rowsWritten,
-      ).toBe(3);
-      expect(
-        (await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(first))).rowsWritten,
-      ).toBe(3);
-      expect(await subject.readDay(destination, "created_at", DAY, schema)).toEqual(first);
+      expect((await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(first))).rowsWritten).toBe(3);
+      expect((await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(first))).rowsWritten).toBe(3);
+      expect(await subject.readDay(dayOf(destination, DAY), schema)).toEqual(first);
       const second = keyedRows(DAY, [7, 8, 9]);
-      expect(
-        (await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(second))).rowsWritten,
-      ).toBe(3);
-      expect(await subject.readDay(destination, "created_at", DAY, schema)).toEqual(second);
+      expect((await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(second))).rowsWritten).toBe(3);
+      expect(await subject.readDay(dayOf(destination, DAY), schema)).toEqual(second);
       expect(await w().countRows(destination)).toBe(3);
     });
 
@@ -139,25 +120,23 @@ export function describeWarehouseContract(
       const schema = keyedSchema();
       await w().ensureTable(destination, schema, "created_at");
       const previous = keyedRows(DAY, [1, 2]);
-      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(previous));
+      await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(previous));
       const replacement = keyedRows(
         DAY,
         Array.from({ length: 3000 }, (_, i) => 100 + i),
       );
-      const failing = w().replaceDay(destination, schema, "created_at", DAY, failingHalfway(replacement));
+      const failing = w().replaceDay(dayOf(destination, DAY), schema, failingHalfway(replacement));
       await expect(failing).rejects.toThrow("source connection lost");
-      expect(await subject.readDay(destination, "created_at", DAY, schema)).toEqual(previous);
+      expect(await subject.readDay(dayOf(destination, DAY), schema)).toEqual(previous);
 
       const fresh = "2024-05-07";
       const firstTime = w().replaceDay(
-        destination,
+        dayOf(destination, fresh),
         schema,
-        "created_at",
-        fresh,
         failingHalfway(keyedRows(fresh, [5, 6])),
       );
       await expect(firstTime).rejects.toThrow("source connection lost");
-      expect(await subject.readDay(destination, "created_at", fresh, schema)).toEqual([]);
+      expect(await subject.readDay(dayOf(destination, fresh), schema)).toEqual([]);
       expect(await w().countRows(destination)).toBe(2);
     });
 
@@ -166,12 +145,12 @@ export function describeWarehouseContract(
       const schema = keyedSchema();
       await w().ensureTable(destination, schema, "created_at");
       const copied = keyedRows(DAY, [1, 2]);
-      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(copied));
-      const emptied = w().replaceDay(destination, schema, "created_at", DAY, batchesOf([]));
+      await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(copied));
+      const emptied = w().replaceDay(dayOf(destination, DAY), schema, batchesOf([]));
       await expect(emptied).rejects.toBeInstanceOf(VerificationError);
       await expect(emptied).rejects.toThrow(/source has no rows for the day but the warehouse holds 2/);
-      expect(await subject.readDay(destination, "created_at", DAY, schema)).toEqual(copied);
-      const fresh = await w().replaceDay(destination, schema, "created_at", "2024-05-07", batchesOf([]));
+      expect(await subject.readDay(dayOf(destination, DAY), schema)).toEqual(copied);
+      const fresh = await w().replaceDay(dayOf(destination, "2024-05-07"), schema, batchesOf([]));
       expect(fresh.rowsWritten).toBe(0);
     });
 
@@ -189,24 +168,16 @@ export function describeWarehouseContract(
       const schema = keyedSchema();
       await w().ensureTable(destination, schema, "created_at");
       const copied = keyedRows(DAY, [1, 2, 3]);
-      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(copied));
-      const shrunk = w().replaceDay(
-        destination,
-        schema,
-        "created_at",
-        DAY,
-        batchesOf(keyedRows(DAY, [1, 2])),
-      );
+      await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(copied));
+      const shrunk = w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, [1, 2])));
       await expect(shrunk).rejects.toBeInstanceOf(VerificationError);
       await expect(shrunk).rejects.toThrow(
         /source has 2 rows for the day but the warehouse holds 3; refusing to shrink/,
       );
-      expect(await subject.readDay(destination, "created_at", DAY, schema)).toEqual(copied);
+      expect(await subject.readDay(dayOf(destination, DAY), schema)).toEqual(copied);
       const grown = keyedRows(DAY, [1, 2, 3, 4]);
-      expect(
-        (await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(grown))).rowsWritten,
-      ).toBe(4);
-      expect(await subject.readDay(destination, "created_at", DAY, schema)).toEqual(grown);
+      expect((await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(grown))).rowsWritten).toBe(4);
+      expect(await subject.readDay(dayOf(destination, DAY), schema)).toEqual(grown);
     });
 
     it("leaves neighbouring days untouched; both ends of the day belong to it", async () => {
@@ -215,18 +186,14 @@ export function describeWarehouseContract(
       await w().ensureTable(destination, schema, "created_at");
       const dayBefore = keyedRows("2024-05-05", [1, 2], { times: ["00:00:00", "23:59:59.999999"] });
       const dayAfter = keyedRows("2024-05-07", [5, 6], { times: ["00:00:00", "23:59:59.999999"] });
-      await w().replaceDay(destination, schema, "created_at", "2024-05-05", batchesOf(dayBefore));
-      await w().replaceDay(destination, schema, "created_at", "2024-05-07", batchesOf(dayAfter));
+      await w().replaceDay(dayOf(destination, "2024-05-05"), schema, batchesOf(dayBefore));
+      await w().replaceDay(dayOf(destination, "2024-05-07"), schema, batchesOf(dayAfter));
       const edges = keyedRows(DAY, [3, 4], { times: ["00:00:00", "23:59:59.999999"] });
-      expect(
-        (await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(edges))).rowsWritten,
-      ).toBe(2);
-      expect(
-        (await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(edges))).rowsWritten,
-      ).toBe(2);
-      expect(await subject.readDay(destination, "created_at", "2024-05-05", schema)).toEqual(dayBefore);
-      expect(await subject.readDay(destination, "created_at", DAY, schema)).toEqual(edges);
-      expect(await subject.readDay(destination, "created_at", "2024-05-07", schema)).toEqual(dayAfter);
+      expect((await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(edges))).rowsWritten).toBe(2);
+      expect((await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(edges))).rowsWritten).toBe(2);
+      expect(await subject.readDay(dayOf(destination, "2024-05-05"), schema)).toEqual(dayBefore);
+      expect(await subject.readDay(dayOf(destination, DAY), schema)).toEqual(edges);
+      expect(await subject.readDay(dayOf(destination, "2024-05-07"), schema)).toEqual(dayAfter);
       expect(await w().countRows(destination)).toBe(6);
     });
 
@@ -235,20 +202,16 @@ export function describeWarehouseContract(
       const schema = keyedSchema();
       await w().ensureTable(destination, schema, "created_at");
       const ids = ["18446744073709551615", "18446744073709551614", "1", "9007199254740993"];
-      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(keyedRows(DAY, ids)));
-      await w().replaceDay(
-        destination,
-        schema,
-        "created_at",
-        "2024-05-07",
-        batchesOf(keyedRows("2024-05-07", [9])),
-      );
-      expect(await w().dayFigures(destination, "created_at", DAY, "id")).toEqual({
+      await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, ids)));
+      await w().replaceDay(dayOf(destination, "2024-05-07"), schema, batchesOf(keyedRows("2024-05-07", [9])));
+      expect(await w().dayFigures(dayOf(destination, DAY), "id")).toEqual({
         rows: 4,
         key: { column: "id", count: 4, sum: sumOf(ids), min: "1", max: "18446744073709551615" },
       });
-      expect(await w().dayFigures(destination, "created_at", DAY)).toEqual({ rows: 4 });
-      const empty = await w().dayFigures(destination, "created_at", "2024-05-01", "id");
+      expect(await w().dayFigures(dayOf(destination, DAY))).toEqual({
+        rows: 4,
+      });
+      const empty = await w().dayFigures(dayOf(destination, "2024-05-01"), "id");
       expect(empty.rows).toBe(0);
       expect(empty.key).toMatchObject({ column: "id", count: 0, sum: "0" });
       expect(await w().countRows(destination)).toBe(5);
@@ -260,26 +223,22 @@ export function describeWarehouseContract(
       await w().ensureTable(destination, schema, "created_at");
       const edges = { times: ["00:00:00", "23:59:59.999999"] };
       await w().replaceDay(
-        destination,
+        dayOf(destination, "2024-05-05"),
         schema,
-        "created_at",
-        "2024-05-05",
         batchesOf(keyedRows("2024-05-05", [5, 6], edges)),
       );
       await w().replaceDay(
-        destination,
+        dayOf(destination, "2024-05-07"),
         schema,
-        "created_at",
-        "2024-05-07",
         batchesOf(keyedRows("2024-05-07", [7, 8], edges)),
       );
-      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(keyedRows(DAY, [1, 2, 3])));
+      await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, [1, 2, 3])));
       const ids = ["1", "9007199254740993", "18446744073709551614", "18446744073709551615"];
       const times = ["00:00:00", "12:00:00", "12:00:01", "23:59:59.999999"];
-      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(keyedRows(DAY, ids, { times })));
-      expect(byValue(await w().dayKeys(destination, "created_at", DAY, "id"))).toEqual(ids);
-      expect(byValue(await w().dayKeys(destination, "created_at", "2024-05-05", "id"))).toEqual(["5", "6"]);
-      expect(byValue(await w().dayKeys(destination, "created_at", "2024-05-07", "id"))).toEqual(["7", "8"]);
+      await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, ids, { times })));
+      expect(byValue(await w().dayKeys(dayOf(destination, DAY), "id"))).toEqual(ids);
+      expect(byValue(await w().dayKeys(dayOf(destination, "2024-05-05"), "id"))).toEqual(["5", "6"]);
+      expect(byValue(await w().dayKeys(dayOf(destination, "2024-05-07"), "id"))).toEqual(["7", "8"]);
     });
 
     it("lists signed keys exactly, negative ones included", async () => {
@@ -287,21 +246,21 @@ export function describeWarehouseContract(
       const schema = signedKeySchema();
       await w().ensureTable(destination, schema, "created_at");
       const ids = ["-9223372036854775808", "-1", "0", "9223372036854775807"];
-      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(keyedRows(DAY, ids)));
-      expect(byValue(await w().dayKeys(destination, "created_at", DAY, "id"))).toEqual(ids);
+      await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, ids)));
+      expect(byValue(await w().dayKeys(dayOf(destination, DAY), "id"))).toEqual(ids);
     });
 
     it("lists no keys for a day without rows, nor for a table or dataset that does not exist", async () => {
       const destination = table("no_keys");
       const schema = keyedSchema();
       await w().ensureTable(destination, schema, "created_at");
-      expect(await w().dayKeys(destination, "created_at", DAY, "id")).toEqual([]);
-      await w().replaceDay(destination, schema, "created_at", DAY, batchesOf(keyedRows(DAY, [1])));
-      expect(await w().dayKeys(destination, "created_at", "2024-05-07", "id")).toEqual([]);
+      expect(await w().dayKeys(dayOf(destination, DAY), "id")).toEqual([]);
+      await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, [1])));
+      expect(await w().dayKeys(dayOf(destination, "2024-05-07"), "id")).toEqual([]);
       const absent = table("absent");
-      expect(await w().dayKeys(absent, "created_at", DAY, "id")).toEqual([]);
+      expect(await w().dayKeys(dayOf(absent, DAY), "id")).toEqual([]);
       const nowhere = { dataset: uniqueName("contract_absent"), table: uniqueName("orders") };
-      expect(await w().dayKeys(nowhere, "created_at", DAY, "id")).toEqual([]);
+      expect(await w().dayKeys(dayOf(nowhere, DAY), "id")).toEqual([]);
       expect(await w().countRows(absent)).toBe(0);
       expect(await w().countRows(nowhere)).toBe(0);
     });
@@ -321,18 +280,18 @@ export function describeWarehouseContract(
       );
       const other = keyedRows("2024-05-07", [42]);
       const results = await Promise.allSettled([
-        w().replaceDay(destination, schema, "created_at", DAY, batchesOf(a, 500)),
-        w().replaceDay(destination, schema, "created_at", DAY, batchesOf(b)),
-        w().replaceDay(destination, schema, "created_at", "2024-05-07", batchesOf(other)),
+        w().replaceDay(dayOf(destination, DAY), schema, batchesOf(a, 500)),
+        w().replaceDay(dayOf(destination, DAY), schema, batchesOf(b)),
+        w().replaceDay(dayOf(destination, "2024-05-07"), schema, batchesOf(other)),
       ]);
       for (const result of results) {
         if (result.status === "rejected") expect(result.reason).toBeInstanceOf(TransientError);
       }
-      const day = await subject.readDay(destination, "created_at", DAY, schema);
+      const day = await subject.readDay(dayOf(destination, DAY), schema);
       expect([a, b, []]).toContainEqual(day);
       const succeeded = results.filter((result) => result.status === "fulfilled").length;
       if (succeeded === results.length) {
-        expect(await subject.readDay(destination, "created_at", "2024-05-07", schema)).toEqual(other);
+        expect(await subject.readDay(dayOf(destination, "2024-05-07"), schema)).toEqual(other);
       }
     });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Destination } from "../../domain/types/destination";
 import { ConfigError, TransientError, VerificationError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
-import { batchesOf, order, ordersSchema } from "../../testing/orders-fixture";
+import { batchesOf, dayOf, order, ordersSchema } from "../../testing/orders-fixture";
 import type { BigQueryStandIn } from "./testing/rest-stand-in";
 import { openStandInWarehouse } from "./testing/stand-in-client";
 
@@ -40,15 +40,13 @@ describe("BigQuery warehouse adapter errors, played back by the local REST stand
       { reason: "invalid", message: "Could not convert value to NUMERIC. Field: id; Value: x" },
     ]);
     const failure = warehouse.replaceDay(
-      target,
+      dayOf(target, "2024-08-01"),
       ordersSchema(),
-      "created_at",
-      "2024-08-01",
       batchesOf([order("1", "2024-08-01")]),
     );
     await expect(failure).rejects.toBeInstanceOf(VerificationError);
     await expect(failure).rejects.toThrow(/Could not convert value to NUMERIC\. Field: id/);
-    expect(await warehouse.dayFigures(target, "created_at", "2024-08-01")).toEqual({ rows: 0 });
+    expect(await warehouse.dayFigures(dayOf(target, "2024-08-01"))).toEqual({ rows: 0 });
   });
 
   it.each([
@@ -60,10 +58,8 @@ describe("BigQuery warehouse adapter errors, played back by the local REST stand
     await warehouse.ensureTable(target, ordersSchema(), "created_at");
     standIn.failNext("POST", /^\/upload\//, status, [{ reason, message: `${reason} from the stand-in` }]);
     const failure = warehouse.replaceDay(
-      target,
+      dayOf(target, "2024-09-01"),
       ordersSchema(),
-      "created_at",
-      "2024-09-01",
       batchesOf([order("1", "2024-09-01")]),
     );
     await expect(failure).rejects.toBeInstanceOf(type);
@@ -79,10 +75,8 @@ describe("BigQuery warehouse adapter errors, played back by the local REST stand
     ]);
     await expect(
       warehouse.replaceDay(
-        target,
+        dayOf(target, "2024-10-01"),
         ordersSchema(),
-        "created_at",
-        "2024-10-01",
         batchesOf([order("1", "2024-10-01")]),
       ),
     ).rejects.toBeInstanceOf(TransientError);

@@ -16,7 +16,7 @@ describeWarehouseContract("BigQuery adapter against the local REST stand-in", as
   const { standIn, warehouse, close } = await openStandInWarehouse();
   return {
     warehouse,
-    async readDay(destination, _filterColumn, day, schema) {
+    async readDay({ destination, day }, schema) {
       const key = `${destination.project ?? STAND_IN_PROJECT}.${destination.dataset}.${destination.table}`;
       const stored = standIn.tables.get(key)?.partitions.get(partitionId(day)) ?? [];
       return stored.map((row) => decodeNdjsonRow(row.line, schema)).sort(byFirstColumn);

@@ -4,7 +4,7 @@ import type { Destination } from "../../domain/types/destination";
 import type { Row } from "../../domain/types/table-schema";
 import { VerificationError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
-import { batchesOf, order, ordersSchema } from "../../testing/orders-fixture";
+import { batchesOf, dayOf, order, ordersSchema } from "../../testing/orders-fixture";
 import { bigQueryFields } from "./bigquery-types";
 import { everyTypeRows, everyTypeSchema } from "./testdata/every-type";
 import type { BigQueryStandIn } from "./testing/rest-stand-in";
@@ -47,7 +47,7 @@ async function ordersTableWithOrderOn(day: string) {
   const target = destination();
   const schema = ordersSchema();
   await warehouse.ensureTable(target, schema, "created_at");
-  await warehouse.replaceDay(target, schema, "created_at", day, batchesOf([order("1", day)]));
+  await warehouse.replaceDay(dayOf(target, day), schema, batchesOf([order("1", day)]));
   return { target, schema };
 }
 
@@ -93,10 +93,8 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
     await warehouse.ensureTable(target, everyTypeSchema, "created_at");
     const readsAfterEnsure = tableReads(target);
     const result = await warehouse.replaceDay(
-      target,
+      dayOf(target, "2024-01-31"),
       everyTypeSchema,
-      "created_at",
-      "2024-01-31",
       batchesOf(everyTypeRows, 1),
     );
 
@@ -130,7 +128,7 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
     // The adapter waited for DONE: it polled the job after the upload answered RUNNING.
     const jobId = String(upload?.metadata.jobReference?.jobId);
     expect(standIn.requests.some((r) => r.method === "GET" && r.path.endsWith(`/jobs/${jobId}`))).toBe(true);
-    expect(await warehouse.dayFigures(target, "created_at", "2024-01-31", "id")).toEqual({
+    expect(await warehouse.dayFigures(dayOf(target, "2024-01-31"), "id")).toEqual({
       rows: 2,
       key: { column: "id", count: 2, sum: "18446744073709551616", min: "1", max: "18446744073709551615" },
     });
@@ -138,22 +136,14 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
 
   it("replaces only the loaded day, and a second load of it leaves one copy", async () => {
     const { target, schema } = await ordersTableWithOrderOn("2024-03-01");
-    await warehouse.replaceDay(
-      target,
-      schema,
-      "created_at",
-      "2024-03-02",
-      batchesOf([order("2", "2024-03-02")]),
-    );
+    await warehouse.replaceDay(dayOf(target, "2024-03-02"), schema, batchesOf([order("2", "2024-03-02")]));
     const again = [order("1", "2024-03-01"), order("3", "2024-03-01", "23:59:59")];
-    expect(
-      await warehouse.replaceDay(target, schema, "created_at", "2024-03-01", batchesOf(again, 1)),
-    ).toEqual({
+    expect(await warehouse.replaceDay(dayOf(target, "2024-03-01"), schema, batchesOf(again, 1))).toEqual({
       rowsWritten: 2,
     });
 
-    expect(await warehouse.dayFigures(target, "created_at", "2024-03-01")).toEqual({ rows: 2 });
-    expect(await warehouse.dayFigures(target, "created_at", "2024-03-02")).toEqual({ rows: 1 });
+    expect(await warehouse.dayFigures(dayOf(target, "2024-03-01"))).toEqual({ rows: 2 });
+    expect(await warehouse.dayFigures(dayOf(target, "2024-03-02"))).toEqual({ rows: 1 });
     expect(await warehouse.countRows(target)).toBe(3);
     const query = standIn.requests.find((r) => r.path.endsWith("/queries"));
     expect(query?.body).toMatchObject({
@@ -181,9 +171,7 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
       order(String(i + 1), "2024-04-01", `10:00:${String(i % 60).padStart(2, "0")}`),
     );
     await warehouse.ensureTable(target, schema, "created_at");
-    expect(
-      await warehouse.replaceDay(target, schema, "created_at", "2024-04-01", batchesOf(rows, 1_000)),
-    ).toEqual({
+    expect(await warehouse.replaceDay(dayOf(target, "2024-04-01"), schema, batchesOf(rows, 1_000))).toEqual({
       rowsWritten: 30_000,
     });
     expect(standIn.uploads).toHaveLength(1);
@@ -200,13 +188,13 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
       yield [order("8", "2024-05-01")];
       throw new Error("connection lost");
     }
-    await expect(warehouse.replaceDay(target, schema, "created_at", "2024-05-01", failing())).rejects.toThrow(
+    await expect(warehouse.replaceDay(dayOf(target, "2024-05-01"), schema, failing())).rejects.toThrow(
       "connection lost",
     );
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(standIn.uploads.every((u) => !u.complete)).toBe(true);
     expect(standIn.requests.filter((r) => r.path.includes("/jobs/")).length).toBe(jobsBefore);
-    expect(await warehouse.dayFigures(target, "created_at", "2024-05-01", "id")).toMatchObject({
+    expect(await warehouse.dayFigures(dayOf(target, "2024-05-01"), "id")).toMatchObject({
       rows: 1,
       key: { sum: "1" },
     });
@@ -215,13 +203,13 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
   it("refuses to empty a copied day when the source has no rows for it, and uploads nothing", async () => {
     const { target, schema } = await ordersTableWithOrderOn("2024-06-01");
     standIn.uploads.length = 0;
-    const late = warehouse.replaceDay(target, schema, "created_at", "2024-06-01", batchesOf([]));
+    const late = warehouse.replaceDay(dayOf(target, "2024-06-01"), schema, batchesOf([]));
     await expect(late).rejects.toBeInstanceOf(VerificationError);
     await expect(late).rejects.toThrow(/source has no rows for the day but the warehouse holds 1/);
     expect(standIn.uploads).toHaveLength(0);
     expect(standIn.requests.some((r) => r.method === "DELETE")).toBe(false);
-    expect(await warehouse.dayFigures(target, "created_at", "2024-06-01")).toEqual({ rows: 1 });
-    expect(await warehouse.replaceDay(target, schema, "created_at", "2024-06-02", batchesOf([]))).toEqual({
+    expect(await warehouse.dayFigures(dayOf(target, "2024-06-01"))).toEqual({ rows: 1 });
+    expect(await warehouse.replaceDay(dayOf(target, "2024-06-02"), schema, batchesOf([]))).toEqual({
       rowsWritten: 0,
     });
   });
@@ -243,10 +231,8 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
       | undefined;
     expect(patch?.schema.fields.map((f) => f.name)).toEqual(["id", "created_at", "note"]);
     await warehouse.replaceDay(
-      target,
+      dayOf(target, "2024-07-01"),
       wider,
-      "created_at",
-      "2024-07-01",
       batchesOf([["1", "2024-07-01 00:00:00", "hi"]]),
     );
     expect(standIn.uploads[0]?.text).toBe('{"id":"1","created_at":"2024-07-01 00:00:00","note":"hi"}\n');
@@ -260,13 +246,7 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
       /id is INTEGER in BigQuery but the source now needs NUMERIC/,
     );
     await expect(
-      warehouse.replaceDay(
-        target,
-        changed,
-        "created_at",
-        "2024-01-01",
-        batchesOf([order("1", "2024-01-01")]),
-      ),
+      warehouse.replaceDay(dayOf(target, "2024-01-01"), changed, batchesOf([order("1", "2024-01-01")])),
     ).rejects.toBeInstanceOf(VerificationError);
     expect(standIn.uploads).toHaveLength(0);
   });
@@ -282,7 +262,7 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
   it("counts 0 for a table or a day that does not exist", async () => {
     const missing = { dataset: "nowhere", table: "nothing" };
     expect(await warehouse.countRows(missing)).toBe(0);
-    expect(await warehouse.dayFigures(missing, "created_at", "2024-01-01", "id")).toEqual({
+    expect(await warehouse.dayFigures(dayOf(missing, "2024-01-01"), "id")).toEqual({
       rows: 0,
       key: { column: "id", count: 0, sum: "0", min: "", max: "" },
     });
@@ -291,7 +271,7 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
   it("lists a day's keys with one query on the day's partition range, one row per key", async () => {
     const { target } = await ordersTableWithOrderOn("2024-03-01");
     standIn.requests.length = 0;
-    expect(await warehouse.dayKeys(target, "created_at", "2024-03-01", "id")).toEqual(["1"]);
+    expect(await warehouse.dayKeys(dayOf(target, "2024-03-01"), "id")).toEqual(["1"]);
     const queries = standIn.requests.filter((r) => r.path.endsWith("/queries"));
     expect(queries).toHaveLength(1);
     expect(queries[0]?.body).toMatchObject({
@@ -315,7 +295,7 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
 
   it("lists no keys of a table that does not exist, and creates nothing", async () => {
     const missing = { dataset: "nowhere", table: "nothing" };
-    expect(await warehouse.dayKeys(missing, "created_at", "2024-01-01", "id")).toEqual([]);
+    expect(await warehouse.dayKeys(dayOf(missing, "2024-01-01"), "id")).toEqual([]);
     expect(standIn.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       `POST /bigquery/v2/projects/${PROJECT}/queries`,
     ]);
@@ -326,10 +306,8 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
     const target: Destination = { project: "other-proj", dataset: "archive", table: "orders_elsewhere" };
     await warehouse.ensureTable(target, ordersSchema(), "created_at");
     await warehouse.replaceDay(
-      target,
+      dayOf(target, "2024-11-01"),
       ordersSchema(),
-      "created_at",
-      "2024-11-01",
       batchesOf([order("1", "2024-11-01")]),
     );
     expect(standIn.tables.has("other-proj.archive.orders_elsewhere")).toBe(true);

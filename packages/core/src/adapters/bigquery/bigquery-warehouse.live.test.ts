@@ -23,14 +23,12 @@ if (project) {
         datasets.add(destination.dataset);
         return inner.ensureTable(destination, schema, filterColumn);
       },
-      replaceDay(destination, schema, filterColumn, day, batches) {
-        datasets.add(destination.dataset);
-        return inner.replaceDay(destination, schema, filterColumn, day, batches);
+      replaceDay(at, schema, batches) {
+        datasets.add(at.destination.dataset);
+        return inner.replaceDay(at, schema, batches);
       },
-      dayFigures: (destination, filterColumn, day, keyColumn) =>
-        inner.dayFigures(destination, filterColumn, day, keyColumn),
-      dayKeys: (destination, filterColumn, day, keyColumn) =>
-        inner.dayKeys(destination, filterColumn, day, keyColumn),
+      dayFigures: (at, keyColumn) => inner.dayFigures(at, keyColumn),
+      dayKeys: (at, keyColumn) => inner.dayKeys(at, keyColumn),
       recordDay(dataset, entry) {
         datasets.add(dataset.dataset);
         return inner.recordDay(dataset, entry);
@@ -44,8 +42,7 @@ if (project) {
     };
     return {
       warehouse,
-      readDay: (destination, filterColumn, day, schema) =>
-        liveReadDay(client, project, destination, filterColumn, day, schema),
+      readDay: (at, schema) => liveReadDay(client, project, at, schema),
       async cleanup() {
         await Promise.allSettled([...datasets].map((id) => client.dataset(id).delete({ force: true })));
         await warehouse.close();

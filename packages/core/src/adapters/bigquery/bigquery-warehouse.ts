@@ -1,8 +1,8 @@
 import { BigQuery, type Job } from "@google-cloud/bigquery";
-import type { CalendarDay } from "../../domain/days/calendar-day";
 import { emptyDayFigures } from "../../domain/types/day-figures";
 import { type Destination, formatDestination } from "../../domain/types/destination";
 import type { TableSchema } from "../../domain/types/table-schema";
+import { formatWarehouseDay, type WarehouseDay } from "../../domain/types/warehouse-day";
 import { VerificationError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
 import { refuseToShrink } from "../warehouse/shrink-refusal";
@@ -58,9 +58,9 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
   }
 
   /** Rows the day holds now: a replace may not leave it with fewer (see refuseToShrink). */
-  async function heldRows(destination: Destination, filterColumn: string, day: CalendarDay): Promise<number> {
+  async function heldRows(at: WarehouseDay): Promise<number> {
     try {
-      return parseDayFigures((await query(dayFiguresQuery(destination, project, filterColumn, day)))[0]).rows;
+      return parseDayFigures((await query(dayFiguresQuery(at, project)))[0]).rows;
     } catch (error) {
       if (isNotFound(error)) return 0;
       throw error;
@@ -103,18 +103,19 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
       }
     },
 
-    async replaceDay(destination, schema, filterColumn, day, batches) {
-      const context = contextOf(destination, `loading ${formatDestination(destination)} ${day}`);
+    async replaceDay(at, schema, batches) {
+      const { destination, filterColumn, day } = at;
+      const context = contextOf(destination, `loading ${formatWarehouseDay(at)}`);
       const key = preparedKey(destination, schema, filterColumn);
       try {
         const fields = prepared.get(key) ?? (await prepareTable(destination, schema, filterColumn));
         const partition = tableOf(destination, partitionTableId(destination.table, day));
         const metadata = loadJobMetadata({ table: destination.table, fields, filterColumn, day });
-        const held = await heldRows(destination, filterColumn, day);
+        const held = await heldRows(at);
         const job = await streamLoad(
           partition,
           metadata,
-          refuseToShrink(`${formatDestination(destination)} ${day}`, held, batches),
+          refuseToShrink(formatWarehouseDay(at), held, batches),
           createNdjsonEncoder(schema.name, schema.columns),
         );
         if (!job) return { rowsWritten: 0 };
@@ -126,21 +127,18 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
       }
     },
 
-    async dayFigures(destination, filterColumn, day: CalendarDay, keyColumn) {
-      const sql = dayFiguresQuery(destination, project, filterColumn, day, keyColumn);
+    async dayFigures(at, keyColumn) {
+      const sql = dayFiguresQuery(at, project, keyColumn);
       try {
         return parseDayFigures((await query(sql))[0], keyColumn);
       } catch (error) {
         if (isNotFound(error)) return emptyDayFigures(keyColumn);
-        throw mapBigQueryError(
-          error,
-          contextOf(destination, `counting ${formatDestination(destination)} ${day}`),
-        );
+        throw mapBigQueryError(error, contextOf(at.destination, `counting ${formatWarehouseDay(at)}`));
       }
     },
 
-    async dayKeys(destination, filterColumn, day, keyColumn) {
-      const sql = dayKeysQuery(destination, project, filterColumn, day, keyColumn);
+    async dayKeys(at, keyColumn) {
+      const sql = dayKeysQuery(at, project, keyColumn);
       try {
         const rows = await query(sql);
         return rows.flatMap(({ k }) => (k === null || k === undefined ? [] : [String(k)]));
@@ -148,7 +146,7 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
         if (isNotFound(error)) return [];
         throw mapBigQueryError(
           error,
-          contextOf(destination, `listing the keys of ${formatDestination(destination)} ${day}`),
+          contextOf(at.destination, `listing the keys of ${formatWarehouseDay(at)}`),
         );
       }
     },

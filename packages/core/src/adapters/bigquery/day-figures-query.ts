@@ -1,6 +1,7 @@
-import { addDays, type CalendarDay, startOfDay } from "../../domain/days/calendar-day";
+import { addDays, startOfDay } from "../../domain/days/calendar-day";
 import type { DayFigures } from "../../domain/types/day-figures";
 import type { Destination } from "../../domain/types/destination";
+import type { WarehouseDay } from "../../domain/types/warehouse-day";
 
 /** A parameterised standard-SQL query as `BigQuery.query` takes it. */
 export interface FiguresQuery {
@@ -20,13 +21,7 @@ export function tablePath(destination: Destination, defaultProject: string): str
  * BigQuery prunes to the one partition. Every figure comes back as text: sums
  * of 64-bit keys exceed 2^53 and are summed as BIGNUMERIC so they cannot overflow.
  */
-export function dayFiguresQuery(
-  destination: Destination,
-  defaultProject: string,
-  filterColumn: string,
-  day: CalendarDay,
-  keyColumn?: string,
-): FiguresQuery {
+export function dayFiguresQuery(at: WarehouseDay, defaultProject: string, keyColumn?: string): FiguresQuery {
   const key = keyColumn === undefined ? undefined : `\`${keyColumn}\``;
   const columns = ["CAST(COUNT(*) AS STRING) AS row_count"];
   if (key) {
@@ -37,11 +32,7 @@ export function dayFiguresQuery(
       `CAST(MAX(${key}) AS STRING) AS key_max`,
     );
   }
-  return onDay(
-    `SELECT ${columns.join(", ")} FROM ${tablePath(destination, defaultProject)}`,
-    filterColumn,
-    day,
-  );
+  return onDay(`SELECT ${columns.join(", ")} FROM ${tablePath(at.destination, defaultProject)}`, at);
 }
 
 /**
@@ -49,22 +40,15 @@ export function dayFiguresQuery(
  * text: NUMERIC (BIGINT UNSIGNED) and INTEGER keys print as exact decimals.
  * The day is bound as in `dayFiguresQuery`, so BigQuery reads one partition.
  */
-export function dayKeysQuery(
-  destination: Destination,
-  defaultProject: string,
-  filterColumn: string,
-  day: CalendarDay,
-  keyColumn: string,
-): FiguresQuery {
+export function dayKeysQuery(at: WarehouseDay, defaultProject: string, keyColumn: string): FiguresQuery {
   return onDay(
-    `SELECT CAST(\`${keyColumn}\` AS STRING) AS k FROM ${tablePath(destination, defaultProject)}`,
-    filterColumn,
-    day,
+    `SELECT CAST(\`${keyColumn}\` AS STRING) AS k FROM ${tablePath(at.destination, defaultProject)}`,
+    at,
   );
 }
 
 /** `select` restricted to the day: a range on the partitioning column, bound as DATETIME parameters. */
-function onDay(select: string, filterColumn: string, day: CalendarDay): FiguresQuery {
+function onDay(select: string, { filterColumn, day }: WarehouseDay): FiguresQuery {
   return {
     query: `${select} WHERE \`${filterColumn}\` >= @day_start AND \`${filterColumn}\` < @next_day_start`,
     params: { day_start: startOfDay(day), next_day_start: startOfDay(addDays(day, 1)) },

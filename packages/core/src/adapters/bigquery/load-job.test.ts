@@ -49,7 +49,10 @@ describe("loadJobMetadata", () => {
 
 describe("dayFiguresQuery", () => {
   it("counts the day through a range on the partitioning column, bound as DATETIME", () => {
-    const sql = dayFiguresQuery({ dataset: "archive", table: "orders" }, "acme", "created_at", "2024-02-29");
+    const sql = dayFiguresQuery(
+      { destination: { dataset: "archive", table: "orders" }, filterColumn: "created_at", day: "2024-02-29" },
+      "acme",
+    );
     expect(sql.query).toBe(
       "SELECT CAST(COUNT(*) AS STRING) AS row_count FROM `acme.archive.orders` WHERE `created_at` >= @day_start AND `created_at` < @next_day_start",
     );
@@ -59,10 +62,12 @@ describe("dayFiguresQuery", () => {
 
   it("adds key figures, summing as BIGNUMERIC, in the destination's own project", () => {
     const sql = dayFiguresQuery(
-      { project: "other-proj", dataset: "d", table: "t" },
+      {
+        destination: { project: "other-proj", dataset: "d", table: "t" },
+        filterColumn: "ts",
+        day: "2023-12-31",
+      },
       "acme",
-      "ts",
-      "2023-12-31",
       "id",
     );
     expect(sql.query).toContain("FROM `other-proj.d.t`");

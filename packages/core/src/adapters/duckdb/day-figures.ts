@@ -1,7 +1,6 @@
 import { type DuckDBConnection, quotedIdentifier } from "@duckdb/node-api";
-import type { CalendarDay } from "../../domain/days/calendar-day";
 import type { DayFigures } from "../../domain/types/day-figures";
-import { type DuckDbTable, dayPredicate, qualifiedName } from "./duckdb-catalog";
+import { type DuckDbDay, dayPredicate, qualifiedName } from "./duckdb-catalog";
 
 /**
  * The day's rows and, for `keyColumn`, its count/sum/min/max as exact decimal
@@ -11,9 +10,7 @@ import { type DuckDbTable, dayPredicate, qualifiedName } from "./duckdb-catalog"
  */
 export async function dayFiguresOn(
   connection: DuckDBConnection,
-  destination: DuckDbTable,
-  filterColumn: string,
-  day: CalendarDay,
+  { destination, filterColumn, day }: DuckDbDay,
   keyColumn: string | undefined,
 ): Promise<DayFigures> {
   const key = keyColumn ? quotedIdentifier(keyColumn) : "NULL";
@@ -38,9 +35,7 @@ export async function dayFiguresOn(
  */
 export async function dayKeysOn(
   connection: DuckDBConnection,
-  destination: DuckDbTable,
-  filterColumn: string,
-  day: CalendarDay,
+  { destination, filterColumn, day }: DuckDbDay,
   keyColumn: string,
 ): Promise<string[]> {
   const key = quotedIdentifier(keyColumn);

@@ -2,6 +2,7 @@ import { type DuckDBConnection, quotedIdentifier } from "@duckdb/node-api";
 import { addDays, type CalendarDay, isCalendarDay, startOfDay } from "../../domain/days/calendar-day";
 import { type Destination, formatDestination } from "../../domain/types/destination";
 import type { TableSchema } from "../../domain/types/table-schema";
+import type { WarehouseDay } from "../../domain/types/warehouse-day";
 import { InvalidInputError, VerificationError } from "../../errors";
 import { compareColumnTypes, duckDbColumnType } from "./duckdb-types";
 
@@ -18,6 +19,11 @@ export interface WarehouseColumn {
  */
 export interface DuckDbTable extends Destination {
   readonly catalog: string;
+}
+
+/** A day of a destination inside one DuckDB database. */
+export interface DuckDbDay extends WarehouseDay {
+  readonly destination: DuckDbTable;
 }
 
 /** `"catalog"."dataset"`, quoted. */

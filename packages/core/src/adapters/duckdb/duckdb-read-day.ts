@@ -7,11 +7,10 @@ import {
   type DuckDBValue,
   quotedIdentifier,
 } from "@duckdb/node-api";
-import type { CalendarDay } from "../../domain/days/calendar-day";
 import type { LogicalType } from "../../domain/types/logical-type";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
 import { formatDateTimeMicros, formatDays, formatTimeMicros } from "./canonical-values";
-import { type DuckDbTable, dayPredicate, qualifiedName } from "./duckdb-catalog";
+import { type DuckDbDay, dayPredicate, qualifiedName } from "./duckdb-catalog";
 
 const MICROS_PER_DAY = 86_400_000_000n;
 
@@ -22,10 +21,8 @@ const MICROS_PER_DAY = 86_400_000_000n;
  */
 export async function readDuckDbDay(
   connection: DuckDBConnection,
-  destination: DuckDbTable,
+  { destination, filterColumn, day }: DuckDbDay,
   schema: TableSchema,
-  filterColumn: string,
-  day: CalendarDay,
 ): Promise<Row[]> {
   const columns = schema.columns.map((column) => quotedIdentifier(column.name)).join(", ");
   const reader = await connection.runAndReadAll(

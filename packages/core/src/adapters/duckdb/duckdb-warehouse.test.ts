@@ -7,7 +7,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
 import { TransientError, VerificationError } from "../../errors";
-import { batchesOf } from "../../testing/orders-fixture";
+import { batchesOf, dayOf } from "../../testing/orders-fixture";
 import { uniqueName } from "../../testing/test-services";
 import { describeWarehouseContract } from "../../testing/warehouse-contract";
 import {
@@ -25,8 +25,7 @@ describeWarehouseContract("DuckDB", async () => {
   const warehouse = await createDuckDbWarehouse({ path: ":memory:", dataset: "archive" });
   return {
     warehouse,
-    readDay: (destination, filterColumn, day, schema) =>
-      warehouse.readDay(destination, filterColumn, day, schema),
+    readDay: (at, schema) => warehouse.readDay(at, schema),
     cleanup: () => warehouse.close(),
   };
 });
@@ -63,12 +62,12 @@ describe("DuckDB warehouse files", () => {
     const schema = allTypesSchema();
     const first = await createDuckDbWarehouse({ path, dataset: "archive" });
     await first.ensureTable(destination, schema, "at");
-    await first.replaceDay(destination, schema, "at", DAY, batchesOf(allTypesRows(DAY)));
+    await first.replaceDay(dayOf(destination, DAY, "at"), schema, batchesOf(allTypesRows(DAY)));
     await first.close();
 
     const again = await createDuckDbWarehouse({ path, dataset: "archive" });
     expect(await again.countRows(destination)).toBe(4);
-    expect(await again.readDay(destination, "at", DAY, schema)).toEqual(allTypesRows(DAY));
+    expect(await again.readDay(dayOf(destination, DAY, "at"), schema)).toEqual(allTypesRows(DAY));
     await again.close();
   });
 
@@ -114,10 +113,10 @@ describe("DuckDB warehouse files", () => {
       Array.from({ length: 2500 }, (_, i) => i + 1),
     );
     await Promise.all([
-      one.replaceDay(destination, schema, "created_at", DAY, batchesOf(rows, 600)),
-      two.replaceDay(destination, schema, "created_at", DAY, batchesOf(rows, 800)),
+      one.replaceDay(dayOf(destination, DAY), schema, batchesOf(rows, 600)),
+      two.replaceDay(dayOf(destination, DAY), schema, batchesOf(rows, 800)),
     ]);
-    expect(await two.readDay(destination, "created_at", DAY, schema)).toEqual(rows);
+    expect(await two.readDay(dayOf(destination, DAY), schema)).toEqual(rows);
     await one.close();
     await expect(one.countRows(destination)).rejects.toThrow(/is closed/);
     expect(await two.countRows(destination)).toBe(2500);
@@ -138,15 +137,15 @@ describe("DuckDB warehouse files", () => {
     try {
       await warehouse.ensureTable(gone, schema, "created_at");
       await warehouse.ensureTable(kept, schema, "created_at");
-      await warehouse.replaceDay(kept, schema, "created_at", DAY, batchesOf(keyedRows(DAY, [1, 2])));
+      await warehouse.replaceDay(dayOf(kept, DAY), schema, batchesOf(keyedRows(DAY, [1, 2])));
       const connection = await shared.instance.connect();
       await connection.run(`DROP TABLE dropped.archive.gone`);
       connection.closeSync();
 
-      const attempt = warehouse.replaceDay(gone, schema, "created_at", DAY, batchesOf(keyedRows(DAY, [3])));
+      const attempt = warehouse.replaceDay(dayOf(gone, DAY), schema, batchesOf(keyedRows(DAY, [3])));
       await expect(attempt).rejects.toThrow(/gone/);
-      await warehouse.replaceDay(kept, schema, "created_at", DAY, batchesOf(keyedRows(DAY, [4, 5, 6])));
-      expect(await warehouse.readDay(kept, "created_at", DAY, schema)).toEqual(keyedRows(DAY, [4, 5, 6]));
+      await warehouse.replaceDay(dayOf(kept, DAY), schema, batchesOf(keyedRows(DAY, [4, 5, 6])));
+      expect(await warehouse.readDay(dayOf(kept, DAY), schema)).toEqual(keyedRows(DAY, [4, 5, 6]));
       expect(await warehouse.countRows(gone)).toBe(0);
     } finally {
       shared.release();
@@ -160,12 +159,10 @@ describe("DuckDB warehouse files", () => {
     const warehouse = await createDuckDbWarehouse({ path, dataset: "archive" });
     const files = await readdir(folderOf);
     try {
-      expect(
-        await warehouse.dayKeys({ dataset: "archive", table: "absent" }, "created_at", DAY, "id"),
-      ).toEqual([]);
-      expect(
-        await warehouse.dayKeys({ dataset: "elsewhere", table: "absent" }, "created_at", DAY, "id"),
-      ).toEqual([]);
+      expect(await warehouse.dayKeys(dayOf({ dataset: "archive", table: "absent" }, DAY), "id")).toEqual([]);
+      expect(await warehouse.dayKeys(dayOf({ dataset: "elsewhere", table: "absent" }, DAY), "id")).toEqual(
+        [],
+      );
       expect(await readdir(folderOf)).toEqual(files);
     } finally {
       await warehouse.close();
@@ -255,14 +252,12 @@ describe("DuckDB warehouse files", () => {
     };
     const warehouse = await createDuckDbWarehouse({ path, dataset: "archive" });
     await warehouse.ensureTable(destination, narrow, "created_at");
-    await warehouse.replaceDay(destination, narrow, "created_at", DAY, batchesOf(keyedRows(DAY, [1, 2])));
+    await warehouse.replaceDay(dayOf(destination, DAY), narrow, batchesOf(keyedRows(DAY, [1, 2])));
     await warehouse.ensureTable(destination, keyedSchema(), "created_at");
     const wide = keyedRows("2024-05-07", [3]).map((row) => [...row.slice(0, 3), "9999999999.99"]);
-    await warehouse.replaceDay(destination, keyedSchema(), "created_at", "2024-05-07", batchesOf(wide));
-    expect(await warehouse.readDay(destination, "created_at", DAY, keyedSchema())).toEqual(
-      keyedRows(DAY, [1, 2]),
-    );
-    expect(await warehouse.readDay(destination, "created_at", "2024-05-07", keyedSchema())).toEqual(wide);
+    await warehouse.replaceDay(dayOf(destination, "2024-05-07"), keyedSchema(), batchesOf(wide));
+    expect(await warehouse.readDay(dayOf(destination, DAY), keyedSchema())).toEqual(keyedRows(DAY, [1, 2]));
+    expect(await warehouse.readDay(dayOf(destination, "2024-05-07"), keyedSchema())).toEqual(wide);
     await warehouse.close();
     expect((await columnTypes(path, "widen")).amount).toBe("DECIMAL(12,2)");
   });
@@ -292,7 +287,7 @@ describe("DuckDB warehouse specifics", () => {
 
   it("keeps rows written inside the transaction invisible to readers until it commits", async () => {
     const destination = await fresh();
-    await warehouse.replaceDay(destination, schema, "created_at", DAY, batchesOf(keyedRows(DAY, [1, 2])));
+    await warehouse.replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, [1, 2])));
     const seenMidway: number[] = [];
     async function* observed(): AsyncGenerator<readonly Row[]> {
       yield keyedRows(
@@ -302,7 +297,7 @@ describe("DuckDB warehouse specifics", () => {
       seenMidway.push(await warehouse.countRows(destination));
       yield keyedRows(DAY, [9_000_000]);
     }
-    const { rowsWritten } = await warehouse.replaceDay(destination, schema, "created_at", DAY, observed());
+    const { rowsWritten } = await warehouse.replaceDay(dayOf(destination, DAY), schema, observed());
     expect(seenMidway).toEqual([2]);
     expect(rowsWritten).toBe(5001);
     expect(await warehouse.countRows(destination)).toBe(5001);
@@ -311,12 +306,12 @@ describe("DuckDB warehouse specifics", () => {
   it("refuses rows outside the day and keeps the day as it was", async () => {
     const destination = await fresh();
     const before = keyedRows(DAY, [1]);
-    await warehouse.replaceDay(destination, schema, "created_at", DAY, batchesOf(before));
+    await warehouse.replaceDay(dayOf(destination, DAY), schema, batchesOf(before));
     const stray = [...keyedRows(DAY, [2]), ...keyedRows("2024-05-07", [3])];
-    const attempt = warehouse.replaceDay(destination, schema, "created_at", DAY, batchesOf(stray));
+    const attempt = warehouse.replaceDay(dayOf(destination, DAY), schema, batchesOf(stray));
     await expect(attempt).rejects.toBeInstanceOf(VerificationError);
     await expect(attempt).rejects.toThrow("appended 2 rows but the day holds 1");
-    expect(await warehouse.readDay(destination, "created_at", DAY, schema)).toEqual(before);
+    expect(await warehouse.readDay(dayOf(destination, DAY), schema)).toEqual(before);
     expect(await warehouse.countRows(destination)).toBe(1);
   });
 
@@ -330,14 +325,14 @@ describe("DuckDB warehouse specifics", () => {
     "refuses a value %s cannot hold exactly (%s: %s) and keeps the day",
     async (_name, index, value, message) => {
       const destination = await fresh();
-      await warehouse.replaceDay(destination, schema, "created_at", DAY, batchesOf(keyedRows(DAY, [1])));
+      await warehouse.replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, [1])));
       const bad = keyedRows(DAY, [2, 3]).map((row, i) =>
         i === 1 ? row.map((v, c) => (c === index ? value : v)) : row,
       );
-      const attempt = warehouse.replaceDay(destination, schema, "created_at", DAY, batchesOf(bad));
+      const attempt = warehouse.replaceDay(dayOf(destination, DAY), schema, batchesOf(bad));
       await expect(attempt).rejects.toBeInstanceOf(VerificationError);
       await expect(attempt).rejects.toThrow(message);
-      expect(await warehouse.readDay(destination, "created_at", DAY, schema)).toEqual(keyedRows(DAY, [1]));
+      expect(await warehouse.readDay(dayOf(destination, DAY), schema)).toEqual(keyedRows(DAY, [1]));
     },
   );
 
@@ -350,17 +345,13 @@ describe("DuckDB warehouse specifics", () => {
         Array.from({ length: 3000 }, (_, i) => i + 1),
       );
     const results = await Promise.all([
-      ...days.map((day) =>
-        warehouse.replaceDay(destination, schema, "created_at", day, batchesOf(rows(day), 700)),
-      ),
-      ...days.map((day) =>
-        warehouse.replaceDay(destination, schema, "created_at", day, batchesOf(rows(day), 900)),
-      ),
+      ...days.map((day) => warehouse.replaceDay(dayOf(destination, day), schema, batchesOf(rows(day), 700))),
+      ...days.map((day) => warehouse.replaceDay(dayOf(destination, day), schema, batchesOf(rows(day), 900))),
     ]);
     expect(results.map((result) => result.rowsWritten)).toEqual(Array(6).fill(3000));
     expect(await warehouse.countRows(destination)).toBe(9000);
     for (const day of days)
-      expect(await warehouse.readDay(destination, "created_at", day, schema)).toEqual(rows(day));
+      expect(await warehouse.readDay(dayOf(destination, day), schema)).toEqual(rows(day));
   });
 
   it("refuses a filter column the schema does not have, before touching anything", async () => {

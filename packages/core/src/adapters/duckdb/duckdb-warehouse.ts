@@ -1,13 +1,13 @@
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { DuckDBConnection } from "@duckdb/node-api";
-import type { CalendarDay } from "../../domain/days/calendar-day";
-import { type DayFigures, emptyDayFigures } from "../../domain/types/day-figures";
+import { emptyDayFigures } from "../../domain/types/day-figures";
 import type { Destination } from "../../domain/types/destination";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
+import type { WarehouseDay } from "../../domain/types/warehouse-day";
 import type { Warehouse } from "../../ports/warehouse";
 import { dayFiguresOn, dayKeysOn } from "./day-figures";
 import {
+  type DuckDbDay,
   type DuckDbTable,
   ensureTableShape,
   qualifiedName,
@@ -40,12 +40,7 @@ export interface DuckDbWarehouseOptions extends DuckDbSettings {
 /** The DuckDB warehouse, plus a way to read a day back for tests and inspection tools. */
 export interface DuckDbWarehouse extends Warehouse {
   /** The day's rows (the schema's columns) in canonical values, ordered by all columns from the first. */
-  readDay(
-    destination: Destination,
-    filterColumn: string,
-    day: CalendarDay,
-    schema: TableSchema,
-  ): Promise<Row[]>;
+  readDay(at: WarehouseDay, schema: TableSchema): Promise<Row[]>;
 }
 
 /** DDL on different tables may still touch the same schema entry, so all of it runs one at a time. */
@@ -107,11 +102,12 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
     throw error;
   }
   const { catalog, json } = setup;
-  const at = (destination: Destination): DuckDbTable => ({
+  const tableOf = (destination: Destination): DuckDbTable => ({
     catalog,
     dataset: destination.dataset,
     table: destination.table,
   });
+  const dayOf = (at: WarehouseDay): DuckDbDay => ({ ...at, destination: tableOf(at.destination) });
   const tableKey = (destination: Destination) => `${destination.dataset}.${destination.table}`.toLowerCase();
   // Datasets whose record table this warehouse has made sure of.
   const recordTables = new Set<string>();
@@ -127,58 +123,66 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       await operation("ensureTable", () =>
         locks.run(DDL_KEY, () =>
           withConnection(async (connection) => {
-            await ensureTableShape(connection, at(destination), schema, { json });
+            await ensureTableShape(connection, tableOf(destination), schema, { json });
             ensured.set(tableKey(destination), {
               shape,
-              columns: await tableColumns(connection, at(destination)),
+              columns: await tableColumns(connection, tableOf(destination)),
             });
           }),
         ),
       );
     },
 
-    async replaceDay(destination, schema, filterColumn, day, batches, keyColumn) {
-      requireFilterColumn(schema, filterColumn);
-      const columns = ensured.get(tableKey(destination))?.columns;
-      const target = { destination: at(destination), schema, filterColumn, day, columns, keyColumn };
+    async replaceDay(at, schema, batches, keyColumn) {
+      requireFilterColumn(schema, at.filterColumn);
+      const columns = ensured.get(tableKey(at.destination))?.columns;
+      const target = { at: dayOf(at), schema, columns, keyColumn };
       // One replace per day at a time: DuckDB does not see two transactions inserting the same day
       // as a conflict, so this lock is what keeps a duplicate task from leaving two copies. Different
       // days touch disjoint rows and run side by side.
       const figures = await operation("replaceDay", () =>
-        locks.run(`${tableKey(destination)}|${day}`, () =>
+        locks.run(`${tableKey(at.destination)}|${at.day}`, () =>
           withConnection((connection) => replaceDayInTransaction(connection, target, batches)),
         ),
       );
       return { rowsWritten: figures.rows, figures };
     },
 
-    dayFigures(destination, filterColumn, day, keyColumn) {
+    dayFigures(at, keyColumn) {
       return operation("dayFigures", () =>
-        withConnection((connection) => dayFigures(connection, at(destination), filterColumn, day, keyColumn)),
+        withConnection(async (connection) => {
+          const day = dayOf(at);
+          // Only reads: an absent table (or dataset) holds an empty day and is not created.
+          if ((await tableColumns(connection, day.destination)).length === 0)
+            return emptyDayFigures(keyColumn);
+          return dayFiguresOn(connection, day, keyColumn);
+        }),
       );
     },
 
-    dayKeys(destination, filterColumn, day, keyColumn) {
+    dayKeys(at, keyColumn) {
       return operation("dayKeys", () =>
         withConnection(async (connection) => {
-          const table = at(destination);
+          const day = dayOf(at);
           // Only reads: an absent table (or dataset) holds no keys and is not created.
-          if ((await tableColumns(connection, table)).length === 0) return [];
-          return dayKeysOn(connection, table, filterColumn, day, keyColumn);
+          if ((await tableColumns(connection, day.destination)).length === 0) return [];
+          return dayKeysOn(connection, day, keyColumn);
         }),
       );
     },
 
     hasTable(destination) {
       return operation("hasTable", () =>
-        withConnection(async (connection) => (await tableColumns(connection, at(destination))).length > 0),
+        withConnection(
+          async (connection) => (await tableColumns(connection, tableOf(destination))).length > 0,
+        ),
       );
     },
 
     countRows(destination) {
       return operation("countRows", () =>
         withConnection(async (connection) => {
-          const table = at(destination);
+          const table = tableOf(destination);
           if ((await tableColumns(connection, table)).length === 0) return 0;
           const reader = await connection.runAndReadAll(`SELECT COUNT(*) FROM ${qualifiedName(table)}`);
           return Number(reader.getRows()[0]?.[0]);
@@ -221,9 +225,9 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       );
     },
 
-    readDay(destination, filterColumn, day, schema) {
+    readDay(at, schema) {
       return operation("readDay", () =>
-        withConnection((connection) => readDuckDbDay(connection, at(destination), schema, filterColumn, day)),
+        withConnection((connection) => readDuckDbDay(connection, dayOf(at), schema)),
       );
     },
 
@@ -235,15 +239,4 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       database.release();
     },
   };
-}
-
-async function dayFigures(
-  connection: DuckDBConnection,
-  destination: DuckDbTable,
-  filterColumn: string,
-  day: CalendarDay,
-  keyColumn: string | undefined,
-): Promise<DayFigures> {
-  if ((await tableColumns(connection, destination)).length === 0) return emptyDayFigures(keyColumn);
-  return dayFiguresOn(connection, destination, filterColumn, day, keyColumn);
 }

@@ -1,14 +1,14 @@
 import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api";
-import type { CalendarDay } from "../../domain/days/calendar-day";
 import type { DayFigures } from "../../domain/types/day-figures";
 import { formatDestination } from "../../domain/types/destination";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
+import { formatWarehouseDay } from "../../domain/types/warehouse-day";
 import { InvalidInputError, VerificationError } from "../../errors";
 import { shrinkRefusal } from "../warehouse/shrink-refusal";
 import { ChunkWriter } from "./chunk-writer";
 import { dayFiguresOn } from "./day-figures";
 import {
-  type DuckDbTable,
+  type DuckDbDay,
   dayPredicate,
   qualifiedName,
   rollback,
@@ -16,11 +16,10 @@ import {
   type WarehouseColumn,
 } from "./duckdb-catalog";
 
+/** The day to replace, with what the replace needs to know of its table. */
 export interface DayTarget {
-  readonly destination: DuckDbTable;
+  readonly at: DuckDbDay;
   readonly schema: TableSchema;
-  readonly filterColumn: string;
-  readonly day: CalendarDay;
   /** The table's columns when already known (saves a catalog query per day). */
   readonly columns?: readonly WarehouseColumn[];
   /** The key whose figures are counted, in the same transaction, with the rows. */
@@ -41,8 +40,9 @@ export async function replaceDayInTransaction(
   target: DayTarget,
   batches: AsyncIterable<readonly Row[]>,
 ): Promise<DayFigures> {
-  const { destination, filterColumn, day } = target;
-  const label = `${formatDestination(destination)} ${day}`;
+  const { at } = target;
+  const { destination, filterColumn, day } = at;
+  const label = formatWarehouseDay(at);
   const deleteDay = `DELETE FROM ${qualifiedName(destination)} WHERE ${dayPredicate(filterColumn, day)}`;
   // Columns known from ensureTable are as current as a lookup here: schema changes go through it.
   const columns = target.columns ?? (await tableColumns(connection, destination));
@@ -74,7 +74,7 @@ export async function replaceDayInTransaction(
     appender.closeSync();
     appender = undefined;
     if (appended < deleted.rowsChanged) throw shrinkRefusal(label, appended, deleted.rowsChanged);
-    const figures = await dayFiguresOn(connection, destination, filterColumn, day, target.keyColumn);
+    const figures = await dayFiguresOn(connection, at, target.keyColumn);
     const rows = figures.rows;
     if (rows !== appended) {
       throw new VerificationError(

@@ -32,7 +32,10 @@ async function sourceDay(table: string, day: CalendarDay): Promise<unknown[][]> 
 async function warehouseDay(table: string, day: CalendarDay): Promise<unknown[][]> {
   const schema = await fx.source.describeTable(table);
   if (!schema) throw new Error(`no table ${table}`);
-  const rows = await fx.warehouse.readDay({ dataset: "archive", table }, "created_at", day, schema);
+  const rows = await fx.warehouse.readDay(
+    { destination: { dataset: "archive", table }, filterColumn: "created_at", day },
+    schema,
+  );
   return rows.map((row) => [...row]).sort(compareRows);
 }
 
@@ -280,7 +283,7 @@ describe("a kill in the middle of a re-copy, then a retry", () => {
     // A warehouse that dies after two batches (of one row each) went in.
     const dying: Warehouse = {
       ...fx.warehouse,
-      replaceDay(destination, schema, filterColumn, day, batches, keyColumn) {
+      replaceDay(at, schema, batches, keyColumn) {
         async function* twoThenDie() {
           let n = 0;
           for await (const batch of batches) {
@@ -288,7 +291,7 @@ describe("a kill in the middle of a re-copy, then a retry", () => {
             if (++n === 2) throw new Error("killed");
           }
         }
-        return fx.warehouse.replaceDay(destination, schema, filterColumn, day, twoThenDie(), keyColumn);
+        return fx.warehouse.replaceDay(at, schema, twoThenDie(), keyColumn);
       },
     };
     const killed = fx.deps({

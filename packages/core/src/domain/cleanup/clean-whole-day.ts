@@ -42,12 +42,8 @@ export async function cleanWholeDay(deps: CleanupDeps, input: WholeDayInput): Pr
   const { scope } = target;
   const destination = parseDestination(record.destination, { field: "destination", ...deps.destinations });
   const keyColumn = target.by.kind === "key" ? target.by.column : undefined;
-  const warehouse = await (await deps.warehouse()).dayFigures(
-    destination,
-    scope.column,
-    scope.day,
-    keyColumn,
-  );
+  const at = { destination, filterColumn: scope.column, day: scope.day };
+  const warehouse = await (await deps.warehouse()).dayFigures(at, keyColumn);
   if (!sameFigures(warehouse, record.figures)) return { kind: "verify" };
   const chunk = chunkOfRecord(target, record);
   const waitedMs = await input.throttle.beforeChunk(true);

@@ -51,14 +51,18 @@ async function partCleanedDay(options: { readonly copiedBefore?: "durable-record
   const destination = { dataset: "archive", table };
   const schema = await fx.source.describeTable(table);
   if (!schema) throw new Error("no table");
-  const copied = await fx.warehouse.readDay(destination, "created_at", "2024-10-01", schema);
+  const copied = await fx.warehouse.readDay(
+    { destination, filterColumn: "created_at", day: "2024-10-01" },
+    schema,
+  );
   const settings = { chunkRows: 2 };
   await expect(
     cleanDay(fx.deps({ deleter: failAfter(fx.deleter, 2), settings }), cleanTask(table, "2024-10-01")),
   ).rejects.toThrow("killed");
   expect(await fx.idsOn(table, "2024-10-01")).toHaveLength(1);
   await forget(table, "2024-10-01");
-  const warehouseDay = () => fx.warehouse.readDay(destination, "created_at", "2024-10-01", schema);
+  const warehouseDay = () =>
+    fx.warehouse.readDay({ destination, filterColumn: "created_at", day: "2024-10-01" }, schema);
   return { table, copied, settings, warehouseDay };
 }
 

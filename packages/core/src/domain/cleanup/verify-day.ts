@@ -253,5 +253,5 @@ async function warehouseFigures(
     return new Error(`the recorded destination cannot be used: ${(error as Error).message}`);
   }
   const warehouse = await deps.warehouse();
-  return warehouse.dayFigures(destination, filterColumn, day, keyColumn);
+  return warehouse.dayFigures({ destination, filterColumn, day }, keyColumn);
 }

@@ -43,9 +43,7 @@ async function readBack(table: string, day: string): Promise<{ schema: TableSche
   const schema = (await t.runtime.source.describeTable(table)) as TableSchema;
   const warehouse = (await t.runtime.warehouse()) as DuckDbWarehouse;
   const rows = await warehouse.readDay(
-    { dataset: "archive", table: `${table}_archive` },
-    "created_at",
-    day,
+    { destination: { dataset: "archive", table: `${table}_archive` }, filterColumn: "created_at", day },
     schema,
   );
   return { schema, rows };
@@ -185,8 +183,8 @@ describe("copyDay", () => {
       dayFigures: real.dayFigures.bind(real),
       countRows: real.countRows.bind(real),
       close: real.close.bind(real),
-      replaceDay: (destination, schema, column, day, source) =>
-        real.replaceDay(destination, schema, column, day, {
+      replaceDay: (at, schema, source) =>
+        real.replaceDay(at, schema, {
           async *[Symbol.asyncIterator]() {
             for await (const batch of source) {
               if (++batches === 4) throw new Error("process killed");
@@ -215,8 +213,8 @@ describe("copyDay", () => {
       countRows: real.countRows.bind(real),
       close: real.close.bind(real),
       dayFigures: real.dayFigures.bind(real),
-      replaceDay: (destination, schema, column, day, source) =>
-        real.replaceDay(destination, schema, column, day, {
+      replaceDay: (at, schema, source) =>
+        real.replaceDay(at, schema, {
           async *[Symbol.asyncIterator]() {
             for await (const batch of source) yield batch.slice(1);
           },

@@ -11,6 +11,7 @@ import type { CopyDayTask } from "../tasks/task-payload";
 import { describeFigures } from "../types/day-figures";
 import { parseDestination } from "../types/destination";
 import { integerKeyColumn } from "../types/table-schema";
+import type { WarehouseDay } from "../types/warehouse-day";
 import { keepHeldRows } from "./keep-held-rows";
 
 export interface CopyDayDeps {
@@ -79,24 +80,16 @@ async function copyAndRecord(
   await warehouse.ensureTable(destination, schema, task.filterColumn);
   const stream = deps.source.streamDay(schema, task.filterColumn, task.day, deps.batchRows);
   const key = integerKeyColumn(schema)?.name;
+  const at: WarehouseDay = { destination, filterColumn: task.filterColumn, day: task.day };
   const replaced = await warehouse.replaceDay(
-    destination,
+    at,
     schema,
-    task.filterColumn,
-    task.day,
-    options.keepHeldRows
-      ? await keepHeldRows(
-          warehouse,
-          { destination, schema, filterColumn: task.filterColumn, day: task.day },
-          stream.batches,
-        )
-      : stream.batches,
+    options.keepHeldRows ? await keepHeldRows(warehouse, at, schema, stream.batches) : stream.batches,
     key,
   );
   const rowsWritten = replaced.rowsWritten;
   const read = stream.stats();
-  const figures =
-    replaced.figures ?? (await warehouse.dayFigures(destination, task.filterColumn, task.day, key));
+  const figures = replaced.figures ?? (await warehouse.dayFigures(at, key));
   if (
     rowsWritten !== read.rows ||
     figures.rows !== read.rows ||

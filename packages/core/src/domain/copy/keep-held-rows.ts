@@ -1,8 +1,7 @@
 import { VerificationError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
-import type { CalendarDay } from "../days/calendar-day";
-import type { Destination } from "../types/destination";
 import { integerKeyColumn, type Row, type TableSchema } from "../types/table-schema";
+import type { WarehouseDay } from "../types/warehouse-day";
 
 /**
  * Wraps the batches of a re-copy so that the replace fails, before the
@@ -15,19 +14,14 @@ import { integerKeyColumn, type Row, type TableSchema } from "../types/table-sch
  */
 export async function keepHeldRows(
   warehouse: Warehouse,
-  target: {
-    readonly destination: Destination;
-    readonly schema: TableSchema;
-    readonly filterColumn: string;
-    readonly day: CalendarDay;
-  },
+  at: WarehouseDay,
+  schema: TableSchema,
   batches: AsyncIterable<readonly Row[]>,
 ): Promise<AsyncIterable<readonly Row[]>> {
-  const { destination, schema, filterColumn, day } = target;
   const key = integerKeyColumn(schema);
   if (!key) return batches;
-  const held = new Set(await warehouse.dayKeys(destination, filterColumn, day, key.name));
-  return keepKeys(held, schema.columns.indexOf(key), batches, `${schema.name} ${day}`);
+  const held = new Set(await warehouse.dayKeys(at, key.name));
+  return keepKeys(held, schema.columns.indexOf(key), batches, `${schema.name} ${at.day}`);
 }
 
 async function* keepKeys(

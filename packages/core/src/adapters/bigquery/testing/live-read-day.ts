@@ -1,9 +1,8 @@
 import { BigQuery } from "@google-cloud/bigquery";
-import type { CalendarDay } from "../../../domain/days/calendar-day";
 import { addDays, startOfDay } from "../../../domain/days/calendar-day";
-import type { Destination } from "../../../domain/types/destination";
 import type { LogicalType } from "../../../domain/types/logical-type";
 import type { Row, TableSchema } from "../../../domain/types/table-schema";
+import type { WarehouseDay } from "../../../domain/types/warehouse-day";
 import { bigQueryType } from "../bigquery-types";
 import { tablePath } from "../day-figures-query";
 
@@ -15,9 +14,7 @@ import { tablePath } from "../day-figures-query";
 export async function liveReadDay(
   client: BigQuery,
   project: string,
-  destination: Destination,
-  filterColumn: string,
-  day: CalendarDay,
+  { destination, filterColumn, day }: WarehouseDay,
   schema: TableSchema,
 ): Promise<Row[]> {
   const select = schema.columns.map(
