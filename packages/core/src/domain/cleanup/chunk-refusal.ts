@@ -1,6 +1,6 @@
 import { VerificationError } from "../../errors";
 import type { ChunkOutcome } from "../../ports/day-deleter";
-import { describeReference } from "./verify-day";
+import { describeReference } from "./judge-references";
 
 /**
  * The refusal for a chunk outcome that stops its day (`changed`,

@@ -1,14 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { DayFigures } from "../types/day-figures";
-import {
-  canonicalInteger,
-  type DayEvidence,
-  describeChange,
-  judgeDay,
-  judgeReferences,
-  sameFigures,
-} from "./verify-day";
+import { judgeReferences } from "./judge-references";
+import { canonicalInteger, type DayEvidence, describeChange, judgeDay, sameFigures } from "./verify-day";
 
 /** A keyed day as the source counts it: with the content fingerprint of its rows. */
 const keyed = (

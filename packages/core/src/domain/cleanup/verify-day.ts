@@ -1,11 +1,12 @@
 import type { RefusalReason } from "../../errors";
-import type { ReferenceCount, ReferencingKey } from "../../ports/day-deleter";
+import type { ReferencingKey } from "../../ports/day-deleter";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { CalendarDay } from "../days/calendar-day";
 import { type DayFigures, describeFigures } from "../types/day-figures";
 import { type Destination, parseDestination } from "../types/destination";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 import type { CleanupDeps } from "./cleanup-deps";
+import { judgeReferences } from "./judge-references";
 import { chunkByOf } from "./plan-cleanup";
 
 /** What verification decided about one day. */
@@ -134,41 +135,6 @@ export function describeChange(source: DayFigures, recorded: DayFigures): string
   if (diff < 0) return `rows gone: ${rows(-diff)} fewer than copied`;
   if (!sameFigures(source, recorded)) return "rows replaced: as many rows as copied, but other keys";
   return "rows changed: the same rows by count and key, but their content differs";
-}
-
-/**
- * The refusal of a day whose rows other rows still reference: deleting them
- * would make the database delete, or change, rows nobody asked to touch, or
- * fail. Undefined when nothing references the day.
- */
-export function judgeReferences(
-  label: string,
-  counts: readonly ReferenceCount[],
-): Extract<DayVerdict, { kind: "refused" }> | undefined {
-  const found = counts.filter((count) => count.rows > 0);
-  if (found.length === 0) return undefined;
-  return {
-    kind: "refused",
-    category: "foreign-key",
-    reason: `${label}: ${found.map(describeReference).join("; ")}. Archive and clean the referencing table first; the day's rows are kept`,
-  };
-}
-
-/** One referencing key's rows, with what its ON DELETE rule would do. */
-export function describeReference({ key, rows }: ReferenceCount): string {
-  const columns = key.childColumns.join(", ");
-  const effect: Record<string, string> = {
-    CASCADE: "would delete those rows too",
-    "SET NULL": `would set their ${columns} to NULL`,
-    "SET DEFAULT": `would set their ${columns} to the default`,
-  };
-  const table = key.selfReferencing
-    ? `${key.childTable} itself (rows of other days, or rows deleted after the rows they reference)`
-    : key.childTable;
-  return (
-    `${rows} ${rows === 1 ? "row" : "rows"} of ${table} reference these rows through foreign key ${key.constraint} ` +
-    `(${key.childColumns.join(", ")} ON DELETE ${key.onDelete}), which ${effect[key.onDelete] ?? "would refuse the delete"}`
-  );
 }
 
 /** Exact agreement: rows, and key count, sum, min and max when both sides have key figures. */
