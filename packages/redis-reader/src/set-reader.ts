@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { HttpError, TransientError } from "@table-archiver/core";
 
 /**
@@ -68,7 +69,11 @@ export function createSetReader(source: () => SetSource, options: SetReaderOptio
 }
 
 async function readSorted(source: () => SetSource, key: string, state: KeyReads, timeoutMs: number) {
-  const reply = await withDeadline(readMembers(source, key), timeoutMs);
+  // The platform's timer rather than the client's: any SetSource gets the deadline.
+  const expired = once(AbortSignal.timeout(timeoutMs), "abort").then(() => {
+    throw new TransientError(`Redis did not answer within ${timeoutMs} ms`);
+  });
+  const reply = await Promise.race([readMembers(source, key), expired]);
   if (state.last?.reply === reply) return state.last.body;
   const members = JSON.parse(reply) as string[];
   const body = Buffer.from(JSON.stringify(members.sort()));
@@ -89,21 +94,6 @@ async function readMembers(source: () => SetSource, key: string): Promise<string
   }
   if (typeof reply !== "string") throw new TransientError("Redis answered the members script with no text");
   return reply;
-}
-
-async function withDeadline<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new TransientError(`Redis did not answer within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-  });
-  try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function describe(error: unknown): string {
