@@ -1,0 +1,32 @@
+import type { LoadProbe, RedoFill, ReplicaLag } from "../../ports/load-probe";
+
+/** A LoadProbe whose figures a test sets, counting how often replica lag was asked. */
+export interface MemoryLoadProbe extends LoadProbe {
+  lags: ReplicaLag[];
+  threads: number;
+  redo: RedoFill | null;
+  /** Calls of replicaLags so far: one per throttle check. */
+  polls: number;
+}
+
+/** An idle source by default: no replicas, one running thread, no redo figures. */
+export function createMemoryLoadProbe(): MemoryLoadProbe {
+  const probe: MemoryLoadProbe = {
+    lags: [],
+    threads: 1,
+    redo: null,
+    polls: 0,
+    async replicaLags() {
+      probe.polls += 1;
+      return probe.lags;
+    },
+    async threadsRunning() {
+      return probe.threads;
+    },
+    async redoFill() {
+      return probe.redo;
+    },
+    async close() {},
+  };
+  return probe;
+}
