@@ -1,25 +1,15 @@
+import AsyncLock from "async-lock";
+
 /**
  * Runs tasks one at a time per key, in call order; tasks under different keys
  * run concurrently. A failed task releases its key like a successful one.
+ * async-lock keeps a queue per key and forgets the key once it is empty; its
+ * limit of 1,000 waiting tasks per key is lifted, as nothing here may be refused.
  */
 export class KeyedMutex {
-  private readonly tails = new Map<string, Promise<void>>();
+  private readonly lock = new AsyncLock({ maxPending: Number.POSITIVE_INFINITY });
 
-  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    let release = () => {};
-    const current = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const tail = previous.then(() => current);
-    this.tails.set(key, tail);
-    await previous;
-    try {
-      return await task();
-    } finally {
-      release();
-      // Forget the key once nobody queued behind this task, so the map stays small.
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    }
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    return this.lock.acquire(key, task);
   }
 }
