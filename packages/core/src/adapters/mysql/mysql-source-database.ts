@@ -19,7 +19,8 @@ import { introspectTable, tableFingerprint } from "./introspect-table";
 import { isDenseKeyRange } from "./key-range";
 import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
 import { readPlan } from "./read-plan";
-import { type AskOnConnection, streamRows } from "./stream-rows";
+import { streamRows } from "./stream-rows";
+import type { AskOnConnection } from "./stream-snapshot";
 
 /**
  * The SourceDatabase port on a pool made by createMysqlPool, whose options are

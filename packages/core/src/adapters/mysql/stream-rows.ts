@@ -1,28 +1,20 @@
 import { MYSQL_TIMEOUT_DEFAULTS } from "../../config/env-schema";
 import type { Row } from "../../domain/types/table-schema";
 import type { DayStream, DayStreamStats } from "../../ports/source-database";
-import type { MysqlPool, MysqlPoolConnection } from "./create-mysql-pool";
+import type { MysqlPool } from "./create-mysql-pool";
 import { isZeroDate } from "./day-range";
 import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
-
-/** Runs a statement on the streaming connection and answers its rows as arrays. */
-export type AskOnConnection = (query: {
-  readonly sql: string;
-  readonly values: readonly unknown[];
-}) => Promise<unknown[][]>;
+import { type AskOnConnection, beginSnapshot, finishSnapshot, type Statement } from "./stream-snapshot";
+import { connectionLost, idleTimeout, type StreamingConnection } from "./streaming-connection";
 
 /** A query whose rows are read in batches. */
-export interface StreamedQuery {
-  readonly sql: string;
-  readonly values: readonly unknown[];
+export interface StreamedQuery extends Statement {
   /**
    * Picks the statement to stream after asking the server first (a day's key
    * bounds, say). The question and the stream then share one consistent,
    * read-only snapshot, so the answer describes exactly the rows streamed.
    */
-  readonly choose?: (
-    ask: AskOnConnection,
-  ) => Promise<{ readonly sql: string; readonly values: readonly unknown[] }>;
+  readonly choose?: (ask: AskOnConnection) => Promise<Statement>;
   readonly batchRows: number;
   /** Positions whose zero dates become null (see ReadPlan). */
   readonly zeroDateColumns: readonly number[];
@@ -32,32 +24,8 @@ export interface StreamedQuery {
    * rows are read: the server hashes the rows where it holds them, and the
    * reader's thread pays nothing per row.
    */
-  readonly fingerprint?: { readonly sql: string; readonly values: readonly unknown[] };
+  readonly fingerprint?: Statement;
   readonly context: MysqlErrorContext;
-}
-
-/**
- * mysql2's callback-style connection, as far as streaming uses it. Its
- * typings call `PoolConnection.connection` a promise connection, but at run
- * time it is this one.
- */
-interface StreamingConnection {
-  query(options: { sql: string; values: unknown[]; rowsAsArray: true }): QueryEvents;
-  pause(): void;
-  resume(): void;
-  /**
-   * A lost connection (closed socket, network error) is reported here, not on
-   * a query that has no callback: a streamed query never hears of it.
-   */
-  on(event: "error" | "end", listener: (error?: unknown) => void): unknown;
-  removeListener(event: "error" | "end", listener: (error?: unknown) => void): unknown;
-  readonly stream?: { readonly bytesRead?: number; destroy?(): void };
-}
-
-interface QueryEvents {
-  on(event: "result", listener: (row: unknown[]) => void): QueryEvents;
-  on(event: "error", listener: (error: unknown) => void): QueryEvents;
-  on(event: "end", listener: () => void): QueryEvents;
 }
 
 /**
@@ -103,27 +71,12 @@ async function* readBatches(
   });
   const connection = pooled.connection as StreamingConnection;
   const idleMs = pool.timeouts?.streamIdleMs ?? MYSQL_TIMEOUT_DEFAULTS.streamIdleSeconds * 1000;
-  let statement: { readonly sql: string; readonly values: readonly unknown[] } = query;
+  let statement: Statement = query;
   if (snapshot) {
-    try {
-      // Only REPEATABLE READ keeps one snapshot for the whole transaction; a server
-      // configured for READ COMMITTED would give each statement its own.
-      // These and the question (an index descent) answer at once: a connection that stays
-      // silent longer than a stream may is dead, and need not wait out a whole-day statement's limit.
-      await pooled.query({ sql: "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", timeoutMs: idleMs });
-      await pooled.query({ sql: "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY", timeoutMs: idleMs });
-      if (query.choose) {
-        statement = await query.choose(async (asked) => {
-          const [rows] = await pooled.query({ sql: asked.sql, rowsAsArray: true, timeoutMs: idleMs }, [
-            ...asked.values,
-          ]);
-          return rows as unknown[][];
-        });
-      }
-    } catch (error) {
+    statement = await beginSnapshot(pooled, query, idleMs).catch((error: unknown) => {
       pooled.destroy();
       throw mapMysqlError(error, query.context);
-    }
+    });
   }
   const bytesAtStart = connection.stream?.bytesRead ?? 0;
   const bytesSoFar = () => (connection.stream?.bytesRead ?? bytesAtStart) - bytesAtStart;
@@ -196,7 +149,11 @@ async function* readBatches(
         }
         yield batch;
       } else if (ended) {
-        if (snapshot) await finishSnapshot(pooled, query, stats, idleMs);
+        if (snapshot) {
+          stats.fingerprint = await finishSnapshot(pooled, query, stats.rows, idleMs).catch((error) => {
+            throw mapMysqlError(error, query.context);
+          });
+        }
         break;
       } else {
         await untilSignalled();
@@ -256,48 +213,5 @@ async function* readBatches(
     const last = filling;
     filling = [];
     return last;
-  }
-}
-
-/** The connection closed under the stream without an error of its own (the server ended it). */
-function connectionLost(): Error {
-  return Object.assign(new Error("Connection lost: the server closed the connection mid-stream"), {
-    code: "PROTOCOL_CONNECTION_LOST",
-    fatal: true,
-  });
-}
-
-/** A stream that heard nothing for MYSQL_STREAM_IDLE_SECONDS, as mapMysqlError reads it: retryable. */
-function idleTimeout(ms: number): Error {
-  return Object.assign(
-    new Error(
-      `no data from MySQL for ${ms / 1000} s while streaming rows (MYSQL_STREAM_IDLE_SECONDS); the connection was closed`,
-    ),
-    { code: "PROTOCOL_SEQUENCE_TIMEOUT", fatal: true },
-  );
-}
-
-/** Reads the streamed rows' fingerprint in their snapshot (when asked for), then ends the snapshot. */
-async function finishSnapshot(
-  pooled: MysqlPoolConnection,
-  query: StreamedQuery,
-  stats: { rows: number; fingerprint: string },
-  quickMs: number,
-): Promise<void> {
-  try {
-    if (query.fingerprint) {
-      const [answer] = await pooled.query({ sql: query.fingerprint.sql, rowsAsArray: true }, [
-        ...query.fingerprint.values,
-      ]);
-      const [count, fingerprint] = (answer as unknown[][])[0] ?? [];
-      // One snapshot: a different count means the statements did not select the same rows.
-      if (Number(count) !== stats.rows) {
-        throw new Error(`the fingerprint counted ${String(count)} rows where ${stats.rows} were streamed`);
-      }
-      stats.fingerprint = String(fingerprint);
-    }
-    await pooled.query({ sql: "COMMIT", timeoutMs: quickMs });
-  } catch (error) {
-    throw mapMysqlError(error, query.context);
   }
 }
