@@ -1,6 +1,6 @@
 import type { CalendarDay } from "../domain/days/calendar-day";
 import type { DayFigures } from "../domain/types/day-figures";
-import type { ChunkBy, DayChunk } from "./day-deleter";
+import type { ChunkBy, DayChunk, TableDay } from "./day-deleter";
 
 /**
  * How a verified day will be deleted: its planned chunks, in the order they
@@ -53,25 +53,25 @@ export interface DayCleanup {
  * released or its time runs out. Failures to reach the store surface as
  * TransientError.
  *
+ * Every method but `cleanedDays` names its day first, as a TableDay (a
+ * DayScope is one).
+ *
  * Leaves out: any check of the figures; the caller verifies.
  */
 export interface CleanupState {
-  read(table: string, day: CalendarDay): Promise<DayCleanup | undefined>;
+  read(at: TableDay): Promise<DayCleanup | undefined>;
   markVerified(
-    table: string,
-    day: CalendarDay,
+    at: TableDay,
     verified: { readonly figures: DayFigures; readonly plan: CleanupPlan; readonly verifiedAt: string },
   ): Promise<void>;
-  markDeleting(table: string, day: CalendarDay): Promise<void>;
+  markDeleting(at: TableDay): Promise<void>;
   recordProgress(
-    table: string,
-    day: CalendarDay,
+    at: TableDay,
     progress: { readonly chunksDone: number; readonly rowsDeleted: number },
   ): Promise<void>;
   /** Marks the day cleaned; `figures` is given when the day had no `verified` state (already clean). */
   markDone(
-    table: string,
-    day: CalendarDay,
+    at: TableDay,
     done: {
       readonly rowsDeleted: number;
       readonly chunksDone: number;
@@ -82,9 +82,9 @@ export interface CleanupState {
   /** Days of `table` marked done, oldest first. */
   cleanedDays(table: string): Promise<CalendarDay[]>;
   /** Takes the day's lease for `ttlMs` when nobody holds it; false when someone else does. */
-  claim(table: string, day: CalendarDay, holder: string, ttlMs: number): Promise<boolean>;
+  claim(at: TableDay, holder: string, ttlMs: number): Promise<boolean>;
   /** Extends the lease; false when `holder` no longer holds it. */
-  renew(table: string, day: CalendarDay, holder: string, ttlMs: number): Promise<boolean>;
+  renew(at: TableDay, holder: string, ttlMs: number): Promise<boolean>;
   /** Gives the lease up when `holder` still holds it. */
-  release(table: string, day: CalendarDay, holder: string): Promise<void>;
+  release(at: TableDay, holder: string): Promise<void>;
 }

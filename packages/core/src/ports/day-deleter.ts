@@ -1,12 +1,16 @@
 import type { CalendarDay } from "../domain/days/calendar-day";
 import type { TableSchema } from "../domain/types/table-schema";
 
-/** The rows of one day of one table: `column >= 'D 00:00:00' AND column < 'D+1 00:00:00'`. */
-export interface DayScope {
+/** One day of one source table: what cleanup keeps its state and its lease by. */
+export interface TableDay {
   readonly table: string;
+  readonly day: CalendarDay;
+}
+
+/** The rows of one day of one table: `column >= 'D 00:00:00' AND column < 'D+1 00:00:00'`. */
+export interface DayScope extends TableDay {
   /** The DATETIME filter column. */
   readonly column: string;
-  readonly day: CalendarDay;
 }
 
 /** The table's single integer primary key. */

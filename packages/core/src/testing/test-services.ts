@@ -113,18 +113,26 @@ async function deleteKeysMatching(redis: Redis, match: string): Promise<void> {
 
 /**
  * Adds to `tables` the table named by every call of `target`'s methods (their
- * first argument, when it is a string), wrapping them in place: so that a
- * ledger or cleanup state shared by reference reports every table it wrote
- * for, and the test can delete those records (deleteTableRecords).
+ * first argument, when it is a string, or its `table` when it is a day such as
+ * `{ table, day }`), wrapping them in place: so that a ledger or cleanup state
+ * shared by reference reports every table it wrote for, and the test can
+ * delete those records (deleteTableRecords).
  */
 export function collectTables<T extends object>(target: T, tables: Set<string>): T {
   const methods = target as Record<string, unknown>;
   for (const [name, value] of Object.entries(methods)) {
     if (typeof value !== "function") continue;
     methods[name] = (...args: unknown[]) => {
-      if (typeof args[0] === "string") tables.add(args[0]);
+      const table = tableNamedBy(args[0]);
+      if (table !== undefined) tables.add(table);
       return value(...args);
     };
   }
   return target;
+}
+
+function tableNamedBy(argument: unknown): string | undefined {
+  if (typeof argument === "string") return argument;
+  const table = (argument as { table?: unknown } | null | undefined)?.table;
+  return typeof table === "string" ? table : undefined;
 }

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import type { CalendarDay } from "../../domain/days/calendar-day";
 import { TransientError, VerificationError } from "../../errors";
 import type { CleanupState, DayCleanup } from "../../ports/cleanup-state";
+import type { TableDay } from "../../ports/day-deleter";
 import { withRedisErrors } from "./map-redis-error";
 
 /** Key names of the cleanup bookkeeping under `prefix` (default `archiver`). */
@@ -57,55 +58,55 @@ return 0
  */
 export function createRedisCleanupState(redis: Redis, options: { prefix?: string } = {}): CleanupState {
   const prefix = options.prefix ?? "archiver";
-  const keys = (table: string, day?: CalendarDay) => cleanupKeys(prefix, table, day);
+  const keys = (at: TableDay) => cleanupKeys(prefix, at.table, at.day);
 
   return {
-    async read(table, day) {
-      const hash = await withRedisErrors(() => redis.hgetall(keys(table, day).day));
-      return Object.keys(hash).length === 0 ? undefined : parseDay(table, day, hash);
+    async read(at) {
+      const hash = await withRedisErrors(() => redis.hgetall(keys(at).day));
+      return Object.keys(hash).length === 0 ? undefined : parseDay(at, hash);
     },
 
-    async markVerified(table, day, verified) {
+    async markVerified(at, verified) {
       const result = await withRedisErrors(() =>
         redis.eval(
           VERIFIED_SCRIPT,
           1,
-          keys(table, day).day,
+          keys(at).day,
           JSON.stringify(verified.figures),
           JSON.stringify(verified.plan),
           verified.verifiedAt,
         ),
       );
       if (result !== "ok") {
-        throw new TransientError(`${table} ${day} is already ${String(result)}; its plan is kept`);
+        throw new TransientError(`${at.table} ${at.day} is already ${String(result)}; its plan is kept`);
       }
     },
 
-    async markDeleting(table, day) {
-      const result = await withRedisErrors(() => redis.eval(DELETING_SCRIPT, 1, keys(table, day).day));
+    async markDeleting(at) {
+      const result = await withRedisErrors(() => redis.eval(DELETING_SCRIPT, 1, keys(at).day));
       if (result !== "ok") {
-        throw new TransientError(`${table} ${day} cannot start deleting from status ${String(result)}`);
+        throw new TransientError(`${at.table} ${at.day} cannot start deleting from status ${String(result)}`);
       }
     },
 
-    async recordProgress(table, day, progress) {
+    async recordProgress(at, progress) {
       await withRedisErrors(() =>
-        redis.hset(keys(table, day).day, {
+        redis.hset(keys(at).day, {
           chunksDone: progress.chunksDone,
           rowsDeleted: progress.rowsDeleted,
         }),
       );
     },
 
-    async markDone(table, day, done) {
-      const k = keys(table, day);
+    async markDone(at, done) {
+      const k = keys(at);
       await withRedisErrors(() =>
         redis.eval(
           DONE_SCRIPT,
           2,
           k.day,
           k.cleaned,
-          day,
+          at.day,
           done.rowsDeleted,
           done.chunksDone,
           done.doneAt,
@@ -114,24 +115,21 @@ export function createRedisCleanupState(redis: Redis, options: { prefix?: string
       );
     },
 
-    cleanedDays: (table) => withRedisErrors(async () => (await redis.smembers(keys(table).cleaned)).sort()),
+    cleanedDays: (table) =>
+      withRedisErrors(async () => (await redis.smembers(cleanupKeys(prefix, table).cleaned)).sort()),
 
-    async claim(table, day, holder, ttlMs) {
-      const result = await withRedisErrors(() =>
-        redis.set(keys(table, day).lease, holder, "PX", ttlMs, "NX"),
-      );
+    async claim(at, holder, ttlMs) {
+      const result = await withRedisErrors(() => redis.set(keys(at).lease, holder, "PX", ttlMs, "NX"));
       return result === "OK";
     },
 
-    async renew(table, day, holder, ttlMs) {
-      const result = await withRedisErrors(() =>
-        redis.eval(RENEW_SCRIPT, 1, keys(table, day).lease, holder, ttlMs),
-      );
+    async renew(at, holder, ttlMs) {
+      const result = await withRedisErrors(() => redis.eval(RENEW_SCRIPT, 1, keys(at).lease, holder, ttlMs));
       return Number(result) === 1;
     },
 
-    async release(table, day, holder) {
-      await withRedisErrors(() => redis.eval(RELEASE_SCRIPT, 1, keys(table, day).lease, holder));
+    async release(at, holder) {
+      await withRedisErrors(() => redis.eval(RELEASE_SCRIPT, 1, keys(at).lease, holder));
     },
   };
 }
@@ -139,7 +137,7 @@ export function createRedisCleanupState(redis: Redis, options: { prefix?: string
 /** The plan of a day found already clean, which never needed one. */
 const NO_PLAN = { kind: "chunks", by: { kind: "time" }, chunks: [], newestFirst: false } as const;
 
-function parseDay(table: string, day: CalendarDay, hash: Record<string, string>): DayCleanup {
+function parseDay({ table, day }: TableDay, hash: Record<string, string>): DayCleanup {
   const status = hash.status;
   if (status !== "verified" && status !== "deleting" && status !== "done") {
     throw new VerificationError(`cleanup state of ${table} ${day} has an unknown status ${String(status)}`);

@@ -50,7 +50,7 @@ describe("cleanDay refuses a day whose content changed since its copy", () => {
       /source changed since the copy \(rows changed: the same rows by count and key/,
     );
     expect(await rowsOf(table)).toEqual(before);
-    expect(await fx.deps().state.read(table, "2024-07-01")).toBeUndefined();
+    expect(await fx.deps().state.read({ table, day: "2024-07-01" })).toBeUndefined();
     expect(refusedLine(table, "2024-07-01")).toMatchObject({ refusal: "changed" });
 
     const report = await cleanDay(fx.deps(), cleanTask(table, "2024-07-02"));
@@ -273,7 +273,7 @@ describe("a change between verification and a chunk's delete", () => {
       `SELECT qty, note FROM \`${table}\` WHERE id = 50`,
     );
     expect(changed).toEqual({ qty: 1000, note: "edited" });
-    expect(await fx.deps().state.read(table, "2024-07-15")).toMatchObject({
+    expect(await fx.deps().state.read({ table, day: "2024-07-15" })).toMatchObject({
       status: "deleting",
       chunksDone: 2,
       rowsDeleted: 4,

@@ -115,7 +115,7 @@ describe("cleanDay on a table other tables reference", () => {
       );
       expect(await rowsOf(child)).toEqual(children);
       expect(await rowsOf(parent)).toEqual(parents);
-      expect(await fx.deps().state.read(parent, "2024-09-01")).toBeUndefined();
+      expect(await fx.deps().state.read({ table: parent, day: "2024-09-01" })).toBeUndefined();
 
       const report = await cleanDay(fx.deps(), cleanTask(parent, "2024-09-02"));
 

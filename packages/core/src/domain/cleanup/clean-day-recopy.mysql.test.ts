@@ -177,7 +177,7 @@ describe("cleanDay with recopyChangedDays", () => {
     expect(copied).toHaveLength(3);
     expect(await sourceDay(table, "2024-08-06")).toEqual(left);
     expect(await fx.ledger.copiedDay(table, "2024-08-06")).toEqual(record);
-    expect(await fx.deps().state.read(table, "2024-08-06")).toBeUndefined();
+    expect(await fx.deps().state.read({ table, day: "2024-08-06" })).toBeUndefined();
   });
 
   it("a keyless day that lost one of two identical rows is not copied again", async () => {

@@ -31,7 +31,7 @@ describe("cleanDay resuming after a kill", () => {
       "killed",
     );
     expect(await fx.idsOn(table, "2024-04-01")).toHaveLength(4);
-    expect(await fx.deps().state.read(table, "2024-04-01")).toMatchObject({
+    expect(await fx.deps().state.read({ table, day: "2024-04-01" })).toMatchObject({
       status: "deleting",
       chunksDone: 2,
     });
@@ -56,7 +56,7 @@ describe("cleanDay and the lease", () => {
       // The pause outlasts the lease: it expires and a second task claims the day.
       sleep: async () => {
         await fx.redis.del(lease);
-        expect(await fx.deps().state.claim(table, "2024-04-10", "second-task", 60_000)).toBe(true);
+        expect(await fx.deps().state.claim({ table, day: "2024-04-10" }, "second-task", 60_000)).toBe(true);
       },
     });
 
@@ -91,7 +91,10 @@ describe("cleanDay on a table without a primary key", () => {
       "killed",
     );
     // The first chunk committed, but the task died before recording it.
-    expect(await fx.deps().state.read(table, "2024-06-01")).toMatchObject({ rowsDeleted: 0, chunksDone: 0 });
+    expect(await fx.deps().state.read({ table, day: "2024-06-01" })).toMatchObject({
+      rowsDeleted: 0,
+      chunksDone: 0,
+    });
 
     const report = await cleanDay(fx.deps({ settings }), cleanTask(table, "2024-06-01"));
 
@@ -171,7 +174,7 @@ describe("cleanDay on a table without a primary key", () => {
     } finally {
       fx.probe.lags = [];
     }
-    expect(await fx.deps().state.read(table, "2024-06-05")).toMatchObject({
+    expect(await fx.deps().state.read({ table, day: "2024-06-05" })).toMatchObject({
       status: "deleting",
       rowsDeleted: 0,
       chunksDone: 0,
@@ -278,7 +281,7 @@ describe("throttle", () => {
       /lag unknown/,
     );
     fx.probe.lags = [];
-    expect(await fx.deps().state.read(table, "2024-07-04")).toBeUndefined();
+    expect(await fx.deps().state.read({ table, day: "2024-07-04" })).toBeUndefined();
     await fx.query(`UPDATE \`${table}\` SET note = 'refunded' WHERE id = 2`);
 
     await expect(cleanDay(fx.deps({ settings }), cleanTask(table, "2024-07-04"))).rejects.toMatchObject({

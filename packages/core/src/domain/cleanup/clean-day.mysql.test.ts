@@ -58,7 +58,7 @@ describe("cleanDay on real MariaDB, Redis and DuckDB", () => {
     await expect(refused).rejects.toBeInstanceOf(VerificationError);
     await expect(refused).rejects.toThrow(/source 5 rows.*warehouse 4 rows/);
     expect(await fx.idsOn(table, "2024-02-01")).toHaveLength(5);
-    expect(await fx.deps().state.read(table, "2024-02-01")).toBeUndefined();
+    expect(await fx.deps().state.read({ table, day: "2024-02-01" })).toBeUndefined();
 
     await cleanDay(fx.deps(), cleanTask(table, "2024-02-02"));
     expect(await fx.idsOn(table, "2024-02-02")).toEqual([]);
@@ -156,7 +156,7 @@ describe("cleanDay on real MariaDB, Redis and DuckDB", () => {
   it("a second task for a day being cleaned backs off", async () => {
     const table = await fx.keyedTable(["2024-05-04"], 3);
     await fx.copy(table, "2024-05-04");
-    expect(await fx.deps().state.claim(table, "2024-05-04", "other", LEASE_TTL_MS)).toBe(true);
+    expect(await fx.deps().state.claim({ table, day: "2024-05-04" }, "other", LEASE_TTL_MS)).toBe(true);
     await expect(cleanDay(fx.deps(), cleanTask(table, "2024-05-04"))).rejects.toBeInstanceOf(TransientError);
     expect(await fx.idsOn(table, "2024-05-04")).toHaveLength(3);
   });

@@ -71,7 +71,7 @@ export async function cleanDay(deps: CleanupDeps, task: CleanDayTask): Promise<D
   const holder = crypto.randomUUID();
   // The lease, the table's description and the ledger are asked for at once
   // (each a round trip); a task for a table that is gone gives its lease back.
-  const claimed = deps.state.claim(scope.table, scope.day, holder, LEASE_TTL_MS);
+  const claimed = deps.state.claim(scope, holder, LEASE_TTL_MS);
   const ledger = readLedger(deps, scope);
   ledger.catch(() => {
     // Awaited (and its failure reported) only when the day needs verifying.
@@ -81,7 +81,7 @@ export async function cleanDay(deps: CleanupDeps, task: CleanDayTask): Promise<D
     schema = await describeExisting(deps.source, task.table, "table");
     requireDatetimeColumn(schema, task.filterColumn, "filterColumn");
   } catch (error) {
-    if (await claimed.catch(() => false)) await deps.state.release(scope.table, scope.day, holder);
+    if (await claimed.catch(() => false)) await deps.state.release(scope, holder);
     throw error;
   }
   if (!(await claimed)) {
@@ -121,7 +121,7 @@ async function runDay(
 ): Promise<Report> {
   const scope: DayScope = { table: task.table, column: task.filterColumn, day: task.day };
   const [existing, sideEffects] = await Promise.all([
-    deps.state.read(scope.table, scope.day),
+    deps.state.read(scope),
     deps.deleter.sideEffects(scope.table),
   ]);
   const base = {
@@ -183,7 +183,7 @@ async function runDay(
     sideEffects,
     beforeDelete: renew,
   });
-  await deps.state.markDone(scope.table, scope.day, {
+  await deps.state.markDone(scope, {
     rowsDeleted: run.rowsDeleted,
     chunksDone: plan.chunks.length,
     doneAt: deps.clock().toISOString(),
@@ -233,7 +233,7 @@ async function verifyAndPlan(
   }
   const now = deps.clock().toISOString();
   if (verdict.kind === "already-clean") {
-    await deps.state.markDone(scope.table, scope.day, {
+    await deps.state.markDone(scope, {
       rowsDeleted: 0,
       chunksDone: 0,
       doneAt: now,
@@ -243,7 +243,7 @@ async function verifyAndPlan(
   }
   const plan = planOf(target, verdict.figures, await chunks, sideEffects);
   const verified = { figures: verdict.figures, plan, verifiedAt: now };
-  await deps.state.markVerified(scope.table, scope.day, verified);
+  await deps.state.markVerified(scope, verified);
   if (plan.chunks.length > 1 && record) {
     // A day deleted in several transactions is, part way, a day the copy record no longer
     // describes: the durable record keeps the plan, so that losing Redis (and this state with
@@ -257,7 +257,7 @@ async function verifyAndPlan(
       cleanup: { ...verified, copiedAt: record.copiedAt },
     });
   }
-  await deps.state.markDeleting(scope.table, scope.day);
+  await deps.state.markDeleting(scope);
   return { ...verified, status: "deleting", chunksDone: 0, rowsDeleted: 0 };
 }
 
@@ -277,8 +277,8 @@ async function resumeStartedCleanup(
     verifiedAt: started.verifiedAt,
   });
   const verified = { figures: started.figures, plan: started.plan, verifiedAt: started.verifiedAt };
-  await deps.state.markVerified(scope.table, scope.day, verified);
-  await deps.state.markDeleting(scope.table, scope.day);
+  await deps.state.markVerified(scope, verified);
+  await deps.state.markDeleting(scope);
   return { ...verified, status: "deleting", chunksDone: 0, rowsDeleted: 0 };
 }
 

@@ -61,7 +61,7 @@ export async function cleanWholeDay(deps: CleanupDeps, input: WholeDayInput): Pr
   if (refusal) throw refusal;
   const doneAt = deps.clock().toISOString();
   if (outcome.kind !== "deleted") {
-    await deps.state.markDone(scope.table, scope.day, {
+    await deps.state.markDone(scope, {
       rowsDeleted: 0,
       chunksDone: 0,
       doneAt,
@@ -69,7 +69,7 @@ export async function cleanWholeDay(deps: CleanupDeps, input: WholeDayInput): Pr
     });
     return { kind: "already-clean" };
   }
-  await deps.state.markDone(scope.table, scope.day, {
+  await deps.state.markDone(scope, {
     rowsDeleted: outcome.rows,
     chunksDone: 1,
     doneAt,

@@ -20,7 +20,7 @@ export interface DayLease {
 export function keepDayLease(state: CleanupState, scope: DayScope, holder: string, ttlMs: number): DayLease {
   let lost = false;
   const renew = async () => {
-    if (!(await state.renew(scope.table, scope.day, holder, ttlMs))) lost = true;
+    if (!(await state.renew(scope, holder, ttlMs))) lost = true;
   };
   const timer = setInterval(() => {
     renew().catch(() => {
@@ -36,7 +36,7 @@ export function keepDayLease(state: CleanupState, scope: DayScope, holder: strin
     },
     async release() {
       clearInterval(timer);
-      await state.release(scope.table, scope.day, holder).catch(() => {
+      await state.release(scope, holder).catch(() => {
         // The lease expires on its own; a failed release must not hide the task's outcome.
       });
     },

@@ -80,7 +80,7 @@ export async function deleteDay(input: DeleteDayInput): Promise<DeleteRun> {
     // After the last chunk the caller marks the day done; a crash before
     // that finds the chunk "absent" on retry, which is all this write would say.
     if (index === plan.chunks.length - 1) break;
-    await state.recordProgress(scope.table, scope.day, { chunksDone: index + 1, rowsDeleted });
+    await state.recordProgress(scope, { chunksDone: index + 1, rowsDeleted });
   }
   return tally.result(rowsDeleted);
 }

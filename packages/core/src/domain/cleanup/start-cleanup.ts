@@ -212,7 +212,7 @@ async function dryRun(
   const results = await pMap(
     [...days.entries()],
     async ([index, day]) => {
-      const state = await deps.state.read(schema.name, day);
+      const state = await deps.state.read({ table: schema.name, day });
       if (state?.status === "deleting") return { day, state, verdict: undefined };
       const record = records[index];
       const input = { schema, filterColumn: column, day, referencingKeys, ...(record ? { record } : {}) };
