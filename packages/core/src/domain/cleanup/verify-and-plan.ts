@@ -1,0 +1,172 @@
+import { VerificationError } from "../../errors";
+import type { DayCleanup } from "../../ports/cleanup-state";
+import type { ChunkTarget, DayChunk, DayScope, DeleteSideEffects } from "../../ports/day-deleter";
+import type { CleanupStart } from "../../ports/day-record";
+import type { CopiedDayRecord } from "../../ports/migration-ledger";
+import { datasetOf, restoreCopyRecord, startedCleanup } from "../records/durable-day-record";
+import type { DayFigures } from "../types/day-figures";
+import type { CleanupDeps } from "./cleanup-deps";
+import type { ChunkPlan } from "./delete-day";
+import { figuresOfChunks, recordedKeyRange, requireChunksWithin } from "./plan-cleanup";
+import { verifyDay } from "./verify-day";
+
+// The cleanup task's first phase (see cleanDay): what the ledger says of the day, then its
+// verification and its plan, recorded before anything is deleted.
+
+/**
+ * Verifies a day not yet deleting and records it `verified`, then
+ * `deleting`. The source's figures are counted from the very chunks that will
+ * be deleted (every row of the day, read in one pass while the warehouse is
+ * counted), so what is deleted is what was checked. A day that changed since
+ * its copy (or was copied without a fingerprint) is copied again first when
+ * the message asked for it, then verified against its new record.
+ */
+export async function verifyAndPlan(
+  deps: CleanupDeps,
+  target: ChunkTarget,
+  { migrated, record }: LedgerView,
+  sideEffects: DeleteSideEffects,
+  recopy: boolean,
+): Promise<DayCleanup | "already-clean"> {
+  const { scope } = target;
+  if (!migrated) {
+    throw new VerificationError(
+      `${scope.table} ${scope.day} is not in mig_${scope.table}; only migrated days are cleaned`,
+      { reason: "no-record" },
+    );
+  }
+  const chunks = deps.deleter.planChunks(target, deps.settings.chunkRows);
+  const verdict = await verifyDay(deps, {
+    schema: target.schema,
+    filterColumn: scope.column,
+    day: scope.day,
+    ...(record ? { record } : {}),
+    source: chunks.then((c) => figuresOfChunks(scope, target.by, c)),
+    referencingKeys: sideEffects.referencingKeys,
+  });
+  if (verdict.kind === "refused") {
+    const started = record && (await startedCleanup(deps, scope.table, record));
+    if (started) return resumeStartedCleanup(deps, scope, started);
+    if (recopy && record && RECOPIED.has(verdict.category)) {
+      const copied = await recopyChanged(deps, scope, record, verdict.reason);
+      return verifyAndPlan(deps, target, { migrated, record: copied }, sideEffects, false);
+    }
+    throw new VerificationError(verdict.reason, { reason: verdict.category });
+  }
+  const now = deps.clock().toISOString();
+  if (verdict.kind === "already-clean") {
+    await deps.state.markDone(scope, {
+      rowsDeleted: 0,
+      chunksDone: 0,
+      doneAt: now,
+      figures: verdict.figures,
+    });
+    return "already-clean";
+  }
+  const plan = planOf(target, verdict.figures, await chunks, sideEffects);
+  const verified = { figures: verdict.figures, plan, verifiedAt: now };
+  await deps.state.markVerified(scope, verified);
+  if (plan.chunks.length > 1 && record) {
+    // A day deleted in several transactions is, part way, a day the copy record no longer
+    // describes: the durable record keeps the plan, so that losing Redis (and this state with
+    // it) does not leave the rest of the day refused for good. A day of one chunk needs none:
+    // it is either whole or gone.
+    const warehouse = await deps.warehouse();
+    await warehouse.recordDay(datasetOf(deps.destinations, record.destination), {
+      kind: "cleanup-started",
+      table: scope.table,
+      day: scope.day,
+      cleanup: { ...verified, copiedAt: record.copiedAt },
+    });
+  }
+  await deps.state.markDeleting(scope);
+  return { ...verified, status: "deleting", chunksDone: 0, rowsDeleted: 0 };
+}
+
+/**
+ * Takes up a cleanup that had begun deleting before its state was lost with
+ * Redis: the plan comes from the warehouse's durable record. Chunks already
+ * deleted are found gone; every other chunk is deleted only if, under its
+ * locks, its rows are still exactly the planned ones.
+ */
+async function resumeStartedCleanup(
+  deps: CleanupDeps,
+  scope: DayScope,
+  started: CleanupStart,
+): Promise<DayCleanup> {
+  deps.logger.warn("cleanup: resuming a day whose cleanup had started, from the warehouse's durable record", {
+    ...scope,
+    verifiedAt: started.verifiedAt,
+  });
+  const verified = { figures: started.figures, plan: started.plan, verifiedAt: started.verifiedAt };
+  await deps.state.markVerified(scope, verified);
+  await deps.state.markDeleting(scope);
+  return { ...verified, status: "deleting", chunksDone: 0, rowsDeleted: 0 };
+}
+
+/**
+ * Refusals that a new copy of the day answers: the source's rows changed, the
+ * copy has no fingerprint, or the warehouse no longer matches its record (a
+ * re-copy killed between the warehouse's commit and the new record). The
+ * re-copy itself refuses to drop any row the warehouse holds.
+ */
+const RECOPIED = new Set(["changed", "not-fingerprinted", "warehouse"]);
+
+async function recopyChanged(
+  deps: CleanupDeps,
+  scope: DayScope,
+  record: CopiedDayRecord,
+  why: string,
+): Promise<CopiedDayRecord> {
+  deps.logger.info("cleanup: copying a changed day again before cleaning it", { ...scope, why });
+  const task = {
+    kind: "copy",
+    table: scope.table,
+    destination: record.destination,
+    filterColumn: scope.column,
+    day: scope.day,
+  } as const;
+  return deps.recopy(task);
+}
+
+/** What the migration ledger says about the day: whether it is migrated, and its copy record. */
+export interface LedgerView {
+  readonly migrated: boolean;
+  readonly record: CopiedDayRecord | undefined;
+}
+
+/**
+ * Reads the ledger; when Redis has no record of the day (it lost its data),
+ * the warehouse's durable record in the default dataset may still have one,
+ * and it is written back.
+ */
+export async function readLedger(deps: CleanupDeps, scope: DayScope): Promise<LedgerView> {
+  const [migrated, record] = await Promise.all([
+    deps.ledger.isMigrated(scope.table, scope.day),
+    deps.ledger.copiedDay(scope.table, scope.day),
+  ]);
+  if (migrated && record) return { migrated, record };
+  const restored = await restoreCopyRecord(
+    deps,
+    datasetOf(deps.destinations, undefined),
+    scope.table,
+    scope.day,
+  );
+  return restored ? { migrated: true, record: restored } : { migrated, record };
+}
+
+/**
+ * The verified chunks, checked against the key range recorded at copy time.
+ * A table whose foreign key references itself is deleted newest rows first.
+ */
+function planOf(
+  target: ChunkTarget,
+  figures: DayFigures,
+  chunks: readonly DayChunk[],
+  sideEffects: DeleteSideEffects,
+): ChunkPlan {
+  const range = recordedKeyRange(target.schema, figures);
+  if (range) requireChunksWithin(target.scope, range, chunks);
+  const newestFirst = sideEffects.referencingKeys.some((key) => key.selfReferencing);
+  return { kind: "chunks", by: target.by, chunks: newestFirst ? [...chunks].reverse() : chunks, newestFirst };
+}
