@@ -1,21 +1,13 @@
-import pMap from "p-map";
 import { InvalidInputError, type RefusalReason, VerificationError } from "../../errors";
-import type { DayCleanup } from "../../ports/cleanup-state";
-import type { ReferencingKey } from "../../ports/day-deleter";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { CalendarDay } from "../days/calendar-day";
 import type { CleanupMessage } from "../messages/cleanup-message";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import type { CleanDayTask } from "../tasks/task-payload";
 import { formatDestination, parseDestination } from "../types/destination";
-import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 import type { CleanupDeps } from "./cleanup-deps";
+import { dryRunCleanup } from "./cleanup-dry-run";
 import { describeTriggers } from "./day-guards";
-import { recordedKeyRange } from "./plan-cleanup";
-import { type DayVerdict, verifyDay } from "./verify-day";
-
-/** Days verified at once in a dry run (each is a few warehouse and source queries). */
-const VERIFY_CONCURRENCY = 8;
 
 /** What a cleanup message did (or, in a dry run, would do); also logged as one summary line. */
 export interface CleanupSummary {
@@ -86,10 +78,13 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
 
   const days = [...(await deps.ledger.migratedDays(schema.name))].sort();
   const cleaned = new Set(await deps.state.cleanedDays(schema.name));
-  const pending = days.filter((day) => !cleaned.has(day));
-  const records = await deps.ledger.copiedDays(schema.name, pending);
-  requireColumnWasUsed(schema.name, column, records);
-  await requireWarehouseTables(deps, schema.name, records);
+  const pending = await withCopyRecords(
+    deps,
+    schema.name,
+    days.filter((day) => !cleaned.has(day)),
+  );
+  requireColumnWasUsed(schema.name, column, pending);
+  await requireWarehouseTables(deps, schema.name, pending);
 
   const base = {
     table: schema.name,
@@ -101,19 +96,34 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
   const summary = message.dry_run
     ? {
         ...base,
-        ...(await dryRun(
+        ...(await dryRunCleanup(
           deps,
           { schema, column, referencingKeys: sideEffects.referencingKeys },
           pending,
-          records,
         )),
         enqueued: 0,
         alreadyQueued: 0,
       }
-    : { ...base, ...(await enqueue(deps, message, schema.name, pending, records)) };
+    : { ...base, ...(await enqueue(deps, message, schema.name, pending)) };
   const { refusals: _perDay, ...line } = summary;
   deps.logger.info(message.dry_run ? "cleanup dry run: nothing was deleted" : "cleanup queued", line);
   return summary;
+}
+
+/** A migrated day not yet cleaned, with its copy record (undefined when Redis has none). */
+export interface PendingDay {
+  readonly day: CalendarDay;
+  readonly record: CopiedDayRecord | undefined;
+}
+
+/** Pairs each day with its copy record, all read in one round trip. */
+async function withCopyRecords(
+  deps: CleanupDeps,
+  table: string,
+  days: readonly CalendarDay[],
+): Promise<PendingDay[]> {
+  const records = await deps.ledger.copiedDays(table, days);
+  return days.map((day, index) => ({ day, record: records[index] }));
 }
 
 /**
@@ -123,9 +133,9 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
 async function requireWarehouseTables(
   deps: CleanupDeps,
   table: string,
-  records: readonly (CopiedDayRecord | undefined)[],
+  days: readonly PendingDay[],
 ): Promise<void> {
-  const names = [...new Set(records.flatMap((record) => (record ? [record.destination] : [])))];
+  const names = [...new Set(days.flatMap(({ record }) => (record ? [record.destination] : [])))];
   if (names.length === 0) return;
   const warehouse = await deps.warehouse();
   for (const name of names) {
@@ -141,12 +151,8 @@ async function requireWarehouseTables(
 }
 
 /** A message naming a column no copy of this table used would refuse every day: say so up front. */
-function requireColumnWasUsed(
-  table: string,
-  column: string,
-  records: readonly (CopiedDayRecord | undefined)[],
-): void {
-  const used = new Set(records.flatMap((record) => (record ? [record.filterColumn] : [])));
+function requireColumnWasUsed(table: string, column: string, days: readonly PendingDay[]): void {
+  const used = new Set(days.flatMap(({ record }) => (record ? [record.filterColumn] : [])));
   if (used.size > 0 && !used.has(column)) {
     throw new InvalidInputError(
       "filter_column",
@@ -159,8 +165,7 @@ async function enqueue(
   deps: CleanupDeps,
   message: CleanupMessage,
   table: string,
-  days: readonly CalendarDay[],
-  records: readonly (CopiedDayRecord | undefined)[],
+  days: readonly PendingDay[],
 ) {
   const column = message.filter_column;
   const flags = {
@@ -169,8 +174,7 @@ async function enqueue(
   };
   const tasks: CleanDayTask[] = [];
   const refusals: DayRefusal[] = [];
-  for (const [index, day] of days.entries()) {
-    const record = records[index];
+  for (const { day, record } of days) {
     if (record?.filterColumn === column) {
       tasks.push({ kind: "clean", table, filterColumn: column, day, ...flags });
       continue;
@@ -193,90 +197,4 @@ async function enqueue(
     enqueued: result.added,
     alreadyQueued: result.alreadyQueued,
   };
-}
-
-/** The table a dry run verifies, and the foreign keys that reference it. */
-interface DryRunTable {
-  readonly schema: TableSchema;
-  readonly column: string;
-  readonly referencingKeys: readonly ReferencingKey[];
-}
-
-async function dryRun(
-  deps: CleanupDeps,
-  { schema, column, referencingKeys }: DryRunTable,
-  days: readonly CalendarDay[],
-  records: readonly (CopiedDayRecord | undefined)[],
-) {
-  const totals = { verified: 0, refused: 0, resuming: 0, rowsToDelete: 0, refusals: [] as DayRefusal[] };
-  const results = await pMap(
-    [...days.entries()],
-    async ([index, day]) => {
-      const state = await deps.state.read({ table: schema.name, day });
-      if (state?.status === "deleting") return { day, state, verdict: undefined };
-      const record = records[index];
-      const input = { schema, filterColumn: column, day, referencingKeys, ...(record ? { record } : {}) };
-      return { day, state: undefined, verdict: await verifyDay(deps, input) };
-    },
-    { concurrency: VERIFY_CONCURRENCY },
-  );
-  for (const result of results) {
-    const scope = { table: schema.name, column, day: result.day };
-    if (result.state) {
-      const rows = remainingRows(result.state);
-      totals.resuming += 1;
-      totals.rowsToDelete += rows;
-      deps.logger.info("cleanup dry run: day would resume deleting", {
-        ...scope,
-        rowsToDelete: rows,
-        rowsDeleted: result.state.rowsDeleted,
-        statement: deps.deleter.describeDelete(scope, recordedKeyRange(schema, result.state.figures)),
-      });
-      continue;
-    }
-    if (result.verdict) logVerdict(deps, schema, scope, result.verdict, totals);
-  }
-  return totals;
-}
-
-function logVerdict(
-  deps: CleanupDeps,
-  schema: TableSchema,
-  scope: { table: string; column: string; day: CalendarDay },
-  verdict: DayVerdict,
-  totals: { verified: number; refused: number; rowsToDelete: number; refusals: DayRefusal[] },
-): void {
-  if (verdict.kind === "refused") {
-    totals.refused += 1;
-    totals.refusals.push({ day: scope.day, refusal: verdict.category, reason: verdict.reason });
-    deps.logger.warn("cleanup dry run: day refused; its rows would be kept", {
-      ...scope,
-      refusal: verdict.category,
-      reason: verdict.reason,
-      source: verdict.source,
-      warehouse: verdict.warehouse,
-      recorded: verdict.recorded,
-    });
-    return;
-  }
-  totals.verified += 1;
-  const rows = verdict.kind === "ready" ? verdict.figures.rows : 0;
-  totals.rowsToDelete += rows;
-  deps.logger.info("cleanup dry run: day verified", {
-    ...scope,
-    rowsToDelete: rows,
-    chunks: Math.ceil(rows / deps.settings.chunkRows),
-    verification: integerKeyColumn(schema)
-      ? "rows, content fingerprint, and key count, sum, min, max"
-      : "rows and content fingerprint",
-    ...(rows > 0
-      ? { statement: deps.deleter.describeDelete(scope, recordedKeyRange(schema, verdict.figures)) }
-      : { note: "no source rows left; the warehouse holds the full copy" }),
-  });
-}
-
-function remainingRows(state: DayCleanup): number {
-  const plan = state.plan;
-  if (plan.kind !== "chunks") return 0;
-  return plan.chunks.slice(state.chunksDone).reduce((sum, chunk) => sum + chunk.rows, 0);
 }

@@ -1,0 +1,100 @@
+import pMap from "p-map";
+import type { DayCleanup } from "../../ports/cleanup-state";
+import type { DayScope, ReferencingKey } from "../../ports/day-deleter";
+import { integerKeyColumn, type TableSchema } from "../types/table-schema";
+import type { CleanupDeps } from "./cleanup-deps";
+import { recordedKeyRange } from "./plan-cleanup";
+import type { DayRefusal, PendingDay } from "./start-cleanup";
+import { type DayVerdict, verifyDay } from "./verify-day";
+
+/** Days verified at once in a dry run (each is a few warehouse and source queries). */
+const VERIFY_CONCURRENCY = 8;
+
+/** The table a dry run verifies, and the foreign keys that reference it. */
+export interface DryRunTable {
+  readonly schema: TableSchema;
+  readonly column: string;
+  readonly referencingKeys: readonly ReferencingKey[];
+}
+
+/**
+ * Verifies every day (a day part-deleted by an earlier run is counted as
+ * resuming instead) and logs, per day, the rows and the statement that would
+ * delete them, or why the day is refused. Changes nothing.
+ */
+export async function dryRunCleanup(
+  deps: CleanupDeps,
+  { schema, column, referencingKeys }: DryRunTable,
+  days: readonly PendingDay[],
+) {
+  const totals = { verified: 0, refused: 0, resuming: 0, rowsToDelete: 0, refusals: [] as DayRefusal[] };
+  const results = await pMap(
+    days,
+    async ({ day, record }) => {
+      const state = await deps.state.read({ table: schema.name, day });
+      if (state?.status === "deleting") return { day, state, verdict: undefined };
+      const input = { schema, filterColumn: column, day, referencingKeys, ...(record ? { record } : {}) };
+      return { day, state: undefined, verdict: await verifyDay(deps, input) };
+    },
+    { concurrency: VERIFY_CONCURRENCY },
+  );
+  for (const result of results) {
+    const scope = { table: schema.name, column, day: result.day };
+    if (result.state) {
+      const rows = remainingRows(result.state);
+      totals.resuming += 1;
+      totals.rowsToDelete += rows;
+      deps.logger.info("cleanup dry run: day would resume deleting", {
+        ...scope,
+        rowsToDelete: rows,
+        rowsDeleted: result.state.rowsDeleted,
+        statement: deps.deleter.describeDelete(scope, recordedKeyRange(schema, result.state.figures)),
+      });
+      continue;
+    }
+    if (result.verdict) logVerdict(deps, schema, scope, result.verdict, totals);
+  }
+  return totals;
+}
+
+function logVerdict(
+  deps: CleanupDeps,
+  schema: TableSchema,
+  scope: DayScope,
+  verdict: DayVerdict,
+  totals: { verified: number; refused: number; rowsToDelete: number; refusals: DayRefusal[] },
+): void {
+  if (verdict.kind === "refused") {
+    totals.refused += 1;
+    totals.refusals.push({ day: scope.day, refusal: verdict.category, reason: verdict.reason });
+    deps.logger.warn("cleanup dry run: day refused; its rows would be kept", {
+      ...scope,
+      refusal: verdict.category,
+      reason: verdict.reason,
+      source: verdict.source,
+      warehouse: verdict.warehouse,
+      recorded: verdict.recorded,
+    });
+    return;
+  }
+  totals.verified += 1;
+  const rows = verdict.kind === "ready" ? verdict.figures.rows : 0;
+  totals.rowsToDelete += rows;
+  deps.logger.info("cleanup dry run: day verified", {
+    ...scope,
+    rowsToDelete: rows,
+    chunks: Math.ceil(rows / deps.settings.chunkRows),
+    verification: integerKeyColumn(schema)
+      ? "rows, content fingerprint, and key count, sum, min, max"
+      : "rows and content fingerprint",
+    ...(rows > 0
+      ? { statement: deps.deleter.describeDelete(scope, recordedKeyRange(schema, verdict.figures)) }
+      : { note: "no source rows left; the warehouse holds the full copy" }),
+  });
+}
+
+function remainingRows(state: DayCleanup): number {
+  const plan = state.plan;
+  if (plan.kind !== "chunks") return 0;
+  return plan.chunks.slice(state.chunksDone).reduce((sum, chunk) => sum + chunk.rows, 0);
+}
