@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Metafile } from "esbuild";
-import { COMMONJS_SHIM } from "./commonjs-shim.mjs";
+import { ESM_BUNDLE_OPTIONS } from "./esm-bundle.mjs";
 
 /**
  * Packages the Cloud Functions runtime installs from dist/package.json instead
@@ -52,15 +52,8 @@ export async function buildFunction(packageDir: string): Promise<BuiltFunction> 
     absWorkingDir: root,
     entryPoints: { index: path.join(root, "src/index.ts") },
     outdir,
-    bundle: true,
-    platform: "node",
-    target: "node22",
-    format: "esm",
-    splitting: true,
-    chunkNames: "chunks/[name]-[hash]",
+    ...ESM_BUNDLE_OPTIONS,
     external: [...RUNTIME_DEPENDENCIES, ...NEVER_BUNDLED],
-    banner: { js: COMMONJS_SHIM },
-    legalComments: "none",
     metafile: true,
     logLevel: "error",
   });

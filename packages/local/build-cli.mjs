@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { COMMONJS_SHIM } from "../../scripts/commonjs-shim.mjs";
+import { ESM_BUNDLE_OPTIONS } from "../../scripts/esm-bundle.mjs";
 
 const packageDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(packageDir, "../..");
@@ -67,17 +67,10 @@ export async function buildCli() {
     absWorkingDir: packageDir,
     entryPoints: { archiver: "src/cli/main.ts" },
     outdir,
-    bundle: true,
-    platform: "node",
-    target: "node22",
-    format: "esm",
-    splitting: true,
-    chunkNames: "chunks/[name]-[hash]",
+    ...ESM_BUNDLE_OPTIONS,
     // BullMQ's CommonJS build loses its classes when bundled as ESM; its ES module build does not.
     mainFields: ["module", "main"],
     plugins: [resolveExternals],
-    banner: { js: COMMONJS_SHIM },
-    legalComments: "none",
     metafile: true,
     write: false,
     logLevel: "error",
