@@ -1,3 +1,4 @@
+export { createMemoryCleanupState, type MemoryCleanupState } from "./memory-cleanup-state";
 export { createMemoryDayDeleter, type MemoryDayDeleter } from "./memory-day-deleter";
 export { createMemoryLedger, type MemoryLedger } from "./memory-ledger";
 export { createMemoryLoadProbe, type MemoryLoadProbe } from "./memory-load-probe";
