@@ -22,12 +22,12 @@ export interface StatusSources {
 }
 
 /**
- * Opens only what status reads, so `archiver status` starts in a fraction of
- * the time the whole runtime takes: with the local queue that is one Redis
- * client, the same createRuntime would open for the ledger and the cleanup
- * records, and the queue's count read from Redis without loading BullMQ (see
- * countLiveJobs). With Cloud Tasks the count comes from the Cloud Tasks
- * client, so the whole runtime is opened as before.
+ * Opens only what status reads. With the local queue that is one Redis
+ * client, as createRuntime opens it for the ledger and the cleanup records,
+ * and the queue's count read from the same Redis without BullMQ (see
+ * countLiveJobs): `archiver status` loads no BullMQ, opens no MySQL pool and
+ * no warehouse. With Cloud Tasks the count comes from the Cloud Tasks client,
+ * so the whole runtime is opened as before.
  */
 export async function openStatusSources(
   config: Config,
