@@ -2,7 +2,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
-import { expect } from "vitest";
 import { createDuckDbWarehouse, type DuckDbWarehouse } from "../adapters/duckdb/duckdb-warehouse";
 import { openSharedDatabase } from "../adapters/duckdb/shared-database";
 import { createLocalTaskQueue } from "../adapters/local-queue/bullmq-task-queue";
@@ -18,7 +17,6 @@ import type { CleanupDeps, CleanupSettings } from "../domain/cleanup/cleanup-dep
 import { type CopyDayDeps, copyDay, recopyDay } from "../domain/copy/copy-day";
 import type { CalendarDay } from "../domain/days/calendar-day";
 import type { CleanDayTask } from "../domain/tasks/task-payload";
-import { VerificationError } from "../errors";
 import type { DayDeleter } from "../ports/day-deleter";
 import type { LoadProbe, RedoFill, ReplicaLag } from "../ports/load-probe";
 import type { MigrationLedger } from "../ports/migration-ledger";
@@ -34,6 +32,8 @@ import {
   testRedisUrl,
   uniqueName,
 } from "./test-services";
+
+export { afterPlanning, failAfter, refusal } from "./day-deleter-faults";
 
 /** The "today" copies run on: every test day is in the past. */
 const NOW = new Date("2026-06-01T12:00:00Z");
@@ -258,36 +258,6 @@ export function cleanTask(table: string, day: CalendarDay): CleanDayTask {
   return { kind: "clean", table, filterColumn: "created_at", day };
 }
 
-/** Runs `hook` once, right after the chunk plan is made (verification passed, nothing deleted yet). */
-export function afterPlanning(deleter: DayDeleter, hook: () => Promise<unknown>): DayDeleter {
-  return {
-    ...deleter,
-    async planChunks(...args) {
-      const chunks = await deleter.planChunks(...args);
-      await hook();
-      return chunks;
-    },
-  };
-}
-
-/**
- * Simulates the process dying on chunk `n`: "after" lets chunk n commit and
- * dies before the task can record it; "before" dies instead of running it.
- */
-export function failAfter(deleter: DayDeleter, n: number, when: "after" | "before" = "after"): DayDeleter {
-  let calls = 0;
-  const die = async <T>(run: () => Promise<T>): Promise<T> => {
-    calls += 1;
-    if (calls < n) return run();
-    if (when === "after") await run();
-    throw new Error("killed");
-  };
-  return {
-    ...deleter,
-    deleteChunk: (...args) => die(() => deleter.deleteChunk(...args)),
-  };
-}
-
 /** Deletes one row of the day from the warehouse behind the adapter's back, as a lost row would leave it. */
 export async function dropOneWarehouseRow(
   fx: CleanupFixture,
@@ -305,14 +275,4 @@ export async function dropOneWarehouseRow(
     connection.closeSync();
     database.release();
   }
-}
-
-/** Runs a task that must be refused and returns its VerificationError; a task that passes fails the test. */
-export async function refusal(run: Promise<unknown>): Promise<VerificationError> {
-  const error = await run.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(VerificationError);
-  return error as VerificationError;
 }

@@ -1,12 +1,17 @@
 import { createDuckDbWarehouse, type DuckDbWarehouse } from "../adapters/duckdb/duckdb-warehouse";
 import { createJsonLogger } from "../adapters/logging/json-logger";
-import { type CopyDayDeps, copyDay } from "../domain/copy/copy-day";
+import { loadConfig } from "../config/load-config";
+import type { CleanupDeps, CleanupSettings } from "../domain/cleanup/cleanup-deps";
+import { type CopyDayDeps, copyDay, recopyDay } from "../domain/copy/copy-day";
 import type { CalendarDay } from "../domain/days/calendar-day";
 import type { StartMigrationDeps } from "../domain/migration/start-migration";
-import type { CopyDayTask } from "../domain/tasks/task-payload";
+import type { CleanDayTask, CopyDayTask } from "../domain/tasks/task-payload";
 import type { Row, TableSchema } from "../domain/types/table-schema";
 import type { CopiedDayRecord } from "../ports/migration-ledger";
+import { createMemoryCleanupState, type MemoryCleanupState } from "./fakes/memory-cleanup-state";
+import { createMemoryDayDeleter, type MemoryDayDeleter } from "./fakes/memory-day-deleter";
 import { createMemoryLedger, type MemoryLedger } from "./fakes/memory-ledger";
+import { createMemoryLoadProbe, type MemoryLoadProbe } from "./fakes/memory-load-probe";
 import { createMemorySource, type MemorySource } from "./fakes/memory-source";
 import { createMemoryTaskQueue, type MemoryTaskQueue } from "./fakes/memory-task-queue";
 import { sourceColumn } from "./fakes/source-column";
@@ -15,8 +20,14 @@ import type { LogLine } from "./test-runtime";
 /** "Today" for the fast domain tests: every test day is in the past. */
 export const MEMORY_NOW = "2026-06-01T12:00:00Z";
 
+/** Cleanup deps to replace; `settings` are merged into the defaults. */
+export type CleanupOverrides = Partial<Omit<CleanupDeps, "settings">> & {
+  readonly settings?: Partial<CleanupSettings>;
+};
+
 /**
- * The domain's use cases wired to in-memory fakes (source, ledger, queue) and
+ * The domain's use cases wired to in-memory fakes (source, deleter, ledger,
+ * cleanup state, queue, load probe) and
  * an in-memory DuckDB warehouse, with a fixed clock in UTC and every log line
  * kept: no service needed. One per test; `close()` ends the warehouse.
  */
@@ -24,13 +35,31 @@ export interface MemoryFixture {
   readonly source: MemorySource;
   readonly ledger: MemoryLedger;
   readonly queue: MemoryTaskQueue;
+  readonly deleter: MemoryDayDeleter;
+  readonly state: MemoryCleanupState;
+  readonly probe: MemoryLoadProbe;
   readonly warehouse: DuckDbWarehouse;
   readonly logs: LogLine[];
+  /** Every wait cleanup asked for (the fixture's sleep returns at once). */
+  readonly sleeps: number[];
   /** What copyDay runs with; `overrides` replace single deps. */
   copyDeps(overrides?: Partial<CopyDayDeps>): CopyDayDeps;
   migrationDeps(overrides?: Partial<StartMigrationDeps>): StartMigrationDeps;
+  /** What cleanDay and startCleanup run with: the defaults of a deployment without CLEANUP_* variables. */
+  cleanupDeps(overrides?: CleanupOverrides): CleanupDeps;
   /** Copies one day with copyDay, to the destination of the table's name in the default dataset. */
   copy(table: string, day: CalendarDay): Promise<CopiedDayRecord>;
+  /**
+   * Creates `orders` (eventsSchema) with `perDay` rows on each of `days`
+   * (rowsOnDays) and copies the `copied` days (every one by default).
+   */
+  orders(
+    days: readonly CalendarDay[],
+    perDay: number,
+    options?: { readonly copied?: readonly CalendarDay[]; readonly idStep?: number },
+  ): Promise<void>;
+  /** Ids of an eventsSchema table's rows, as written; only those of `day` (by created_at) when given. */
+  ids(table: string, day?: CalendarDay): string[];
   /** Log lines whose message matches. */
   logged(message: RegExp): LogLine[];
   close(): Promise<void>;
@@ -40,6 +69,11 @@ export async function createMemoryFixture(options: { readonly now?: string } = {
   const source = createMemorySource();
   const ledger = createMemoryLedger();
   const queue = createMemoryTaskQueue();
+  const deleter = createMemoryDayDeleter(source);
+  const state = createMemoryCleanupState();
+  const probe = createMemoryLoadProbe();
+  const sleeps: number[] = [];
+  const settings: CleanupSettings = loadConfig({}).cleanup;
   const warehouse = await createDuckDbWarehouse({ path: ":memory:", dataset: "archive" });
   const logs: LogLine[] = [];
   const logger = createJsonLogger({ level: "debug", write: (line) => logs.push(JSON.parse(line)) });
@@ -62,14 +96,46 @@ export async function createMemoryFixture(options: { readonly now?: string } = {
     source,
     ledger,
     queue,
+    deleter,
+    state,
+    probe,
     warehouse,
     logs,
+    sleeps,
     copyDeps,
     migrationDeps: (overrides = {}) => ({ ...common, queue, ...overrides }),
+    cleanupDeps: (overrides = {}) => ({
+      ...common,
+      deleter,
+      state,
+      queue,
+      loadProbe: probe,
+      warehouse: async () => warehouse,
+      warehouseLabel: "the test's in-memory DuckDB",
+      recopy: (task) => recopyDay(copyDeps(), task),
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+      ...overrides,
+      settings: { ...settings, ...overrides.settings },
+    }),
     copy: (table, day) => copyDay(copyDeps(), copyTask(table, day)),
+    async orders(days, perDay, options = {}) {
+      source.createTable(eventsSchema("orders"), rowsOnDays(days, perDay, options));
+      for (const day of options.copied ?? days) await copyDay(copyDeps(), copyTask("orders", day));
+    },
+    ids: (table, day) =>
+      source
+        .rows(table)
+        .flatMap((row) => (day === undefined || String(row[1]).startsWith(day) ? [String(row[0])] : [])),
     logged: (message) => logs.filter((line) => message.test(line.message)),
     close: () => warehouse.close(),
   };
+}
+
+/** The cleanup task of `day`, filtered by created_at. */
+export function cleanTask(table: string, day: CalendarDay): CleanDayTask {
+  return { kind: "clean", table, filterColumn: "created_at", day };
 }
 
 /** The copy task of `day`, filtered by created_at, into the table of the same name. */
@@ -108,4 +174,19 @@ export function event(id: number | string, at: string | null, note: string | nul
 /** One row at each of `times` (`YYYY-MM-DD HH:MM:SS`), ids 1, 2, ... in that order. */
 export function eventsAt(times: readonly string[], firstId = 1): Row[] {
   return times.map((time, index) => event(firstId + index, time));
+}
+
+/** `perDay` rows of eventsSchema on each of `days`, ids rising with time by `idStep` from `idStep`. */
+export function rowsOnDays(
+  days: readonly CalendarDay[],
+  perDay: number,
+  options: { readonly idStep?: number } = {},
+): Row[] {
+  const step = options.idStep ?? 1;
+  return days.flatMap((day, d) =>
+    Array.from({ length: perDay }, (_, i) => {
+      const time = `${day} ${String(i % 24).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}:00.${String(i).padStart(6, "0")}`;
+      return event((d * perDay + i + 1) * step, time);
+    }),
+  );
 }
