@@ -29,8 +29,8 @@ export class MigrationTopic extends pulumi.ComponentResource {
 
   constructor(name: string, args: MigrationTopicArgs, opts?: pulumi.ComponentResourceOptions) {
     super("archiver:index:MigrationTopic", name, {}, opts);
-    const parent = { parent: this };
     const topicName = args.name ?? "archiver-messages";
+    const parent = { parent: this };
 
     this.topic = createTopic();
     this.deadLetterTopic = createDeadLetterTopic();

@@ -7,6 +7,15 @@ export interface ServiceAccountsArgs {
   readonly prefix?: string;
 }
 
+/** Each account: its id after the prefix, and what it is for (its display name). */
+const ACCOUNTS = {
+  entry: ["entry", "Runs the archiver entry function (plans days, enqueues tasks)"],
+  taskHandler: ["task-handler", "Runs the archiver task handler (copies and cleans days)"],
+  reader: ["reader", "Runs loadRedisData (reads mig_* sets)"],
+  taskInvoker: ["task-invoker", "Identity of jobs-migration tasks calling the task handler"],
+  trigger: ["trigger", "Identity of Pub/Sub pushing messages to the entry function"],
+} as const;
+
 /**
  * One service account per function, plus the two identities that call
  * functions: the task invoker (the OIDC identity on every Cloud Task) and the
@@ -14,36 +23,24 @@ export interface ServiceAccountsArgs {
  * here; every grant is in ArchiverAccess.
  */
 export class ServiceAccounts extends pulumi.ComponentResource {
-  readonly entry: gcp.serviceaccount.Account;
-  readonly taskHandler: gcp.serviceaccount.Account;
-  readonly reader: gcp.serviceaccount.Account;
-  readonly taskInvoker: gcp.serviceaccount.Account;
-  readonly trigger: gcp.serviceaccount.Account;
+  // Created in the constructor, one per entry of ACCOUNTS.
+  declare readonly entry: gcp.serviceaccount.Account;
+  declare readonly taskHandler: gcp.serviceaccount.Account;
+  declare readonly reader: gcp.serviceaccount.Account;
+  declare readonly taskInvoker: gcp.serviceaccount.Account;
+  declare readonly trigger: gcp.serviceaccount.Account;
 
   constructor(name: string, args: ServiceAccountsArgs, opts?: pulumi.ComponentResourceOptions) {
     super("archiver:index:ServiceAccounts", name, {}, opts);
-    const parent = { parent: this };
     const prefix = args.prefix ?? "archiver";
-
-    this.entry = createAccount("entry", "Runs the archiver entry function (plans days, enqueues tasks)");
-    this.taskHandler = createAccount(
-      "task-handler",
-      "Runs the archiver task handler (copies and cleans days)",
-    );
-    this.reader = createAccount("reader", "Runs loadRedisData (reads mig_* sets)");
-    this.taskInvoker = createAccount(
-      "task-invoker",
-      "Identity of jobs-migration tasks calling the task handler",
-    );
-    this.trigger = createAccount("trigger", "Identity of Pub/Sub pushing messages to the entry function");
-    this.registerOutputs({});
-
-    function createAccount(id: string, description: string) {
-      return new gcp.serviceaccount.Account(
+    for (const [key, [id, description]] of Object.entries(ACCOUNTS)) {
+      const account = new gcp.serviceaccount.Account(
         `${name}-${id}`,
         { project: args.project, accountId: `${prefix}-${id}`, displayName: description },
-        parent,
+        { parent: this },
       );
+      Object.defineProperty(this, key, { value: account, enumerable: true });
     }
+    this.registerOutputs({});
   }
 }

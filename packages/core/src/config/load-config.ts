@@ -195,14 +195,9 @@ function toConfig(env: Env) {
 
 /** WAREHOUSE=duckdb: the file and DuckDB's settings. */
 function duckDbWarehouse(env: Env) {
-  return {
-    kind: "duckdb",
-    path: env.DUCKDB_PATH,
-    dataset: env.WAREHOUSE_DATASET,
-    memoryLimit: env.DUCKDB_MEMORY_LIMIT,
-    threads: env.DUCKDB_THREADS,
-    checkpointThreshold: env.DUCKDB_CHECKPOINT_THRESHOLD,
-  } as const;
+  const { DUCKDB_PATH: path, WAREHOUSE_DATASET: dataset, DUCKDB_THREADS: threads } = env;
+  const { DUCKDB_MEMORY_LIMIT: memoryLimit, DUCKDB_CHECKPOINT_THRESHOLD: checkpointThreshold } = env;
+  return { kind: "duckdb", path, dataset, memoryLimit, threads, checkpointThreshold } as const;
 }
 
 /** WAREHOUSE=bigquery: the project and location of the jobs. */

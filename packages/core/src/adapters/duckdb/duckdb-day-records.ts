@@ -2,18 +2,12 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import type { CalendarDay } from "../../domain/days/calendar-day";
 import type { DayRecordEntry, DurableDayRecord } from "../../ports/day-record";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
-import {
-  DAY_RECORD_TABLE,
-  type DayRecordRow,
-  foldDayRecord,
-  latestCopies,
-  toDayRecordRow,
-} from "../warehouse/day-record-rows";
+import * as records from "../warehouse/day-record-rows";
 import { type DuckDbTable, qualifiedName, qualifiedSchema, tableColumns } from "./duckdb-catalog";
 
 /** The record table of `dataset` in `catalog`. */
 export function dayRecordTable(catalog: string, dataset: string): DuckDbTable {
-  return { catalog, dataset, table: DAY_RECORD_TABLE };
+  return { catalog, dataset, table: records.DAY_RECORD_TABLE };
 }
 
 /** Creates the record table (and its dataset) when missing. */
@@ -32,7 +26,7 @@ export async function appendDayRecord(
   table: DuckDbTable,
   entry: DayRecordEntry,
 ): Promise<void> {
-  const row: DayRecordRow = toDayRecordRow(entry);
+  const row: records.DayRecordRow = records.toDayRecordRow(entry);
   await connection.run(
     `INSERT INTO ${qualifiedName(table)} (source_table, day, kind, entry) VALUES ($1, CAST($2 AS DATE), $3, $4)`,
     [row.source_table, row.day, row.kind, row.entry],
@@ -51,10 +45,10 @@ export async function readDayRecord(
     [sourceTable, day],
   );
   const rows = reader.getRows().map(([kind, entry]) => ({
-    kind: String(kind) as DayRecordRow["kind"],
+    kind: String(kind) as records.DayRecordRow["kind"],
     entry: String(entry),
   }));
-  return foldDayRecord(rows, `${table.dataset}.${DAY_RECORD_TABLE} ${sourceTable} ${day}`);
+  return records.foldDayRecord(rows, `${table.dataset}.${records.DAY_RECORD_TABLE} ${sourceTable} ${day}`);
 }
 
 export async function readRecordedCopies(
@@ -67,9 +61,9 @@ export async function readRecordedCopies(
     `SELECT entry FROM ${qualifiedName(table)} WHERE source_table = $1 AND kind = 'copied'`,
     [sourceTable],
   );
-  return latestCopies(
+  return records.latestCopies(
     reader.getRows().map(([entry]) => ({ entry: String(entry) })),
-    `${table.dataset}.${DAY_RECORD_TABLE} ${sourceTable}`,
+    `${table.dataset}.${records.DAY_RECORD_TABLE} ${sourceTable}`,
   );
 }
 
