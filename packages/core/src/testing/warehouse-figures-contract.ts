@@ -1,0 +1,102 @@
+import { expect, it } from "vitest";
+import type { Destination } from "../domain/types/destination";
+import type { TableSchema } from "../domain/types/table-schema";
+import type { Warehouse } from "../ports/warehouse";
+import { batchesOf, dayOf } from "./orders-fixture";
+import { uniqueName } from "./test-services";
+import { keyedRows, keyedSchema, sumOf } from "./warehouse-contract-fixtures";
+
+const DAY = "2024-05-06";
+
+/**
+ * The figures and keys cleanup relies on (`dayFigures`, `dayKeys`,
+ * `countRows`), run inside describeWarehouseContract: exact past 2^64, signed
+ * keys, neighbouring days apart, and nothing for what does not exist.
+ */
+export function figuresContract(w: () => Warehouse, table: (prefix: string) => Destination): void {
+  it("counts a day with exact key figures, past 2^64 for BIGINT UNSIGNED keys", async () => {
+    const destination = table("figures");
+    const schema = keyedSchema();
+    await w().ensureTable(destination, schema, "created_at");
+    const ids = ["18446744073709551615", "18446744073709551614", "1", "9007199254740993"];
+    await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, ids)));
+    await w().replaceDay(dayOf(destination, "2024-05-07"), schema, batchesOf(keyedRows("2024-05-07", [9])));
+    expect(await w().dayFigures(dayOf(destination, DAY), "id")).toEqual({
+      rows: 4,
+      key: { column: "id", count: 4, sum: sumOf(ids), min: "1", max: "18446744073709551615" },
+    });
+    expect(await w().dayFigures(dayOf(destination, DAY))).toEqual({
+      rows: 4,
+    });
+    const empty = await w().dayFigures(dayOf(destination, "2024-05-01"), "id");
+    expect(empty.rows).toBe(0);
+    expect(empty.key).toMatchObject({ column: "id", count: 0, sum: "0" });
+    expect(await w().countRows(destination)).toBe(5);
+  });
+
+  it("lists the keys a replaced day holds now, exactly, and none of the neighbouring days'", async () => {
+    const destination = table("keys");
+    const schema = keyedSchema();
+    await w().ensureTable(destination, schema, "created_at");
+    const edges = { times: ["00:00:00", "23:59:59.999999"] };
+    await w().replaceDay(
+      dayOf(destination, "2024-05-05"),
+      schema,
+      batchesOf(keyedRows("2024-05-05", [5, 6], edges)),
+    );
+    await w().replaceDay(
+      dayOf(destination, "2024-05-07"),
+      schema,
+      batchesOf(keyedRows("2024-05-07", [7, 8], edges)),
+    );
+    await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, [1, 2, 3])));
+    const ids = ["1", "9007199254740993", "18446744073709551614", "18446744073709551615"];
+    const times = ["00:00:00", "12:00:00", "12:00:01", "23:59:59.999999"];
+    await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, ids, { times })));
+    expect(byValue(await w().dayKeys(dayOf(destination, DAY), "id"))).toEqual(ids);
+    expect(byValue(await w().dayKeys(dayOf(destination, "2024-05-05"), "id"))).toEqual(["5", "6"]);
+    expect(byValue(await w().dayKeys(dayOf(destination, "2024-05-07"), "id"))).toEqual(["7", "8"]);
+  });
+
+  it("lists signed keys exactly, negative ones included", async () => {
+    const destination = table("signed_keys");
+    const schema = signedKeySchema();
+    await w().ensureTable(destination, schema, "created_at");
+    const ids = ["-9223372036854775808", "-1", "0", "9223372036854775807"];
+    await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, ids)));
+    expect(byValue(await w().dayKeys(dayOf(destination, DAY), "id"))).toEqual(ids);
+  });
+
+  it("lists no keys for a day without rows, nor for a table or dataset that does not exist", async () => {
+    const destination = table("no_keys");
+    const schema = keyedSchema();
+    await w().ensureTable(destination, schema, "created_at");
+    expect(await w().dayKeys(dayOf(destination, DAY), "id")).toEqual([]);
+    await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, [1])));
+    expect(await w().dayKeys(dayOf(destination, "2024-05-07"), "id")).toEqual([]);
+    const absent = table("absent");
+    expect(await w().dayKeys(dayOf(absent, DAY), "id")).toEqual([]);
+    const nowhere = { dataset: uniqueName("contract_absent"), table: uniqueName("orders") };
+    expect(await w().dayKeys(dayOf(nowhere, DAY), "id")).toEqual([]);
+    expect(await w().countRows(absent)).toBe(0);
+    expect(await w().countRows(nowhere)).toBe(0);
+  });
+}
+
+/** `keyedSchema` with a signed BIGINT key. */
+function signedKeySchema(): TableSchema {
+  const schema = keyedSchema();
+  return {
+    ...schema,
+    columns: schema.columns.map((column) =>
+      column.name === "id"
+        ? { ...column, dataType: "bigint", columnType: "bigint", logicalType: { kind: "int64" } }
+        : column,
+    ),
+  };
+}
+
+/** Integer texts in ascending numeric order (dayKeys promises no order). */
+function byValue(keys: readonly string[]): string[] {
+  return [...keys].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+}
