@@ -18,10 +18,10 @@ import { type CopyDayDeps, copyDay, recopyDay } from "../domain/copy/copy-day";
 import type { CalendarDay } from "../domain/days/calendar-day";
 import type { CleanDayTask } from "../domain/tasks/task-payload";
 import type { DayDeleter } from "../ports/day-deleter";
-import type { LoadProbe, RedoFill, ReplicaLag } from "../ports/load-probe";
 import type { MigrationLedger } from "../ports/migration-ledger";
 import type { SourceDatabase } from "../ports/source-database";
 import type { TaskQueue } from "../ports/task-queue";
+import { createMemoryLoadProbe, type MemoryLoadProbe } from "./fakes/memory-load-probe";
 import type { LogLine } from "./test-runtime";
 import {
   collectTables,
@@ -38,13 +38,8 @@ export { afterPlanning, failAfter, refusal } from "./day-deleter-faults";
 /** The "today" copies run on: every test day is in the past. */
 const NOW = new Date("2026-06-01T12:00:00Z");
 
-/** A load probe whose figures a test sets. */
-export interface FakeLoadProbe extends LoadProbe {
-  lags: ReplicaLag[];
-  threads: number;
-  redo: RedoFill | null;
-  polls: number;
-}
+/** A load probe whose figures a test sets (the in-memory one). */
+export type FakeLoadProbe = MemoryLoadProbe;
 
 /**
  * Real MariaDB, Redis and DuckDB wired as cleanup sees them in production,
@@ -106,23 +101,7 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
   const logs: LogLine[] = [];
   const logger = createJsonLogger({ level: "debug", write: (line) => logs.push(JSON.parse(line)) });
   const sleeps: number[] = [];
-  const probe: FakeLoadProbe = {
-    lags: [],
-    threads: 1,
-    redo: null,
-    polls: 0,
-    async replicaLags() {
-      probe.polls += 1;
-      return probe.lags;
-    },
-    async threadsRunning() {
-      return probe.threads;
-    },
-    async redoFill() {
-      return probe.redo;
-    },
-    async close() {},
-  };
+  const probe = createMemoryLoadProbe();
   // The defaults, as a deployment without CLEANUP_* variables has them; tests override what they exercise.
   const settings: CleanupSettings = loadConfig({}).cleanup;
   const copyDeps: CopyDayDeps = {
