@@ -4,7 +4,7 @@ import { silentLogger } from "@table-archiver/core/logging";
 import { QUEUE_NAME } from "@table-archiver/core/ports";
 import { asBullmqOptions, bullmqConnection, createRedisClient } from "@table-archiver/core/redis";
 import { deleteKeysWithPrefix, testRedisUrl, uniqueName } from "@table-archiver/core/testing";
-import { FlowProducer, Queue, Worker } from "bullmq";
+import { FlowProducer, type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countLiveJobs, openStatusSources } from "./status-sources";
@@ -34,44 +34,32 @@ describe("countLiveJobs", () => {
     const adapter = createLocalTaskQueue({ redis: settings, prefix, attempts: 1 });
     const queue = new Queue(QUEUE_NAME, { connection, prefix });
     const flows = new FlowProducer({ connection, prefix });
+    // No processor: jobs move only when the test takes them (getNextJob).
+    const worker = new Worker(QUEUE_NAME, null, {
+      connection: { ...connection, maxRetriesPerRequest: null, commandTimeout: undefined },
+      prefix,
+      autorun: false,
+    });
     try {
       expect(await countLiveJobs(redis, prefix)).toBe(0);
       expect(await adapter.count()).toBe(0);
 
-      // One job taken by a worker and held there (active), one that fails for good, one that completes.
-      let release = () => {};
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      await queue.add("held", {}, { jobId: "held" });
-      await queue.add("fails", {}, { jobId: "fails" });
-      await queue.add("completes", {}, { jobId: "completes" });
-      const finished = new Set<string>();
-      const worker = new Worker(
-        QUEUE_NAME,
-        async (job) => {
-          if (job.id === "held") await held;
-          if (job.id === "fails") throw new Error("fails for good");
-        },
-        {
-          connection: { ...connection, maxRetriesPerRequest: null, commandTimeout: undefined },
-          prefix,
-          concurrency: 3,
-        },
-      );
-      const settled = (ids: string[]) =>
-        new Promise<void>((resolve) => {
-          const check = (id?: string) => {
-            if (id) finished.add(id);
-            if (ids.every((each) => finished.has(each))) resolve();
-          };
-          worker.on("completed", (job) => check(job.id));
-          worker.on("failed", (job) => check(job?.id));
-          check();
-        });
-      await settled(["fails", "completes"]);
-      // The worker holds "held"; pausing it keeps it from taking the jobs added next.
-      await worker.pause(true);
+      // Jobs taken by hand (BullMQ's manual processing: no worker loop that could take the jobs added later):
+      // one held active, one failed for good, one completed.
+      await queue.addBulk([
+        { name: "held", data: {}, opts: { jobId: "held" } },
+        { name: "fails", data: {}, opts: { jobId: "fails" } },
+        { name: "completes", data: {}, opts: { jobId: "completes" } },
+      ]);
+      const token = "status-test";
+      const taken = new Map<string, Job>();
+      for (let i = 0; i < 3; i++) {
+        const job = await worker.getNextJob(token, { block: false });
+        if (job?.id) taken.set(job.id, job);
+      }
+      expect([...taken.keys()].sort()).toEqual(["completes", "fails", "held"]);
+      await taken.get("fails")?.moveToFailed(new Error("fails for good"), token, false);
+      await taken.get("completes")?.moveToCompleted("done", token, false);
 
       await queue.addBulk([
         { name: "waiting", data: {}, opts: { jobId: "w1" } },
@@ -100,11 +88,11 @@ describe("countLiveJobs", () => {
       expect(await adapter.count()).toBe(7);
       expect(await countLiveJobs(redis, prefix)).toBe(7);
 
-      release();
-      await settled(["held"]);
-      await worker.close();
-      expect(await countLiveJobs(redis, prefix)).toBe(await adapter.count());
+      await taken.get("held")?.moveToCompleted("done", token, false);
+      expect(await adapter.count()).toBe(6);
+      expect(await countLiveJobs(redis, prefix)).toBe(6);
     } finally {
+      await worker.close();
       await flows.close();
       await queue.close();
       await adapter.close();
