@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { createDuckDbWarehouse, type DuckDbWarehouse } from "../adapters/duckdb/duckdb-warehouse";
-import { openSharedDatabase } from "../adapters/duckdb/shared-database";
 import { createLocalTaskQueue } from "../adapters/local-queue/bullmq-task-queue";
 import { createJsonLogger } from "../adapters/logging/json-logger";
 import { createMysqlPool, type MysqlPool } from "../adapters/mysql/create-mysql-pool";
@@ -34,6 +33,7 @@ import {
 } from "./test-services";
 
 export { afterPlanning, failAfter, refusal } from "./day-deleter-faults";
+export { dropOneWarehouseRow } from "./warehouse-faults";
 
 /** The "today" copies run on: every test day is in the past. */
 const NOW = new Date("2026-06-01T12:00:00Z");
@@ -235,23 +235,4 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
 /** The cleanup task of `day`, filtered by created_at. */
 export function cleanTask(table: string, day: CalendarDay): CleanDayTask {
   return { kind: "clean", table, filterColumn: "created_at", day };
-}
-
-/** Deletes one row of the day from the warehouse behind the adapter's back, as a lost row would leave it. */
-export async function dropOneWarehouseRow(
-  fx: CleanupFixture,
-  table: string,
-  day: CalendarDay,
-): Promise<void> {
-  const database = await openSharedDatabase(fx.warehousePath);
-  const connection = await database.instance.connect();
-  try {
-    await connection.run(
-      `DELETE FROM archive."${table}" WHERE rowid = (SELECT MIN(rowid) FROM archive."${table}"
-         WHERE created_at >= TIMESTAMP '${day} 00:00:00' AND created_at < TIMESTAMP '${day} 00:00:00' + INTERVAL 1 DAY)`,
-    );
-  } finally {
-    connection.closeSync();
-    database.release();
-  }
 }
