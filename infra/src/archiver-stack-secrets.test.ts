@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { FUNCTION, fn, MYSQL_PASSWORD, ofType } from "./testing/deploy-dev-stack";
+import { deploy, devStackBundles } from "./testing/dev-stack-bundles";
+
+const REDIS_AUTH = "mock-redis-auth";
+
+beforeAll(devStackBundles.make);
+afterAll(devStackBundles.remove);
+
+describe("secrets", () => {
+  test("reach only their functions, as Secret Manager references and never as plain values", async () => {
+    const run = await deploy();
+    const secretKeys = (key: "entry" | "task-handler" | "reader") =>
+      (fn(run, key).inputs.serviceConfig.secretEnvironmentVariables as { key: string; secret: string }[])
+        .map((s) => `${s.key}=${s.secret}`)
+        .sort();
+    expect(secretKeys("entry")).toEqual([
+      "MYSQL_PASSWORD=archiver-mysql-password",
+      "REDIS_AUTH=archiver-redis-auth",
+    ]);
+    expect(secretKeys("task-handler")).toEqual(secretKeys("entry"));
+    expect(secretKeys("reader")).toEqual(["REDIS_AUTH=archiver-redis-auth"]);
+
+    for (const f of ofType(run, FUNCTION)) {
+      const plain = JSON.stringify(f.inputs);
+      expect(plain).not.toContain(MYSQL_PASSWORD);
+      expect(plain).not.toContain(REDIS_AUTH);
+    }
+    const versions = ofType(run, "gcp:secretmanager/secretVersion:SecretVersion");
+    const data = versions.map((v) => v.inputs.secretData as { value: string; [sig: string]: string });
+    expect(data.map((d) => d.value).sort()).toEqual([MYSQL_PASSWORD, REDIS_AUTH].sort());
+    // Pulumi's secret marker: the values are encrypted in the state, not stored in plain text.
+    for (const d of data)
+      expect(d["4dabf18193072939515e22adb298388d"]).toBe("1b47061264138c4ac30d75fd1eb44270");
+  });
+
+  test("a function is deployed only after its account can read the secrets it mounts", async () => {
+    const run = await deploy();
+    const accessGrants = ofType(run, "gcp:secretmanager/secretIamMember:SecretIamMember");
+    expect(accessGrants.map((g) => g.name).sort()).toEqual(
+      [
+        "functions-entry-reads-mysql-password",
+        "functions-entry-reads-redis-auth",
+        "functions-reader-reads-redis-auth",
+        "functions-task-handler-reads-mysql-password",
+        "functions-task-handler-reads-redis-auth",
+      ].sort(),
+    );
+    // Registration order is the engine's order: every grant reaches it before the function that needs it.
+    const index = (name: string) => run.resources.findIndex((r) => r.name === name);
+    for (const grant of accessGrants) {
+      const owner = grant.name.replace(/-reads-.*$/, "");
+      expect(index(grant.name)).toBeLessThan(index(owner));
+    }
+  });
+});
