@@ -13,7 +13,7 @@ import type { Row } from "../types/table-schema";
 import { copyDay, recopyDay } from "./copy-day";
 
 // copyDay on the in-memory source and ledger, into an in-memory DuckDB warehouse.
-// copy-day.mysql.test.ts runs it against MariaDB and Redis, types included.
+// copy-day.mysql.test.ts runs it against MariaDB and Redis, and copy-day-types.mysql.test.ts every type.
 
 let fx: MemoryFixture;
 beforeEach(async () => {
