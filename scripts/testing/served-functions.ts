@@ -1,0 +1,151 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createTestDatabase, type TestDatabase, testRedisUrl } from "@table-archiver/core/testing";
+import { Redis } from "ioredis";
+import { type BuiltFunction, buildFunction, RUNTIME_DEPENDENCIES } from "../build-function";
+
+/**
+ * Builds each function package, copies the bundle outside the workspace, and
+ * serves it with the Functions Framework's CLI in a fresh Node process, as the
+ * Cloud Functions runtime would, for a test file to make real requests to and
+ * look into. The entry function and the task handler run with the production
+ * drivers (BigQuery, Cloud Tasks) selected, so their chunks load; MySQL and
+ * Redis are the test services. Served in the file's beforeAll, stopped and
+ * removed in its afterAll; vitest gives each test file its own instance of
+ * this module.
+ */
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+/**
+ * `installs`: what the runtime must install for it. Entry and task handler build the whole
+ * runtime, whose drivers load from chunks; the reader reads Redis, and loads the BigQuery
+ * client from its chunks only for `rebuildSet`, so the Cloud Tasks client is not installed for it.
+ */
+export const FUNCTIONS = {
+  entry: {
+    dir: "packages/entry",
+    target: "archiverEntry",
+    signature: "cloudevent",
+    installs: RUNTIME_DEPENDENCIES,
+  },
+  taskHandler: {
+    dir: "packages/task-handler",
+    target: "archiverTaskHandler",
+    signature: "http",
+    installs: RUNTIME_DEPENDENCIES,
+  },
+  reader: {
+    dir: "packages/redis-reader",
+    target: "loadRedisData",
+    signature: "http",
+    installs: ["@google-cloud/functions-framework"],
+  },
+} as const;
+export type FunctionKey = keyof typeof FUNCTIONS;
+
+export interface Served {
+  readonly url: string;
+  readonly dir: string;
+  readonly built: BuiltFunction;
+  readonly process: ChildProcess;
+  output(): string;
+}
+
+const scratch = mkdtempSync(path.join(tmpdir(), "archiver-bundles-"));
+export const served = {} as Record<FunctionKey, Served>;
+let database: TestDatabase;
+export let redis: Redis;
+
+export const servedFunctions = {
+  async start(): Promise<void> {
+    database = await createTestDatabase("bundle");
+    redis = new Redis(testRedisUrl);
+    const env = productionLikeEnv(database.url);
+    await Promise.all(
+      (Object.keys(FUNCTIONS) as FunctionKey[]).map(async (key) => {
+        served[key] = await serve(key, key === "reader" ? { REDIS_URL: testRedisUrl } : env);
+      }),
+    );
+  },
+  async stop(): Promise<void> {
+    for (const s of Object.values(served)) s.process.kill();
+    await redis?.quit();
+    await database?.drop();
+    rmSync(scratch, { recursive: true, force: true });
+  },
+};
+
+function productionLikeEnv(mysqlUrl: string): Record<string, string> {
+  return {
+    MYSQL_URL: mysqlUrl,
+    REDIS_URL: testRedisUrl,
+    WAREHOUSE: "bigquery",
+    WAREHOUSE_DATASET: "archive",
+    BIGQUERY_PROJECT: "bundle-test",
+    BIGQUERY_LOCATION: "EU",
+    QUEUE: "cloud-tasks",
+    CLOUD_TASKS_PROJECT: "bundle-test",
+    CLOUD_TASKS_LOCATION: "europe-west1",
+    TASK_HANDLER_URL: "https://archiver-task-handler.invalid/",
+    TASK_INVOKER_SERVICE_ACCOUNT: "archiver-task-invoker@bundle-test.iam.gserviceaccount.com",
+  };
+}
+
+/** Builds, copies out of the workspace, installs the Functions Framework next to it, and starts it. */
+async function serve(key: FunctionKey, env: Record<string, string>): Promise<Served> {
+  const spec = FUNCTIONS[key];
+  const built = await buildFunction(path.join(repoRoot, spec.dir));
+  const dir = path.join(scratch, key);
+  cpSync(built.outdir, dir, { recursive: true });
+  // What the runtime would install from dist/package.json, linked from the workspace's store rather than downloaded.
+  for (const [dependency, installed] of Object.entries(built.installedAt)) {
+    mkdirSync(path.dirname(path.join(dir, "node_modules", dependency)), { recursive: true });
+    symlinkSync(installed, path.join(dir, "node_modules", dependency));
+  }
+  const port = await freePort();
+  const cli = path.join(dir, "node_modules/@google-cloud/functions-framework/build/src/main.js");
+  const child = spawn(
+    process.execPath,
+    [cli, `--target=${spec.target}`, `--signature-type=${spec.signature}`, `--port=${port}`],
+    { cwd: dir, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  await waitUntil(
+    () => output.includes("Serving function"),
+    () => `${key} did not start:\n${output}`,
+  );
+  return { url: `http://127.0.0.1:${port}`, dir, built, process: child, output: () => output };
+}
+
+async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+export async function waitUntil(
+  done: () => boolean,
+  describe: () => string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(describe());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
