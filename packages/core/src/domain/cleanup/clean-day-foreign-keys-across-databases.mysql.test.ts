@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanTask, refusal } from "../../testing/cleanup-fixture";
+import { createTestDatabase } from "../../testing/test-services";
+import { cleanDay } from "./clean-day";
+import { cleanupFixture, fx } from "./testing/file-fixture";
+import { parentTable, rowsOf } from "./testing/referencing-tables";
+
+beforeAll(cleanupFixture.create);
+afterAll(cleanupFixture.close);
+
+describe("a referencing table in another database", () => {
+  it("is found and refuses the referenced day; its rows are untouched", async () => {
+    const parent = await parentTable(["2024-09-27", "2024-09-28"], 2);
+    const other = await createTestDatabase("cleanup_other");
+    try {
+      await other.connection.query(
+        `CREATE TABLE refs (
+           id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, order_id BIGINT UNSIGNED NULL, KEY (order_id),
+           CONSTRAINT fk_other_refs FOREIGN KEY (order_id) REFERENCES \`${fx.db.name}\`.\`${parent}\` (id) ON DELETE CASCADE
+         ) ENGINE=InnoDB`,
+      );
+      await other.connection.query("INSERT INTO refs (order_id) VALUES (1)");
+      await fx.copy(parent, "2024-09-27");
+      await fx.copy(parent, "2024-09-28");
+
+      const error = await refusal(cleanDay(fx.deps(), cleanTask(parent, "2024-09-27")));
+
+      expect(error.reason).toBe("foreign-key");
+      expect(error.message).toContain("1 row of refs reference these rows through foreign key fk_other_refs");
+      expect(await other.connection.query("SELECT id, order_id FROM refs").then(([rows]) => rows)).toEqual([
+        { id: 1, order_id: "1" },
+      ]);
+      await cleanDay(fx.deps(), cleanTask(parent, "2024-09-28"));
+      expect((await rowsOf(parent)).map((row) => row.id)).toEqual(["1", "2"]);
+    } finally {
+      // The fixture's database cannot be dropped while a table elsewhere references one of its tables.
+      await other.drop();
+    }
+  });
+});
