@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { TransientError, VerificationError } from "../../errors";
+import type { DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayScope } from "../../ports/day-deleter";
 import type { CalendarDay } from "../days/calendar-day";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import type { CleanDayTask } from "../tasks/task-payload";
 import type { TableSchema } from "../types/table-schema";
-import { cleanWholeDay, fitsOneChunk } from "./clean-whole-day";
+import { cleanWholeDay, type EarlyFigures, fitsOneChunk, warehouseFiguresEarly } from "./clean-whole-day";
 import type { CleanupDeps } from "./cleanup-deps";
 import { requireChunkPlan, requireCopiedBy, requireStillClean, requireTriggersAllowed } from "./day-guards";
 import { keepDayLease } from "./day-lease";
@@ -71,6 +72,15 @@ export async function cleanDay(deps: CleanupDeps, task: CleanDayTask): Promise<D
   ledger.catch(() => {
     // Awaited (and its failure reported) only when the day needs verifying.
   });
+  // Asked after the claim, on the same connection: it reads the state as the claim left it.
+  const existing = deps.state.read(scope);
+  existing.catch(() => {
+    // Awaited (and its failure reported) once the day is claimed.
+  });
+  const warehouseFigures = ledger.then((view) => warehouseFiguresEarly(deps, scope.column, view.record));
+  warehouseFigures.catch(() => {
+    // A failure here is met again, and reported, when the figures are asked for in turn.
+  });
   let schema: TableSchema;
   try {
     schema = await describeExisting(deps.source, task.table, "table");
@@ -84,7 +94,7 @@ export async function cleanDay(deps: CleanupDeps, task: CleanDayTask): Promise<D
   }
   const lease = keepDayLease(deps.state, scope, holder, LEASE_TTL_MS);
   try {
-    const report = await runDay(deps, schema, task, ledger, lease.check);
+    const report = await runDay(deps, schema, task, { ledger, existing, warehouseFigures }, lease.check);
     const durationMs = Math.round(performance.now() - started);
     deps.logger.info(report.outcome === "cleaned" ? "cleaned day" : `cleanup: day ${report.outcome}`, {
       ...report,
@@ -107,18 +117,22 @@ export async function cleanDay(deps: CleanupDeps, task: CleanDayTask): Promise<D
 
 type Report = Omit<DayCleanupReport, "durationMs">;
 
+/** What the task asked for before its claim came back. */
+interface EarlyReads {
+  readonly ledger: Promise<LedgerView>;
+  readonly existing: Promise<DayCleanup | undefined>;
+  readonly warehouseFigures: Promise<EarlyFigures | undefined>;
+}
+
 async function runDay(
   deps: CleanupDeps,
   schema: TableSchema,
   task: CleanDayTask,
-  ledger: Promise<LedgerView>,
+  { ledger, ...early }: EarlyReads,
   renew: () => Promise<void>,
 ): Promise<Report> {
   const scope: DayScope = { table: task.table, column: task.filterColumn, day: task.day };
-  const [existing, sideEffects] = await Promise.all([
-    deps.state.read(scope),
-    deps.deleter.sideEffects(scope.table),
-  ]);
+  const [existing, sideEffects] = await Promise.all([early.existing, deps.deleter.sideEffects(scope.table)]);
   const base = {
     table: scope.table,
     day: scope.day,
@@ -157,6 +171,7 @@ async function runDay(
       sideEffects,
       throttle,
       beforeDelete: renew,
+      warehouseFigures: early.warehouseFigures,
     });
     if (whole.kind === "cleaned") return { ...base, ...whole.run, outcome: "cleaned", resumed: false };
     if (whole.kind === "already-clean") {

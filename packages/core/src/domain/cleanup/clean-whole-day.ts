@@ -1,6 +1,7 @@
 import type { ChunkTarget, DayChunk, DeleteSideEffects } from "../../ports/day-deleter";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import { addDays, startOfDay } from "../days/calendar-day";
+import type { DayFigures } from "../types/day-figures";
 import { parseDestination } from "../types/destination";
 import { chunkRefusal } from "./chunk-refusal";
 import type { CleanupDeps } from "./cleanup-deps";
@@ -16,6 +17,38 @@ export interface WholeDayInput {
   readonly throttle: Throttle;
   /** Renews the task's lease right before the delete. */
   readonly beforeDelete: () => Promise<void>;
+  /** The warehouse's figures of the day, when the task asked for them early (see warehouseFiguresEarly). */
+  readonly warehouseFigures?: Promise<EarlyFigures | undefined>;
+}
+
+/** The warehouse's figures of a day, and the key column they were counted for. */
+export interface EarlyFigures {
+  readonly keyColumn: string | undefined;
+  readonly figures: DayFigures;
+}
+
+/**
+ * Asks the warehouse for the day's figures as soon as the copy record is
+ * known, while the task still reads its state and the table: for a day that
+ * will be cleaned whole (its copy fits in one chunk), by the key the copy
+ * counted. Undefined for any other day. Only a read: a day that turns out not
+ * to be cleaned whole never uses it.
+ */
+export function warehouseFiguresEarly(
+  deps: CleanupDeps,
+  column: string,
+  record: CopiedDayRecord | undefined,
+): Promise<EarlyFigures | undefined> {
+  if (!record || record.filterColumn !== column || record.figures.fingerprint === undefined)
+    return Promise.resolve(undefined);
+  if (record.figures.rows < 1 || record.figures.rows > deps.settings.chunkRows)
+    return Promise.resolve(undefined);
+  const destination = parseDestination(record.destination, { field: "destination", ...deps.destinations });
+  const keyColumn = record.figures.key?.column;
+  const at = { destination, filterColumn: column, day: record.day };
+  return deps
+    .warehouse()
+    .then(async (warehouse) => ({ keyColumn, figures: await warehouse.dayFigures(at, keyColumn) }));
 }
 
 /** What a whole-day clean did; `verify` hands the day to the full verification (a re-copy may answer it). */
@@ -43,7 +76,11 @@ export async function cleanWholeDay(deps: CleanupDeps, input: WholeDayInput): Pr
   const destination = parseDestination(record.destination, { field: "destination", ...deps.destinations });
   const keyColumn = target.by.kind === "key" ? target.by.column : undefined;
   const at = { destination, filterColumn: scope.column, day: scope.day };
-  const warehouse = await (await deps.warehouse()).dayFigures(at, keyColumn);
+  const early = await input.warehouseFigures?.catch(() => undefined);
+  const warehouse =
+    early && early.keyColumn === keyColumn
+      ? early.figures
+      : await (await deps.warehouse()).dayFigures(at, keyColumn);
   if (!sameFigures(warehouse, record.figures)) return { kind: "verify" };
   const chunk = chunkOfRecord(target, record);
   const waitedMs = await input.throttle.beforeChunk(true);
