@@ -115,6 +115,20 @@ export function dayRecordContract(warehouse: () => Warehouse, dataset: string): 
     expect(tables).toEqual([...tables].sort());
   });
 
+  it("keeps a source table whose name holds a quote apart, as written", async () => {
+    const w = warehouse();
+    const table = `${uniqueName("quoted")}'s`;
+    const at = { dataset };
+    await w.recordDay(at, {
+      kind: "copied",
+      table,
+      copy: copyRecordOf("2024-05-08", "2024-06-01T00:00:00.000Z"),
+    });
+    expect((await w.dayRecord(at, table, "2024-05-08")).copy?.day).toBe("2024-05-08");
+    expect(await w.dayRecord(at, table.slice(0, -2), "2024-05-08")).toEqual({});
+    expect((await w.recordedCopies(at, table)).map((copy) => copy.day)).toEqual(["2024-05-08"]);
+  });
+
   it("reads a dataset without a record (or that does not exist) as empty, creating nothing", async () => {
     const w = warehouse();
     const at = { dataset: uniqueName("norecord") };

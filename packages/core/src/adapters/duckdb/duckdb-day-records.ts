@@ -1,9 +1,20 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import type { CalendarDay } from "../../domain/days/calendar-day";
-import type { DayRecordEntry, DurableDayRecord } from "../../ports/day-record";
+import { type CalendarDay, isCalendarDay } from "../../domain/days/calendar-day";
+import { InvalidInputError } from "../../errors";
+import type { DatasetRef, DayRecordEntry, DayRecordStore, DurableDayRecord } from "../../ports/day-record";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import * as records from "../warehouse/day-record-rows";
 import { type DuckDbTable, qualifiedName, qualifiedSchema, tableColumns } from "./duckdb-catalog";
+
+/**
+ * A text value as a DuckDB string literal: standard SQL, where only the quote
+ * is special (doubled). Written into the statement rather than bound, as the
+ * day predicates are: DuckDB then skips a prepare-and-bind round, which is
+ * most of what these one-row statements cost.
+ */
+function literal(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
 
 /** The record table of `dataset` in `catalog`. */
 export function dayRecordTable(catalog: string, dataset: string): DuckDbTable {
@@ -27,22 +38,28 @@ export async function appendDayRecord(
   entry: DayRecordEntry,
 ): Promise<void> {
   const row: records.DayRecordRow = records.toDayRecordRow(entry);
+  const values = [row.source_table, row.day, row.kind, row.entry].map(literal);
   await connection.run(
-    `INSERT INTO ${qualifiedName(table)} (source_table, day, kind, entry) VALUES ($1, CAST($2 AS DATE), $3, $4)`,
-    [row.source_table, row.day, row.kind, row.entry],
+    `INSERT INTO ${qualifiedName(table)} (source_table, day, kind, entry) VALUES (${values[0]}, CAST(${values[1]} AS DATE), ${values[2]}, ${values[3]})`,
   );
 }
 
+/** Whether the record table exists (asking creates nothing). */
+export async function hasDayRecordTable(connection: DuckDBConnection, table: DuckDbTable): Promise<boolean> {
+  return (await tableColumns(connection, table)).length > 0;
+}
+
+/** The day's entries; the record table must exist (see hasDayRecordTable). */
 export async function readDayRecord(
   connection: DuckDBConnection,
   table: DuckDbTable,
   sourceTable: string,
   day: CalendarDay,
 ): Promise<DurableDayRecord> {
-  if ((await tableColumns(connection, table)).length === 0) return {};
+  if (!isCalendarDay(day))
+    throw new InvalidInputError("day", `${JSON.stringify(day)} is not a YYYY-MM-DD day`);
   const reader = await connection.runAndReadAll(
-    `SELECT kind, entry FROM ${qualifiedName(table)} WHERE source_table = $1 AND day = CAST($2 AS DATE)`,
-    [sourceTable, day],
+    `SELECT kind, entry FROM ${qualifiedName(table)} WHERE source_table = ${literal(sourceTable)} AND day = DATE '${day}'`,
   );
   const rows = reader.getRows().map(([kind, entry]) => ({
     kind: String(kind) as records.DayRecordRow["kind"],
@@ -76,4 +93,64 @@ export async function readRecordedTables(
     `SELECT DISTINCT source_table FROM ${qualifiedName(table)} WHERE kind = 'copied' ORDER BY source_table`,
   );
   return reader.getRows().map(([name]) => String(name));
+}
+
+/** What the record methods borrow from the warehouse that owns them. */
+export interface DuckDbDayRecordsContext {
+  readonly catalog: string;
+  /** Runs a public operation of the warehouse (refused once closed, errors mapped). */
+  readonly operation: <T>(action: string, work: () => Promise<T>) => Promise<T>;
+  readonly withConnection: <T>(work: (connection: DuckDBConnection) => Promise<T>) => Promise<T>;
+  /** Runs schema changes one at a time. */
+  readonly ddl: (work: () => Promise<void>) => Promise<void>;
+}
+
+/**
+ * The durable day record of a DuckDB warehouse: `_archiver_days` in each
+ * dataset's schema. One process holds the file, so a record table seen (or
+ * made) here stays, and is not looked up again.
+ */
+export function createDuckDbDayRecords(context: DuckDbDayRecordsContext): DayRecordStore {
+  const { catalog, operation, withConnection } = context;
+  const known = new Set<string>();
+  const at = (dataset: DatasetRef) => ({
+    table: dayRecordTable(catalog, dataset.dataset),
+    key: dataset.dataset.toLowerCase(),
+  });
+  return {
+    recordDay(dataset, entry) {
+      const { table, key } = at(dataset);
+      return operation("recordDay", async () => {
+        if (!known.has(key)) {
+          await context.ddl(() => withConnection((connection) => ensureDayRecordTable(connection, table)));
+          known.add(key);
+        }
+        await withConnection((connection) => appendDayRecord(connection, table, entry));
+      });
+    },
+    dayRecord(dataset, sourceTable, day) {
+      const { table, key } = at(dataset);
+      return operation("dayRecord", () =>
+        withConnection(async (connection) => {
+          if (!known.has(key)) {
+            if (!(await hasDayRecordTable(connection, table))) return {};
+            known.add(key);
+          }
+          return readDayRecord(connection, table, sourceTable, day);
+        }),
+      );
+    },
+    recordedCopies(dataset, sourceTable) {
+      const { table } = at(dataset);
+      return operation("recordedCopies", () =>
+        withConnection((connection) => readRecordedCopies(connection, table, sourceTable)),
+      );
+    },
+    recordedTables(dataset) {
+      const { table } = at(dataset);
+      return operation("recordedTables", () =>
+        withConnection((connection) => readRecordedTables(connection, table)),
+      );
+    },
+  };
 }

@@ -17,14 +17,7 @@ import {
   type WarehouseColumn,
 } from "./duckdb-catalog";
 import { createConnectionPool } from "./duckdb-connection-pool";
-import {
-  appendDayRecord,
-  dayRecordTable,
-  ensureDayRecordTable,
-  readDayRecord,
-  readRecordedCopies,
-  readRecordedTables,
-} from "./duckdb-day-records";
+import { createDuckDbDayRecords } from "./duckdb-day-records";
 import { withDuckDbErrors } from "./duckdb-errors";
 import { readDuckDbDay } from "./duckdb-read-day";
 import { replaceDayInTransaction } from "./replace-day";
@@ -109,8 +102,6 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
   });
   const dayOf = (at: WarehouseDay): DuckDbDay => ({ ...at, destination: tableOf(at.destination) });
   const tableKey = (destination: Destination) => `${destination.dataset}.${destination.table}`.toLowerCase();
-  // Datasets whose record table this warehouse has made sure of.
-  const recordTables = new Set<string>();
   // Per table, the source shape this warehouse last made it match and the columns it then had: a copy
   // of the same schema skips the catalog round trips.
   const ensured = new Map<string, { shape: string; columns: readonly WarehouseColumn[] }>();
@@ -190,40 +181,12 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       );
     },
 
-    recordDay(dataset, entry) {
-      const table = dayRecordTable(catalog, dataset.dataset);
-      const key = dataset.dataset.toLowerCase();
-      return operation("recordDay", async () => {
-        if (!recordTables.has(key)) {
-          await locks.run(DDL_KEY, () =>
-            withConnection((connection) => ensureDayRecordTable(connection, table)),
-          );
-          recordTables.add(key);
-        }
-        await withConnection((connection) => appendDayRecord(connection, table, entry));
-      });
-    },
-
-    dayRecord(dataset, sourceTable, day) {
-      const table = dayRecordTable(catalog, dataset.dataset);
-      return operation("dayRecord", () =>
-        withConnection((connection) => readDayRecord(connection, table, sourceTable, day)),
-      );
-    },
-
-    recordedCopies(dataset, sourceTable) {
-      const table = dayRecordTable(catalog, dataset.dataset);
-      return operation("recordedCopies", () =>
-        withConnection((connection) => readRecordedCopies(connection, table, sourceTable)),
-      );
-    },
-
-    recordedTables(dataset) {
-      const table = dayRecordTable(catalog, dataset.dataset);
-      return operation("recordedTables", () =>
-        withConnection((connection) => readRecordedTables(connection, table)),
-      );
-    },
+    ...createDuckDbDayRecords({
+      catalog,
+      operation,
+      withConnection,
+      ddl: (work) => locks.run(DDL_KEY, work),
+    }),
 
     readDay(at, schema) {
       return operation("readDay", () =>
