@@ -2,7 +2,13 @@ import type { DayFigures } from "../domain/types/day-figures";
 import type { Destination } from "../domain/types/destination";
 import type { Row, TableSchema } from "../domain/types/table-schema";
 import type { WarehouseDay } from "../domain/types/warehouse-day";
-import type { DayRecordStore } from "./day-record";
+import type { DayRecordEntry, DayRecordStore } from "./day-record";
+
+/** What replaceDay asks for the durable record entry of the day it wrote (see Warehouse.replaceDay). */
+export type RecordReplacedDay = (written: {
+  readonly rowsWritten: number;
+  readonly figures?: DayFigures;
+}) => Promise<DayRecordEntry>;
 
 /**
  * The analytics warehouse (DuckDB locally, BigQuery in production).
@@ -34,12 +40,20 @@ export interface Warehouse extends DayRecordStore {
    * rows to a source that no longer has them (cleanup may have deleted them).
    * When the warehouse can count them in the same transaction, it also
    * returns the day's figures for `keyColumn` (else callers ask `dayFigures`).
+   *
+   * `record`, when given, is asked for the day's durable record entry once the
+   * rows are written (it may check them, and throw), and the entry is kept in
+   * the durable record (DayRecordStore) before replaceDay returns: in the
+   * replace's own transaction where the warehouse has one (DuckDB: a throw
+   * leaves the day as it was), else right after the replace (BigQuery: a throw
+   * leaves the day replaced but not recorded, as a copy killed in between).
    */
   replaceDay(
     at: WarehouseDay,
     schema: TableSchema,
     batches: AsyncIterable<readonly Row[]>,
     keyColumn?: string,
+    record?: RecordReplacedDay,
   ): Promise<{ readonly rowsWritten: number; readonly figures?: DayFigures }>;
   /** Counts the day: rows, and key figures for `keyColumn` when given. */
   dayFigures(at: WarehouseDay, keyColumn?: string): Promise<DayFigures>;

@@ -1,8 +1,11 @@
 import { expect, it } from "vitest";
+import { VerificationError } from "../errors";
 import type { CleanupStart } from "../ports/day-record";
 import type { CopiedDayRecord } from "../ports/migration-ledger";
 import type { Warehouse } from "../ports/warehouse";
+import { batchesOf, dayOf } from "./orders-fixture";
 import { uniqueName } from "./test-services";
+import { keyedRows, keyedSchema } from "./warehouse-contract-fixtures";
 
 /** A copy record of `day` as copyDay writes it, copied at `copiedAt`. */
 export function copyRecordOf(day: string, copiedAt: string, rows = 3): CopiedDayRecord {
@@ -113,6 +116,39 @@ export function dayRecordContract(warehouse: () => Warehouse, dataset: string): 
     const tables = await w.recordedTables(at);
     expect(tables).toEqual(expect.arrayContaining([table, other]));
     expect(tables).toEqual([...tables].sort());
+  });
+
+  it("keeps the entry replaceDay's record answers once the rows are written, and none when it throws", async () => {
+    const w = warehouse();
+    const table = uniqueName("replaced");
+    const destination = { dataset, table };
+    const schema = keyedSchema();
+    await w.ensureTable(destination, schema, "created_at");
+    const written: number[] = [];
+    await w.replaceDay(
+      dayOf(destination, "2024-05-09"),
+      schema,
+      batchesOf(keyedRows("2024-05-09", [1, 2, 3])),
+      "id",
+      async ({ rowsWritten }) => {
+        written.push(rowsWritten);
+        return { kind: "copied", table, copy: copyRecordOf("2024-05-09", "2024-06-01T00:00:00.000Z", 3) };
+      },
+    );
+    expect(written).toEqual([3]);
+    expect((await w.dayRecord({ dataset }, table, "2024-05-09")).copy?.figures.rows).toBe(3);
+
+    const refused = w.replaceDay(
+      dayOf(destination, "2024-05-10"),
+      schema,
+      batchesOf(keyedRows("2024-05-10", [4])),
+      "id",
+      async () => {
+        throw new VerificationError("the rows are not what was read");
+      },
+    );
+    await expect(refused).rejects.toThrow("the rows are not what was read");
+    expect(await w.dayRecord({ dataset }, table, "2024-05-10")).toEqual({});
   });
 
   it("keeps a source table whose name holds a quote apart, as written", async () => {

@@ -23,9 +23,9 @@ if (project) {
         datasets.add(destination.dataset);
         return inner.ensureTable(destination, schema, filterColumn);
       },
-      replaceDay(at, schema, batches) {
+      replaceDay(at, schema, batches, keyColumn, record) {
         datasets.add(at.destination.dataset);
-        return inner.replaceDay(at, schema, batches);
+        return inner.replaceDay(at, schema, batches, keyColumn, record);
       },
       dayFigures: (at, keyColumn) => inner.dayFigures(at, keyColumn),
       dayKeys: (at, keyColumn) => inner.dayKeys(at, keyColumn),

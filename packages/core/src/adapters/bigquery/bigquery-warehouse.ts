@@ -1,7 +1,7 @@
 import { BigQuery, type Job } from "@google-cloud/bigquery";
 import { emptyDayFigures } from "../../domain/types/day-figures";
 import { type Destination, formatDestination } from "../../domain/types/destination";
-import type { TableSchema } from "../../domain/types/table-schema";
+import type { Row, TableSchema } from "../../domain/types/table-schema";
 import { formatWarehouseDay, type WarehouseDay } from "../../domain/types/warehouse-day";
 import { VerificationError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
@@ -90,8 +90,40 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
       schema.columns.map((c) => [c.name, c.logicalType]),
     ]);
 
+  /** Loads the day's rows into its partition with WRITE_TRUNCATE (see the comment above). */
+  async function loadDay(
+    at: WarehouseDay,
+    schema: TableSchema,
+    batches: AsyncIterable<readonly Row[]>,
+  ): Promise<{ readonly rowsWritten: number }> {
+    const { destination, filterColumn, day } = at;
+
+    const context = contextOf(destination, `loading ${formatWarehouseDay(at)}`);
+    const key = preparedKey(destination, schema, filterColumn);
+    try {
+      const fields = prepared.get(key) ?? (await prepareTable(destination, schema, filterColumn));
+      const partition = tableOf(destination, partitionTableId(destination.table, day));
+      const metadata = loadJobMetadata({ table: destination.table, fields, filterColumn, day });
+      const held = await heldRows(at);
+      const job = await streamLoad(
+        partition,
+        metadata,
+        refuseToShrink(formatWarehouseDay(at), held, batches),
+        createNdjsonEncoder(schema.name, schema.columns),
+      );
+      if (!job) return { rowsWritten: 0 };
+      return { rowsWritten: outputRows(job, context.action) };
+    } catch (error) {
+      // The table may have changed under the cached fields (dropped, altered): the retry reads it again.
+      prepared.delete(key);
+      throw mapBigQueryError(error, context);
+    }
+  }
+
+  const dayRecords = createBigQueryDayRecords({ client, project, location, query });
+
   return {
-    ...createBigQueryDayRecords({ client, project, location, query }),
+    ...dayRecords,
 
     async ensureTable(destination, schema, filterColumn) {
       const key = preparedKey(destination, schema, filterColumn);
@@ -103,28 +135,11 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
       }
     },
 
-    async replaceDay(at, schema, batches) {
-      const { destination, filterColumn, day } = at;
-      const context = contextOf(destination, `loading ${formatWarehouseDay(at)}`);
-      const key = preparedKey(destination, schema, filterColumn);
-      try {
-        const fields = prepared.get(key) ?? (await prepareTable(destination, schema, filterColumn));
-        const partition = tableOf(destination, partitionTableId(destination.table, day));
-        const metadata = loadJobMetadata({ table: destination.table, fields, filterColumn, day });
-        const held = await heldRows(at);
-        const job = await streamLoad(
-          partition,
-          metadata,
-          refuseToShrink(formatWarehouseDay(at), held, batches),
-          createNdjsonEncoder(schema.name, schema.columns),
-        );
-        if (!job) return { rowsWritten: 0 };
-        return { rowsWritten: outputRows(job, context.action) };
-      } catch (error) {
-        // The table may have changed under the cached fields (dropped, altered): the retry reads it again.
-        prepared.delete(key);
-        throw mapBigQueryError(error, context);
-      }
+    async replaceDay(at, schema, batches, _keyColumn, record) {
+      const written = await loadDay(at, schema, batches);
+      // A load job has no transaction to share: the entry follows it (see Warehouse.replaceDay).
+      if (record) await dayRecords.recordDay(at.destination, await record(written));
+      return written;
     },
 
     async dayFigures(at, keyColumn) {

@@ -31,17 +31,31 @@ export async function ensureDayRecordTable(connection: DuckDBConnection, table: 
   );
 }
 
-/** Appends one entry; the statement commits on its own (DuckDB's autocommit). */
+function dayKey(sourceTable: string, day: string): string {
+  return `${sourceTable}\u0000${day}`;
+}
+
+/** The `table|day` pairs the record holds entries of; none when it has no table. */
+async function readRecordedDays(connection: DuckDBConnection, table: DuckDbTable): Promise<Set<string>> {
+  if (!(await hasDayRecordTable(connection, table))) return new Set();
+  const reader = await connection.runAndReadAll(
+    `SELECT DISTINCT source_table, CAST(day AS VARCHAR) FROM ${qualifiedName(table)}`,
+  );
+  return new Set(reader.getRows().map(([name, day]) => dayKey(String(name), String(day))));
+}
+
+/** Appends one entry; the statement commits on its own (DuckDB's autocommit). Returns the row written. */
 export async function appendDayRecord(
   connection: DuckDBConnection,
   table: DuckDbTable,
   entry: DayRecordEntry,
-): Promise<void> {
+): Promise<records.DayRecordRow> {
   const row: records.DayRecordRow = records.toDayRecordRow(entry);
   const values = [row.source_table, row.day, row.kind, row.entry].map(literal);
   await connection.run(
     `INSERT INTO ${qualifiedName(table)} (source_table, day, kind, entry) VALUES (${values[0]}, CAST(${values[1]} AS DATE), ${values[2]}, ${values[3]})`,
   );
+  return row;
 }
 
 /** Whether the record table exists (asking creates nothing). */
@@ -103,42 +117,78 @@ export interface DuckDbDayRecordsContext {
   readonly withConnection: <T>(work: (connection: DuckDBConnection) => Promise<T>) => Promise<T>;
   /** Runs schema changes one at a time. */
   readonly ddl: (work: () => Promise<void>) => Promise<void>;
+  /** The database's memo (SharedDatabase.memo), shared by every warehouse on the file. */
+  readonly memo: Map<string, unknown>;
 }
+
+/** Per dataset: the `table|day` pairs the record holds entries of (none when it has no table). */
+type RecordedDays = Map<string, Promise<Set<string>>>;
 
 /**
  * The durable day record of a DuckDB warehouse: `_archiver_days` in each
- * dataset's schema. One process holds the file, so a record table seen (or
- * made) here stays, and is not looked up again.
+ * dataset's schema. One process holds the file, so the days it holds entries
+ * of are read once per dataset and then kept up to date in memory: asking
+ * about a day it has none of (every first copy of a day) costs no statement.
  */
-export function createDuckDbDayRecords(context: DuckDbDayRecordsContext): DayRecordStore {
+export interface DuckDbDayRecords extends DayRecordStore {
+  /**
+   * Makes sure `dataset` has its record table, then returns a writer that
+   * appends an entry on a given connection, in its open transaction; call
+   * `written` with the entry's row once that transaction committed.
+   */
+  inTransaction(dataset: DatasetRef): Promise<{
+    append(connection: DuckDBConnection, entry: DayRecordEntry): Promise<records.DayRecordRow>;
+    written(row: records.DayRecordRow): void;
+  }>;
+}
+
+export function createDuckDbDayRecords(context: DuckDbDayRecordsContext): DuckDbDayRecords {
   const { catalog, operation, withConnection } = context;
-  const known = new Set<string>();
+  const recorded = (context.memo.get("recordedDays") as RecordedDays | undefined) ?? new Map();
+  context.memo.set("recordedDays", recorded);
   const at = (dataset: DatasetRef) => ({
     table: dayRecordTable(catalog, dataset.dataset),
     key: dataset.dataset.toLowerCase(),
   });
+  const daysOf = (table: DuckDbTable, key: string): Promise<Set<string>> => {
+    let days = recorded.get(key);
+    if (!days) {
+      days = withConnection((connection) => readRecordedDays(connection, table));
+      days.catch(() => recorded.delete(key));
+      recorded.set(key, days);
+    }
+    return days;
+  };
+  const ensured = async (table: DuckDbTable, key: string): Promise<Set<string>> => {
+    const days = await daysOf(table, key);
+    if (days.size === 0) {
+      await context.ddl(() => withConnection((connection) => ensureDayRecordTable(connection, table)));
+    }
+    return days;
+  };
   return {
+    async inTransaction(dataset) {
+      const { table, key } = at(dataset);
+      const days = await ensured(table, key);
+      return {
+        append: (connection, entry) => appendDayRecord(connection, table, entry),
+        written: (row) => days.add(dayKey(row.source_table, row.day)),
+      };
+    },
     recordDay(dataset, entry) {
       const { table, key } = at(dataset);
       return operation("recordDay", async () => {
-        if (!known.has(key)) {
-          await context.ddl(() => withConnection((connection) => ensureDayRecordTable(connection, table)));
-          known.add(key);
-        }
-        await withConnection((connection) => appendDayRecord(connection, table, entry));
+        const days = await ensured(table, key);
+        const row = await withConnection((connection) => appendDayRecord(connection, table, entry));
+        days.add(dayKey(row.source_table, row.day));
       });
     },
     dayRecord(dataset, sourceTable, day) {
       const { table, key } = at(dataset);
-      return operation("dayRecord", () =>
-        withConnection(async (connection) => {
-          if (!known.has(key)) {
-            if (!(await hasDayRecordTable(connection, table))) return {};
-            known.add(key);
-          }
-          return readDayRecord(connection, table, sourceTable, day);
-        }),
-      );
+      return operation("dayRecord", async () => {
+        if (!(await daysOf(table, key)).has(dayKey(sourceTable, day))) return {};
+        return withConnection((connection) => readDayRecord(connection, table, sourceTable, day));
+      });
     },
     recordedCopies(dataset, sourceTable) {
       const { table } = at(dataset);

@@ -73,6 +73,23 @@ describe("DuckDB warehouse specifics", () => {
     expect(await warehouse.countRows(destination)).toBe(1);
   });
 
+  it("keeps the day as it was when replaceDay's record throws: the entry and the day commit together", async () => {
+    const destination = await fresh();
+    const before = keyedRows(DAY, [1]);
+    await warehouse.replaceDay(dayOf(destination, DAY), schema, batchesOf(before));
+    const attempt = warehouse.replaceDay(
+      dayOf(destination, DAY),
+      schema,
+      batchesOf(keyedRows(DAY, [2, 3])),
+      "id",
+      async ({ figures }) => {
+        throw new VerificationError(`refused a day of ${figures?.rows} rows`);
+      },
+    );
+    await expect(attempt).rejects.toThrow("refused a day of 2 rows");
+    expect(await warehouse.readDay(dayOf(destination, DAY), schema)).toEqual(before);
+  });
+
   it.each([
     ["amount", 3, "1.234", /column amount cannot store "1.234" exactly/],
     ["amount", 3, "12345678901.00", /column amount cannot store "12345678901.00" exactly/],

@@ -1,10 +1,12 @@
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { emptyDayFigures } from "../../domain/types/day-figures";
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { type DayFigures, emptyDayFigures } from "../../domain/types/day-figures";
 import type { Destination } from "../../domain/types/destination";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
 import type { WarehouseDay } from "../../domain/types/warehouse-day";
 import type { Warehouse } from "../../ports/warehouse";
+import type { DayRecordRow } from "../warehouse/day-record-rows";
 import { dayFiguresOn, dayKeysOn } from "./day-figures";
 import {
   type DuckDbDay,
@@ -106,6 +108,14 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
   // of the same schema skips the catalog round trips.
   const ensured = new Map<string, { shape: string; columns: readonly WarehouseColumn[] }>();
 
+  const dayRecords = createDuckDbDayRecords({
+    catalog,
+    operation,
+    withConnection,
+    ddl: (work) => locks.run(DDL_KEY, work),
+    memo: database.memo,
+  });
+
   return {
     async ensureTable(destination, schema, filterColumn) {
       requireFilterColumn(schema, filterColumn);
@@ -124,10 +134,21 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       );
     },
 
-    async replaceDay(at, schema, batches, keyColumn) {
+    async replaceDay(at, schema, batches, keyColumn, record) {
       requireFilterColumn(schema, at.filterColumn);
       const columns = ensured.get(tableKey(at.destination))?.columns;
-      const target = { at: dayOf(at), schema, columns, keyColumn };
+      const writer = record ? await dayRecords.inTransaction(at.destination) : undefined;
+      let recorded: DayRecordRow | undefined;
+      const beforeCommit =
+        record && writer
+          ? async (connection: DuckDBConnection, figures: DayFigures) => {
+              recorded = await writer.append(
+                connection,
+                await record({ rowsWritten: figures.rows, figures }),
+              );
+            }
+          : undefined;
+      const target = { at: dayOf(at), schema, columns, keyColumn, beforeCommit };
       // One replace per day at a time: DuckDB does not see two transactions inserting the same day
       // as a conflict, so this lock is what keeps a duplicate task from leaving two copies. Different
       // days touch disjoint rows and run side by side.
@@ -136,6 +157,7 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
           withConnection((connection) => replaceDayInTransaction(connection, target, batches)),
         ),
       );
+      if (recorded) writer?.written(recorded);
       return { rowsWritten: figures.rows, figures };
     },
 
@@ -181,12 +203,7 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       );
     },
 
-    ...createDuckDbDayRecords({
-      catalog,
-      operation,
-      withConnection,
-      ddl: (work) => locks.run(DDL_KEY, work),
-    }),
+    ...dayRecords,
 
     readDay(at, schema) {
       return operation("readDay", () =>

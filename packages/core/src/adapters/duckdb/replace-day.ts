@@ -24,6 +24,8 @@ export interface DayTarget {
   readonly columns?: readonly WarehouseColumn[];
   /** The key whose figures are counted, in the same transaction, with the rows. */
   readonly keyColumn?: string;
+  /** Runs in the transaction once the day is written and counted, right before COMMIT (a throw rolls back). */
+  readonly beforeCommit?: (connection: DuckDBConnection, figures: DayFigures) => Promise<void>;
 }
 
 /**
@@ -81,6 +83,7 @@ export async function replaceDayInTransaction(
         `${label}: appended ${appended} rows but the day holds ${rows}; ${appended - rows} rows lie outside the day or have no ${filterColumn}`,
       );
     }
+    await target.beforeCommit?.(connection, figures);
     await connection.run("COMMIT");
     return figures;
   } catch (error) {

@@ -8,6 +8,11 @@ export interface SharedDatabase {
   readonly instance: DuckDBInstance;
   /** Serializes writes per table across every warehouse using this database. */
   readonly locks: KeyedMutex;
+  /**
+   * What the warehouses using this database remember of it (one process holds
+   * the file, so what this process wrote is all there is), by name.
+   */
+  readonly memo: Map<string, unknown>;
   /** Gives the database back; the last user closes it. */
   release(): void;
 }
@@ -15,6 +20,7 @@ export interface SharedDatabase {
 interface OpenFile {
   readonly opening: Promise<DuckDBInstance>;
   readonly locks: KeyedMutex;
+  readonly memo: Map<string, unknown>;
   users: number;
 }
 
@@ -63,13 +69,13 @@ export async function openSharedDatabase(
 ): Promise<SharedDatabase> {
   if (path.startsWith(":memory:")) {
     const instance = await DuckDBInstance.create(path, duckDbOptions(settings));
-    return { instance, locks: new KeyedMutex(), release: () => instance.closeSync() };
+    return { instance, locks: new KeyedMutex(), memo: new Map(), release: () => instance.closeSync() };
   }
   const key = resolve(path);
   let file = openFiles.get(key);
   if (!file) {
     const opening = DuckDBInstance.create(key, duckDbOptions(settings));
-    const created: OpenFile = { opening, locks: new KeyedMutex(), users: 0 };
+    const created: OpenFile = { opening, locks: new KeyedMutex(), memo: new Map(), users: 0 };
     // A failed open is forgotten so that a later attempt (say, once another process let go of the lock) retries.
     opening.catch(() => {
       if (openFiles.get(key) === created) openFiles.delete(key);
@@ -90,6 +96,7 @@ export async function openSharedDatabase(
   return {
     instance,
     locks: shared.locks,
+    memo: shared.memo,
     release() {
       if (released) return;
       released = true;

@@ -68,7 +68,7 @@ describe("a kill in the middle of a re-copy, then a retry", () => {
     // A warehouse that dies after two batches (of one row each) went in.
     const dying: Warehouse = {
       ...fx.warehouse,
-      replaceDay(at, schema, batches, keyColumn) {
+      replaceDay(at, schema, batches, keyColumn, record) {
         async function* twoThenDie() {
           let n = 0;
           for await (const batch of batches) {
@@ -76,7 +76,7 @@ describe("a kill in the middle of a re-copy, then a retry", () => {
             if (++n === 2) throw new Error("killed");
           }
         }
-        return fx.warehouse.replaceDay(at, schema, twoThenDie(), keyColumn);
+        return fx.warehouse.replaceDay(at, schema, twoThenDie(), keyColumn, record);
       },
     };
     const killed = fx.deps({

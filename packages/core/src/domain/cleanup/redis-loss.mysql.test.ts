@@ -40,7 +40,14 @@ async function partCleanedDay(options: { readonly copiedBefore?: "durable-record
   const table = await fx.keyedTable(["2024-10-01"], 5);
   if (options.copiedBefore) {
     // A copy made by a version without the durable record: the warehouse holds the day, nothing records it.
-    const warehouse: Warehouse = { ...fx.warehouse, recordDay: async () => undefined };
+    const warehouse: Warehouse = {
+      ...fx.warehouse,
+      async replaceDay(at, schema, batches, keyColumn, record) {
+        const written = await fx.warehouse.replaceDay(at, schema, batches, keyColumn);
+        await record?.(written);
+        return written;
+      },
+    };
     await copyDay(
       { ...fx.copyDeps, warehouse: async () => warehouse },
       { kind: "copy", table, destination: table, filterColumn: "created_at", day: "2024-10-01" },

@@ -70,15 +70,20 @@ describe("copyDay", () => {
       dayFigures: real.dayFigures.bind(real),
       countRows: real.countRows.bind(real),
       close: real.close.bind(real),
-      replaceDay: (at, schema, source) =>
-        real.replaceDay(at, schema, {
-          async *[Symbol.asyncIterator]() {
-            for await (const batch of source) {
-              if (++batches === 4) throw new Error("process killed");
-              yield batch;
-            }
+      replaceDay: (at, schema, source, ...rest) =>
+        real.replaceDay(
+          at,
+          schema,
+          {
+            async *[Symbol.asyncIterator]() {
+              for await (const batch of source) {
+                if (++batches === 4) throw new Error("process killed");
+                yield batch;
+              }
+            },
           },
-        }),
+          ...rest,
+        ),
     };
     await expect(
       copyDay(deps({ warehouse: async () => crashing }), task(table, "2024-01-06")),
@@ -100,12 +105,17 @@ describe("copyDay", () => {
       countRows: real.countRows.bind(real),
       close: real.close.bind(real),
       dayFigures: real.dayFigures.bind(real),
-      replaceDay: (at, schema, source) =>
-        real.replaceDay(at, schema, {
-          async *[Symbol.asyncIterator]() {
-            for await (const batch of source) yield batch.slice(1);
+      replaceDay: (at, schema, source, ...rest) =>
+        real.replaceDay(
+          at,
+          schema,
+          {
+            async *[Symbol.asyncIterator]() {
+              for await (const batch of source) yield batch.slice(1);
+            },
           },
-        }),
+          ...rest,
+        ),
     };
     await expect(
       copyDay(deps({ warehouse: async () => lossy }), task(table, "2024-01-07")),

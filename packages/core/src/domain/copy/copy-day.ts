@@ -81,37 +81,44 @@ async function copyAndRecord(
   const stream = deps.source.streamDay(schema, task.filterColumn, task.day, deps.batchRows);
   const key = integerKeyColumn(schema)?.name;
   const at: WarehouseDay = { destination, filterColumn: task.filterColumn, day: task.day };
-  const replaced = await warehouse.replaceDay(
+  let record: CopiedDayRecord | undefined;
+  // Checked and recorded before the warehouse commits, where it can (DuckDB): the durable record
+  // then holds the day exactly when the warehouse does. Redis comes after it, so a day in Redis is
+  // always in the durable record too, and a crash in between leaves a record that the next copy
+  // task writes back to Redis.
+  await warehouse.replaceDay(
     at,
     schema,
     options.keepHeldRows ? await keepHeldRows(warehouse, at, schema, stream.batches) : stream.batches,
     key,
+    async ({ rowsWritten, figures: counted }) => {
+      const read = stream.stats();
+      const figures = counted ?? (await warehouse.dayFigures(at, key));
+      if (
+        rowsWritten !== read.rows ||
+        figures.rows !== read.rows ||
+        (figures.key && figures.key.count !== read.rows)
+      ) {
+        throw new VerificationError(
+          `${task.table} ${task.day}: read ${read.rows} rows from the source but the warehouse holds ${describeFigures(figures)}`,
+        );
+      }
+      record = {
+        day: task.day,
+        destination: task.destination,
+        filterColumn: task.filterColumn,
+        figures: { ...figures, fingerprint: read.fingerprint },
+        zeroDates: read.zeroDates,
+        bytes: read.bytes,
+        durationMs: Math.round(performance.now() - started),
+        copiedAt: deps.clock().toISOString(),
+      };
+      return { kind: "copied", table: task.table, copy: record };
+    },
   );
-  const rowsWritten = replaced.rowsWritten;
+  if (!record)
+    throw new Error(`${task.table} ${task.day}: the warehouse replaced the day without recording it`);
   const read = stream.stats();
-  const figures = replaced.figures ?? (await warehouse.dayFigures(at, key));
-  if (
-    rowsWritten !== read.rows ||
-    figures.rows !== read.rows ||
-    (figures.key && figures.key.count !== read.rows)
-  ) {
-    throw new VerificationError(
-      `${task.table} ${task.day}: read ${read.rows} rows from the source but the warehouse holds ${describeFigures(figures)}`,
-    );
-  }
-  const record: CopiedDayRecord = {
-    day: task.day,
-    destination: task.destination,
-    filterColumn: task.filterColumn,
-    figures: { ...figures, fingerprint: read.fingerprint },
-    zeroDates: read.zeroDates,
-    bytes: read.bytes,
-    durationMs: Math.round(performance.now() - started),
-    copiedAt: deps.clock().toISOString(),
-  };
-  // The durable record first: a day in Redis is then always in the durable record too, and a
-  // crash between the two leaves a record that the next copy task writes back to Redis.
-  await warehouse.recordDay(destination, { kind: "copied", table: task.table, copy: record });
   await deps.ledger.recordCopiedDay(task.table, record);
   deps.logger.info("copied day", {
     table: task.table,
