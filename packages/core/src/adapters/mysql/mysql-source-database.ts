@@ -6,6 +6,7 @@ import type { SourceDatabase } from "../../ports/source-database";
 import type { MysqlPool } from "./create-mysql-pool";
 import {
   dayFiguresQuery,
+  dayFingerprintByKeyQuery,
   dayFingerprintQuery,
   dayKeyBoundsQuery,
   dayRowsByKeyQuery,
@@ -98,7 +99,10 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
                 if (min === null || min === undefined || max === null || max === undefined) return byFilter;
                 const range = { min: String(min), max: String(max) };
                 return isDenseKeyRange(range.min, range.max, Number(rows))
-                  ? dayRowsByKeyQuery(schema, column, day, key, range)
+                  ? {
+                      ...dayRowsByKeyQuery(schema, column, day, key, range),
+                      fingerprint: dayFingerprintByKeyQuery(schema, column, day, key, range),
+                    }
                   : byFilter;
               },
             }

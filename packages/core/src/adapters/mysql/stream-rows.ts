@@ -4,7 +4,13 @@ import type { DayStream, DayStreamStats } from "../../ports/source-database";
 import type { MysqlPool } from "./create-mysql-pool";
 import { isZeroDate } from "./day-range";
 import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
-import { type AskOnConnection, beginSnapshot, finishSnapshot, type Statement } from "./stream-snapshot";
+import {
+  type AskOnConnection,
+  beginSnapshot,
+  type ChosenStatement,
+  finishSnapshot,
+  type Statement,
+} from "./stream-snapshot";
 import { connectionLost, idleTimeout, type StreamingConnection } from "./streaming-connection";
 
 /** A query whose rows are read in batches. */
@@ -14,7 +20,7 @@ export interface StreamedQuery extends Statement {
    * bounds, say). The question and the stream then share one consistent,
    * read-only snapshot, so the answer describes exactly the rows streamed.
    */
-  readonly choose?: (ask: AskOnConnection) => Promise<Statement>;
+  readonly choose?: (ask: AskOnConnection) => Promise<ChosenStatement>;
   readonly batchRows: number;
   /** Positions whose zero dates become null (see ReadPlan). */
   readonly zeroDateColumns: readonly number[];
@@ -71,7 +77,7 @@ async function* readBatches(
   });
   const connection = pooled.connection as StreamingConnection;
   const idleMs = pool.timeouts?.streamIdleMs ?? MYSQL_TIMEOUT_DEFAULTS.streamIdleSeconds * 1000;
-  let statement: Statement = query;
+  let statement: ChosenStatement = query;
   if (snapshot) {
     statement = await beginSnapshot(pooled, query, idleMs).catch((error: unknown) => {
       pooled.destroy();
@@ -150,7 +156,8 @@ async function* readBatches(
         yield batch;
       } else if (ended) {
         if (snapshot) {
-          stats.fingerprint = await finishSnapshot(pooled, query, stats.rows, idleMs).catch((error) => {
+          const fingerprint = { fingerprint: statement.fingerprint ?? query.fingerprint };
+          stats.fingerprint = await finishSnapshot(pooled, fingerprint, stats.rows, idleMs).catch((error) => {
             throw mapMysqlError(error, query.context);
           });
         }

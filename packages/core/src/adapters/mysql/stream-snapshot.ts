@@ -6,6 +6,11 @@ export interface Statement {
   readonly values: readonly unknown[];
 }
 
+/** The statement to stream, and the one that fingerprints exactly its rows when it differs from the default. */
+export interface ChosenStatement extends Statement {
+  readonly fingerprint?: Statement | undefined;
+}
+
 /** Runs a statement on the streaming connection and answers its rows as arrays. */
 export type AskOnConnection = (query: Statement) => Promise<unknown[][]>;
 
@@ -20,9 +25,9 @@ export type AskOnConnection = (query: Statement) => Promise<unknown[][]>;
  */
 export async function beginSnapshot(
   pooled: MysqlPoolConnection,
-  query: Statement & { readonly choose?: ((ask: AskOnConnection) => Promise<Statement>) | undefined },
+  query: Statement & { readonly choose?: ((ask: AskOnConnection) => Promise<ChosenStatement>) | undefined },
   quickMs: number,
-): Promise<Statement> {
+): Promise<ChosenStatement> {
   await pooled.query({ sql: "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", timeoutMs: quickMs });
   await pooled.query({ sql: "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY", timeoutMs: quickMs });
   if (!query.choose) return query;
