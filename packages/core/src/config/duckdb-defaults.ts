@@ -5,7 +5,7 @@
  */
 export const DUCKDB_DEFAULTS = {
   /** DUCKDB_MEMORY_LIMIT. */
-  memoryLimit: "16MB",
+  memoryLimit: "32MB",
   /** DUCKDB_THREADS. */
   threads: 1,
   /** DUCKDB_CHECKPOINT_THRESHOLD. */

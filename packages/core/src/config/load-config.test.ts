@@ -20,7 +20,7 @@ describe("loadConfig", () => {
       kind: "duckdb",
       path: ".data/warehouse.duckdb",
       dataset: "archive",
-      memoryLimit: "16MB",
+      memoryLimit: "32MB",
       threads: 1,
       checkpointThreshold: "256MB",
     });
