@@ -36,8 +36,8 @@ export interface MigrationLedger {
   isMigrated(table: string, day: CalendarDay): Promise<boolean>;
   recordCopiedDay(table: string, record: CopiedDayRecord): Promise<void>;
   copiedDay(table: string, day: CalendarDay): Promise<CopiedDayRecord | undefined>;
-  /** `copiedDay` for each of `days`, in their order, in one read. */
-  copiedDays(table: string, days: readonly CalendarDay[]): Promise<(CopiedDayRecord | undefined)[]>;
+  /** The copy records of those of `days` that have one, by day, in one read. */
+  copiedDays(table: string, days: readonly CalendarDay[]): Promise<ReadonlyMap<CalendarDay, CopiedDayRecord>>;
   /** Tables that have a `mig_<table>` set. */
   tables(): Promise<string[]>;
 }

@@ -42,11 +42,10 @@ describe("createRedisMigrationLedger", () => {
     expect(await redis.smembers(`mig_${name}`)).toEqual(["2020-01-31"]);
     expect(await ledger.isMigrated(name, "2020-01-31")).toBe(true);
     expect(await ledger.isMigrated(name, "2020-02-01")).toBe(false);
-    expect(await ledger.copiedDays(name, ["2020-02-01", "2020-01-31"])).toEqual([
-      undefined,
-      record("2020-01-31"),
-    ]);
-    expect(await ledger.copiedDays(name, [])).toEqual([]);
+    expect(await ledger.copiedDays(name, ["2020-02-01", "2020-01-31"])).toEqual(
+      new Map([["2020-01-31", record("2020-01-31")]]),
+    );
+    expect(await ledger.copiedDays(name, [])).toEqual(new Map());
     expect(await ledger.copiedDay(name, "2020-01-31")).toEqual(record("2020-01-31"));
     expect(JSON.parse((await redis.hget(`archiver:copied:${name}`, "2020-01-31")) ?? "null")).toEqual(
       record("2020-01-31"),

@@ -63,12 +63,14 @@ export function createRedisMigrationLedger(redis: Redis): MigrationLedger {
     },
 
     async copiedDays(table, days) {
-      if (days.length === 0) return [];
+      const records = new Map<CalendarDay, CopiedDayRecord>();
+      if (days.length === 0) return records;
       const texts = await withRedisErrors(() => redis.hmget(copiedDaysKey(table), ...days));
-      return days.map((day, index) => {
+      for (const [index, day] of days.entries()) {
         const json = texts[index];
-        return json === null || json === undefined ? undefined : parseRecord(table, day, json);
-      });
+        if (json !== null && json !== undefined) records.set(day, parseRecord(table, day, json));
+      }
+      return records;
     },
 
     tables: () => withRedisErrors(() => scanMigratedTables(redis)),

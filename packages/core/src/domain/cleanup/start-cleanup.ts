@@ -123,7 +123,7 @@ async function withCopyRecords(
   days: readonly CalendarDay[],
 ): Promise<PendingDay[]> {
   const records = await deps.ledger.copiedDays(table, days);
-  return days.map((day, index) => ({ day, record: records[index] }));
+  return days.map((day) => ({ day, record: records.get(day) }));
 }
 
 /**

@@ -76,8 +76,7 @@ export async function rebuildMigratedDays(
   const copies = await warehouse.recordedCopies(at, table);
   if (copies.length === 0) return [];
   const days = copies.map((copy) => copy.day);
-  const inRedis = await deps.ledger.copiedDays(table, days);
-  const held = new Map(days.map((day, index) => [day, inRedis[index]]));
+  const held = await deps.ledger.copiedDays(table, days);
   const migrated = new Set(await deps.ledger.migratedDays(table));
   const restored: CalendarDay[] = [];
   for (const copy of copies) {

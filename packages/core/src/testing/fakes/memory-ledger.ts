@@ -40,7 +40,12 @@ export function createMemoryLedger(): MemoryLedger {
       return parse(tables.get(table)?.get(day));
     },
     async copiedDays(table, days) {
-      return days.map((day) => parse(tables.get(table)?.get(day)));
+      const records = new Map<CalendarDay, CopiedDayRecord>();
+      for (const day of days) {
+        const record = parse(tables.get(table)?.get(day));
+        if (record) records.set(day, record);
+      }
+      return records;
     },
     async tables() {
       return [...tables.entries()].flatMap(([table, days]) => (days.size > 0 ? [table] : [])).sort();
