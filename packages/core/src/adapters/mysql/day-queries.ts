@@ -116,20 +116,17 @@ export function dayFingerprintQuery(schema: TableSchema, column: string, day: Ca
 }
 
 /**
- * dayFingerprintQuery read along the primary key between the day's key
- * bounds, as dayRowsByKeyQuery reads the rows: the same rows, at about half
- * the server's work of reaching each through the filter column's index.
+ * The row count and content fingerprint of exactly the rows a day-rows
+ * statement (dayRowsQuery, dayRowsByKeyQuery) selects: the same FROM, index
+ * and WHERE, so the same rows, read the same way.
  */
-export function dayFingerprintByKeyQuery(
-  schema: TableSchema,
-  column: string,
-  day: CalendarDay,
-  key: SourceColumn,
-  bounds: { readonly min: string; readonly max: string },
-): SqlQuery {
-  const byKey = dayRowsByKeyQuery(schema, column, day, key, bounds);
-  const from = byKey.sql.slice(byKey.sql.indexOf(" FROM "));
-  return { sql: `SELECT COUNT(*), ${fingerprintSum(schema)}${from}`, values: byKey.values };
+export function fingerprintOfRows(schema: TableSchema, rows: SqlQuery): SqlQuery {
+  const select = `SELECT ${readPlan(schema).selectList} FROM `;
+  if (!rows.sql.startsWith(select)) throw new Error("not a statement of the day's rows");
+  return {
+    sql: `SELECT COUNT(*), ${fingerprintSum(schema)} FROM ${rows.sql.slice(select.length)}`,
+    values: rows.values,
+  };
 }
 
 /**

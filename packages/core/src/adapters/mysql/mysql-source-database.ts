@@ -6,11 +6,11 @@ import type { SourceDatabase } from "../../ports/source-database";
 import type { MysqlPool } from "./create-mysql-pool";
 import {
   dayFiguresQuery,
-  dayFingerprintByKeyQuery,
   dayFingerprintQuery,
   dayKeyBoundsQuery,
   dayRowsByKeyQuery,
   dayRowsQuery,
+  fingerprintOfRows,
   firstValueQuery,
   firstValuesQuery,
   type SqlQuery,
@@ -98,12 +98,10 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
                 const [min, max, rows] = bounds ?? [];
                 if (min === null || min === undefined || max === null || max === undefined) return byFilter;
                 const range = { min: String(min), max: String(max) };
-                return isDenseKeyRange(range.min, range.max, Number(rows))
-                  ? {
-                      ...dayRowsByKeyQuery(schema, column, day, key, range),
-                      fingerprint: dayFingerprintByKeyQuery(schema, column, day, key, range),
-                    }
-                  : byFilter;
+                if (!isDenseKeyRange(range.min, range.max, Number(rows))) return byFilter;
+                const byKey = dayRowsByKeyQuery(schema, column, day, key, range);
+                // Fingerprinted along the primary key too: the same rows, half the server's work.
+                return { ...byKey, fingerprint: fingerprintOfRows(schema, byKey) };
               },
             }
           : {}),
