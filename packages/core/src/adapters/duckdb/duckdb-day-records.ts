@@ -17,12 +17,12 @@ function literal(value: string): string {
 }
 
 /** The record table of `dataset` in `catalog`. */
-export function dayRecordTable(catalog: string, dataset: string): DuckDbTable {
+function dayRecordTable(catalog: string, dataset: string): DuckDbTable {
   return { catalog, dataset, table: records.DAY_RECORD_TABLE };
 }
 
 /** Creates the record table (and its dataset) when missing. */
-export async function ensureDayRecordTable(connection: DuckDBConnection, table: DuckDbTable): Promise<void> {
+async function ensureDayRecordTable(connection: DuckDBConnection, table: DuckDbTable): Promise<void> {
   await connection.run(`CREATE SCHEMA IF NOT EXISTS ${qualifiedSchema(table.catalog, table.dataset)}`);
   await connection.run(
     `CREATE TABLE IF NOT EXISTS ${qualifiedName(table)} (
@@ -45,7 +45,7 @@ async function readRecordedDays(connection: DuckDBConnection, table: DuckDbTable
 }
 
 /** Appends one entry; the statement commits on its own (DuckDB's autocommit). Returns the row written. */
-export async function appendDayRecord(
+async function appendDayRecord(
   connection: DuckDBConnection,
   table: DuckDbTable,
   entry: DayRecordEntry,
@@ -59,12 +59,12 @@ export async function appendDayRecord(
 }
 
 /** Whether the record table exists (asking creates nothing). */
-export async function hasDayRecordTable(connection: DuckDBConnection, table: DuckDbTable): Promise<boolean> {
+async function hasDayRecordTable(connection: DuckDBConnection, table: DuckDbTable): Promise<boolean> {
   return (await tableColumns(connection, table)).length > 0;
 }
 
 /** The day's entries; the record table must exist (see hasDayRecordTable). */
-export async function readDayRecord(
+async function readDayRecord(
   connection: DuckDBConnection,
   table: DuckDbTable,
   sourceTable: string,
@@ -82,12 +82,12 @@ export async function readDayRecord(
   return records.foldDayRecord(rows, `${table.dataset}.${records.DAY_RECORD_TABLE} ${sourceTable} ${day}`);
 }
 
-export async function readRecordedCopies(
+async function readRecordedCopies(
   connection: DuckDBConnection,
   table: DuckDbTable,
   sourceTable: string,
 ): Promise<CopiedDayRecord[]> {
-  if ((await tableColumns(connection, table)).length === 0) return [];
+  if (!(await hasDayRecordTable(connection, table))) return [];
   const reader = await connection.runAndReadAll(
     `SELECT entry FROM ${qualifiedName(table)} WHERE source_table = $1 AND kind = 'copied'`,
     [sourceTable],
@@ -98,11 +98,8 @@ export async function readRecordedCopies(
   );
 }
 
-export async function readRecordedTables(
-  connection: DuckDBConnection,
-  table: DuckDbTable,
-): Promise<string[]> {
-  if ((await tableColumns(connection, table)).length === 0) return [];
+async function readRecordedTables(connection: DuckDBConnection, table: DuckDbTable): Promise<string[]> {
+  if (!(await hasDayRecordTable(connection, table))) return [];
   const reader = await connection.runAndReadAll(
     `SELECT DISTINCT source_table FROM ${qualifiedName(table)} WHERE kind = 'copied' ORDER BY source_table`,
   );
@@ -121,8 +118,23 @@ export interface DuckDbDayRecordsContext {
   readonly memo: Map<string, unknown>;
 }
 
-/** Per dataset: the `table|day` pairs the record holds entries of (none when it has no table). */
+/**
+ * Per dataset: the `table|day` pairs the record may hold entries of (none when
+ * it has no table). A pair is added when its entry is written, before that
+ * commits, so it may name a day whose entry rolled back: asking about such a
+ * day costs a statement and finds nothing, as without the set.
+ */
 type RecordedDays = Map<string, Promise<Set<string>>>;
+
+export interface DuckDbDayRecords extends DayRecordStore {
+  /**
+   * Makes sure `dataset` has its record table, then answers a function that
+   * appends an entry on a connection, in its open transaction.
+   */
+  appenderFor(
+    dataset: DatasetRef,
+  ): Promise<(connection: DuckDBConnection, entry: DayRecordEntry) => Promise<void>>;
+}
 
 /**
  * The durable day record of a DuckDB warehouse: `_archiver_days` in each
@@ -130,18 +142,6 @@ type RecordedDays = Map<string, Promise<Set<string>>>;
  * of are read once per dataset and then kept up to date in memory: asking
  * about a day it has none of (every first copy of a day) costs no statement.
  */
-export interface DuckDbDayRecords extends DayRecordStore {
-  /**
-   * Makes sure `dataset` has its record table, then returns a writer that
-   * appends an entry on a given connection, in its open transaction; call
-   * `written` with the entry's row once that transaction committed.
-   */
-  inTransaction(dataset: DatasetRef): Promise<{
-    append(connection: DuckDBConnection, entry: DayRecordEntry): Promise<records.DayRecordRow>;
-    written(row: records.DayRecordRow): void;
-  }>;
-}
-
 export function createDuckDbDayRecords(context: DuckDbDayRecordsContext): DuckDbDayRecords {
   const { catalog, operation, withConnection } = context;
   const recorded = (context.memo.get("recordedDays") as RecordedDays | undefined) ?? new Map();
@@ -159,28 +159,26 @@ export function createDuckDbDayRecords(context: DuckDbDayRecordsContext): DuckDb
     }
     return days;
   };
-  const ensured = async (table: DuckDbTable, key: string): Promise<Set<string>> => {
+  /** Datasets whose record table this warehouse has made sure of. */
+  const made = new Set<string>();
+  const appenderFor = async (dataset: DatasetRef) => {
+    const { table, key } = at(dataset);
     const days = await daysOf(table, key);
-    if (days.size === 0) {
+    if (!made.has(key)) {
       await context.ddl(() => withConnection((connection) => ensureDayRecordTable(connection, table)));
+      made.add(key);
     }
-    return days;
+    return async (connection: DuckDBConnection, entry: DayRecordEntry) => {
+      const row = await appendDayRecord(connection, table, entry);
+      days.add(dayKey(row.source_table, row.day));
+    };
   };
   return {
-    async inTransaction(dataset) {
-      const { table, key } = at(dataset);
-      const days = await ensured(table, key);
-      return {
-        append: (connection, entry) => appendDayRecord(connection, table, entry),
-        written: (row) => days.add(dayKey(row.source_table, row.day)),
-      };
-    },
+    appenderFor,
     recordDay(dataset, entry) {
-      const { table, key } = at(dataset);
       return operation("recordDay", async () => {
-        const days = await ensured(table, key);
-        const row = await withConnection((connection) => appendDayRecord(connection, table, entry));
-        days.add(dayKey(row.source_table, row.day));
+        const append = await appenderFor(dataset);
+        await withConnection((connection) => append(connection, entry));
       });
     },
     dayRecord(dataset, sourceTable, day) {

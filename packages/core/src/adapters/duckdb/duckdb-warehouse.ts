@@ -6,7 +6,6 @@ import type { Destination } from "../../domain/types/destination";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
 import type { WarehouseDay } from "../../domain/types/warehouse-day";
 import type { Warehouse } from "../../ports/warehouse";
-import type { DayRecordRow } from "../warehouse/day-record-rows";
 import { dayFiguresOn, dayKeysOn } from "./day-figures";
 import {
   type DuckDbDay,
@@ -137,16 +136,12 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
     async replaceDay(at, schema, batches, keyColumn, record) {
       requireFilterColumn(schema, at.filterColumn);
       const columns = ensured.get(tableKey(at.destination))?.columns;
-      const writer = record ? await dayRecords.inTransaction(at.destination) : undefined;
-      let recorded: DayRecordRow | undefined;
+      // The day's record entry goes into the replace's own transaction: both commit, or neither.
+      const append = record ? await dayRecords.appenderFor(at.destination) : undefined;
       const beforeCommit =
-        record && writer
-          ? async (connection: DuckDBConnection, figures: DayFigures) => {
-              recorded = await writer.append(
-                connection,
-                await record({ rowsWritten: figures.rows, figures }),
-              );
-            }
+        record && append
+          ? async (connection: DuckDBConnection, figures: DayFigures) =>
+              append(connection, await record({ rowsWritten: figures.rows, figures }))
           : undefined;
       const target = { at: dayOf(at), schema, columns, keyColumn, beforeCommit };
       // One replace per day at a time: DuckDB does not see two transactions inserting the same day
@@ -157,7 +152,6 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
           withConnection((connection) => replaceDayInTransaction(connection, target, batches)),
         ),
       );
-      if (recorded) writer?.written(recorded);
       return { rowsWritten: figures.rows, figures };
     },
 
