@@ -15,6 +15,9 @@ import { mapMysqlError } from "./map-mysql-error";
 import { quoteIdentifier } from "./quote-identifier";
 import { createSideEffectWatch, describes } from "./side-effect-watch";
 
+/** How long the side effects told to a task are told again without asking the server. */
+const SIDE_EFFECTS_FRESH_MS = 2_000;
+
 /**
  * DayDeleter on a pool made by createMysqlPool. Keys are bound as text and
  * compared as `CAST(? AS SIGNED|UNSIGNED)`, so keys beyond 2^53 compare as
@@ -24,9 +27,6 @@ import { createSideEffectWatch, describes } from "./side-effect-watch";
  * only on an exact match and no reference, and a commit only when the delete
  * removed exactly the locked rows.
  */
-/** How long the side effects told to a task are told again without asking the server. */
-const SIDE_EFFECTS_FRESH_MS = 2_000;
-
 export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
   const watch = createSideEffectWatch();
   // Reading the keys from information_schema costs milliseconds a task on a small server, more on a large
