@@ -39,11 +39,8 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
       const known = described.get(table);
       if (known && performance.now() - known.checkedAt < SIDE_EFFECTS_FRESH_MS) return known.effects;
       const ids = await watch.ids(pool, table).catch(() => undefined);
-      if (known && ids && describes(known.effects, ids)) {
-        described.set(table, { effects: known.effects, checkedAt: performance.now() });
-        return known.effects;
-      }
-      const effects = await readDeleteSideEffects(pool, table);
+      const effects =
+        known && ids && describes(known.effects, ids) ? known.effects : await readDeleteSideEffects(pool, table);
       if (ids && describes(effects, ids)) described.set(table, { effects, checkedAt: performance.now() });
       else described.delete(table);
       return effects;
