@@ -3,6 +3,7 @@ import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import { addDays, startOfDay } from "../days/calendar-day";
 import type { DayFigures } from "../types/day-figures";
 import { parseDestination } from "../types/destination";
+import type { WarehouseDay } from "../types/warehouse-day";
 import { chunkRefusal } from "./chunk-refusal";
 import type { CleanupDeps } from "./cleanup-deps";
 import type { DeleteRun } from "./delete-day";
@@ -39,13 +40,10 @@ export function warehouseFiguresEarly(
   column: string,
   record: CopiedDayRecord | undefined,
 ): Promise<EarlyFigures | undefined> {
-  if (!record || record.filterColumn !== column || record.figures.fingerprint === undefined)
+  if (!record || !copyFitsOneChunk(record, column, deps.settings.chunkRows))
     return Promise.resolve(undefined);
-  if (record.figures.rows < 1 || record.figures.rows > deps.settings.chunkRows)
-    return Promise.resolve(undefined);
-  const destination = parseDestination(record.destination, { field: "destination", ...deps.destinations });
   const keyColumn = record.figures.key?.column;
-  const at = { destination, filterColumn: column, day: record.day };
+  const at = copiedDay(deps, record, column);
   return deps
     .warehouse()
     .then(async (warehouse) => ({ keyColumn, figures: await warehouse.dayFigures(at, keyColumn) }));
@@ -73,9 +71,8 @@ export type WholeDayOutcome =
 export async function cleanWholeDay(deps: CleanupDeps, input: WholeDayInput): Promise<WholeDayOutcome> {
   const { target, record } = input;
   const { scope } = target;
-  const destination = parseDestination(record.destination, { field: "destination", ...deps.destinations });
   const keyColumn = target.by.kind === "key" ? target.by.column : undefined;
-  const at = { destination, filterColumn: scope.column, day: scope.day };
+  const at = copiedDay(deps, record, scope.column);
   const early = await input.warehouseFigures?.catch(() => undefined);
   const warehouse =
     early && early.keyColumn === keyColumn
@@ -124,11 +121,21 @@ export function fitsOneChunk(
   target: ChunkTarget,
   chunkRows: number,
 ): boolean {
-  if (!record || record.filterColumn !== target.scope.column || record.figures.fingerprint === undefined)
-    return false;
+  if (!record || !copyFitsOneChunk(record, target.scope.column, chunkRows)) return false;
   const { rows, key } = record.figures;
-  if (rows < 1 || rows > chunkRows) return false;
   return target.by.kind !== "key" || (key?.column === target.by.column && key.count === rows);
+}
+
+/** A fingerprinted copy, made by `column`, of at least one row and at most `chunkRows`. */
+function copyFitsOneChunk(record: CopiedDayRecord, column: string, chunkRows: number): boolean {
+  const { rows, fingerprint } = record.figures;
+  return record.filterColumn === column && fingerprint !== undefined && rows >= 1 && rows <= chunkRows;
+}
+
+/** The warehouse day the record's copy went to. */
+function copiedDay(deps: CleanupDeps, record: CopiedDayRecord, column: string): WarehouseDay {
+  const destination = parseDestination(record.destination, { field: "destination", ...deps.destinations });
+  return { destination, filterColumn: column, day: record.day };
 }
 
 /**
