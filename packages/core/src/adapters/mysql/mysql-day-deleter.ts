@@ -40,7 +40,9 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
       if (known && performance.now() - known.checkedAt < SIDE_EFFECTS_FRESH_MS) return known.effects;
       const ids = await watch.ids(pool, table).catch(() => undefined);
       const effects =
-        known && ids && describes(known.effects, ids) ? known.effects : await readDeleteSideEffects(pool, table);
+        known && ids && describes(known.effects, ids)
+          ? known.effects
+          : await readDeleteSideEffects(pool, table);
       if (ids && describes(effects, ids)) described.set(table, { effects, checkedAt: performance.now() });
       else described.delete(table);
       return effects;
