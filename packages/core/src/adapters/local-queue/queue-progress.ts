@@ -97,11 +97,13 @@ export class QueueProgress {
    * reports zero unless that was the last figure.
    */
   async drained(idle: () => boolean, untilClosed: UntilClosed): Promise<void> {
-    await untilClosed(this.count(true));
+    // The reported count is also the loop's first: two counts in a row would tell nothing new.
+    let counted: number | undefined = await untilClosed(this.count(true));
     let emptySince: number | undefined;
     for (;;) {
       // A task still running here is a live job: no need to ask Redis.
-      const empty = idle() && (await untilClosed(this.count())) === 0;
+      const empty = idle() && (counted ?? (await untilClosed(this.count()))) === 0;
+      counted = undefined;
       emptySince = empty ? (emptySince ?? Date.now()) : undefined;
       if (empty && (this.unreported.size === 0 || Date.now() - (emptySince ?? 0) >= REPORT_GRACE_MS)) {
         // A report that has not come by now is not waited for.
