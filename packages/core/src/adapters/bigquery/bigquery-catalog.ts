@@ -30,6 +30,14 @@ export interface BigQueryCatalog {
     schema: TableSchema,
     filterColumn: string,
   ): Promise<readonly BigQueryField[]>;
+  /** Creates the table (and its dataset) when missing; an existing one is left as it is. */
+  createTable(destination: Destination, fields: readonly BigQueryField[], shape: TableShape): Promise<void>;
+}
+
+/** How a new table is made: partitioned by DAY on a column, or not; and what it is for. */
+export interface TableShape {
+  readonly partitionBy?: string;
+  readonly description: string;
 }
 
 /** The table catalog of createBigQueryWarehouse (as duckdb-catalog.ts is DuckDB's). BigQuery errors pass through unmapped. */
@@ -68,19 +76,19 @@ export function createBigQueryCatalog(options: BigQueryCatalogOptions): BigQuery
   async function createTable(
     destination: Destination,
     fields: readonly BigQueryField[],
-    filterColumn: string,
+    shape: TableShape,
     datasetChecked = false,
   ): Promise<void> {
     try {
       await datasetOf(destination).createTable(destination.table, {
         schema: { fields: fields.map((field) => ({ ...field })) },
-        timePartitioning: { type: "DAY", field: filterColumn },
-        description: "Rows archived by table-archiver, one DAY partition per copied day.",
+        ...(shape.partitionBy ? { timePartitioning: { type: "DAY", field: shape.partitionBy } } : {}),
+        description: shape.description,
       });
     } catch (error) {
       if (isNotFound(error) && !datasetChecked) {
         await createDataset(destination);
-        return createTable(destination, fields, filterColumn, true);
+        return createTable(destination, fields, shape, true);
       }
       if (!isAlreadyExists(error)) throw error;
     }
@@ -94,7 +102,10 @@ export function createBigQueryCatalog(options: BigQueryCatalogOptions): BigQuery
     const wanted = bigQueryFields(schema.name, schema.columns);
     let current = await readTable(destination);
     if (!current) {
-      await createTable(destination, wanted, filterColumn);
+      await createTable(destination, wanted, {
+        partitionBy: filterColumn,
+        description: "Rows archived by table-archiver, one DAY partition per copied day.",
+      });
       current = await readTable(destination);
       if (!current)
         throw new VerificationError(`${formatDestination(destination)} vanished right after it was created`);
@@ -114,7 +125,12 @@ export function createBigQueryCatalog(options: BigQueryCatalogOptions): BigQuery
     return plan.fields;
   }
 
-  return { tableOf, readTable, prepareTable };
+  return {
+    tableOf,
+    readTable,
+    prepareTable,
+    createTable: (destination, fields, shape) => createTable(destination, fields, shape),
+  };
 }
 
 function checkPartitioning(destination: Destination, metadata: TableMetadata, filterColumn: string): void {

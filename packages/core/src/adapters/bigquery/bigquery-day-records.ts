@@ -1,4 +1,3 @@
-import type { BigQuery } from "@google-cloud/bigquery";
 import type { CalendarDay } from "../../domain/days/calendar-day";
 import type { DatasetRef, DayRecordEntry, DayRecordStore, DurableDayRecord } from "../../ports/day-record";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
@@ -9,7 +8,8 @@ import {
   latestCopies,
   toDayRecordRow,
 } from "../warehouse/day-record-rows";
-import { isAlreadyExists, isNotFound, mapBigQueryError } from "./bigquery-errors";
+import type { BigQueryCatalog } from "./bigquery-catalog";
+import { isNotFound, mapBigQueryError } from "./bigquery-errors";
 import { type FiguresQuery, tablePath } from "./day-figures-query";
 
 /** The record table's columns: every value is text but the instant it was recorded. */
@@ -22,9 +22,8 @@ const FIELDS = [
 ];
 
 export interface BigQueryDayRecordsOptions {
-  readonly client: BigQuery;
+  readonly catalog: Pick<BigQueryCatalog, "createTable">;
   readonly project: string;
-  readonly location: string;
   readonly query: (sql: FiguresQuery) => Promise<Record<string, unknown>[]>;
 }
 
@@ -36,7 +35,7 @@ export interface BigQueryDayRecordsOptions {
  * back by the next query at once.
  */
 export function createBigQueryDayRecords(options: BigQueryDayRecordsOptions): DayRecordStore {
-  const { client, project, location, query } = options;
+  const { catalog, project, query } = options;
   const ensured = new Set<string>();
   const at = (dataset: DatasetRef) => ({ ...dataset, table: DAY_RECORD_TABLE });
   const context = (dataset: DatasetRef, action: string) => ({
@@ -48,24 +47,9 @@ export function createBigQueryDayRecords(options: BigQueryDayRecordsOptions): Da
   async function ensureTable(dataset: DatasetRef): Promise<void> {
     const key = `${dataset.project ?? project}.${dataset.dataset}`;
     if (ensured.has(key)) return;
-    const handle = client.dataset(dataset.dataset, { projectId: dataset.project ?? project, location });
-    const create = () =>
-      handle.createTable(DAY_RECORD_TABLE, {
-        schema: { fields: FIELDS },
-        description: "table-archiver's durable record of copied days and started cleanups.",
-      });
-    try {
-      await create();
-    } catch (error) {
-      if (isNotFound(error)) {
-        await handle.create({ location }).catch((created: unknown) => {
-          if (!isAlreadyExists(created)) throw created;
-        });
-        await create().catch((again: unknown) => {
-          if (!isAlreadyExists(again)) throw again;
-        });
-      } else if (!isAlreadyExists(error)) throw error;
-    }
+    await catalog.createTable(at(dataset), FIELDS, {
+      description: "table-archiver's durable record of copied days and started cleanups.",
+    });
     ensured.add(key);
   }
 

@@ -51,7 +51,8 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
       location,
     });
 
-  const { tableOf, readTable, prepareTable } = createBigQueryCatalog({ client, project, location });
+  const catalog = createBigQueryCatalog({ client, project, location });
+  const { tableOf, readTable, prepareTable } = catalog;
 
   function contextOf(destination: Destination, action: string) {
     return { action, project: destination.project ?? project, dataset: destination.dataset };
@@ -120,7 +121,7 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
     }
   }
 
-  const dayRecords = createBigQueryDayRecords({ client, project, location, query });
+  const dayRecords = createBigQueryDayRecords({ catalog, project, query });
 
   return {
     ...dayRecords,
