@@ -59,6 +59,16 @@ function redisEnv(inputs: EnvInputs): FunctionEnv {
   return { REDIS_URL: inputs.redisUrl, REDIS_TLS_CA: inputs.redisCa };
 }
 
+/** The stack's BigQuery dataset: where copies go and the durable day record lives. */
+function warehouseEnv(inputs: EnvInputs): FunctionEnv {
+  return {
+    WAREHOUSE: "bigquery",
+    WAREHOUSE_DATASET: inputs.datasetId,
+    BIGQUERY_PROJECT: inputs.project,
+    BIGQUERY_LOCATION: inputs.bigqueryLocation,
+  };
+}
+
 /** The whole runtime: source, ledger, warehouse and queue. */
 function runtimeEnv(inputs: EnvInputs): FunctionEnv {
   return {
@@ -67,10 +77,7 @@ function runtimeEnv(inputs: EnvInputs): FunctionEnv {
     ...(inputs.cloudSqlInstance ? { CLOUD_SQL_INSTANCE: inputs.cloudSqlInstance } : {}),
     CLOUD_SQL_IAM_AUTH: String(inputs.cloudSqlIamAuth),
     ...redisEnv(inputs),
-    WAREHOUSE: "bigquery",
-    WAREHOUSE_DATASET: inputs.datasetId,
-    BIGQUERY_PROJECT: inputs.project,
-    BIGQUERY_LOCATION: inputs.bigqueryLocation,
+    ...warehouseEnv(inputs),
     QUEUE: "cloud-tasks",
     CLOUD_TASKS_PROJECT: inputs.project,
     CLOUD_TASKS_LOCATION: inputs.region,
@@ -99,12 +106,5 @@ export function queueFunctionEnv(inputs: EnvInputs, task: TaskTargetEnv): Functi
  * durable day record from BigQuery.
  */
 export function readerEnv(inputs: EnvInputs): FunctionEnv {
-  return {
-    ...inputs.functionEnv,
-    ...redisEnv(inputs),
-    WAREHOUSE: "bigquery",
-    WAREHOUSE_DATASET: inputs.datasetId,
-    BIGQUERY_PROJECT: inputs.project,
-    BIGQUERY_LOCATION: inputs.bigqueryLocation,
-  };
+  return { ...inputs.functionEnv, ...redisEnv(inputs), ...warehouseEnv(inputs) };
 }
