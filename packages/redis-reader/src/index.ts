@@ -1,5 +1,5 @@
 import * as functions from "@google-cloud/functions-framework";
-import { loadConfig } from "@table-archiver/core/config";
+import { type Config, loadConfig } from "@table-archiver/core/config";
 import { createJsonLogger } from "@table-archiver/core/logging";
 import { createRedisClient } from "@table-archiver/core/redis";
 import { createLoadRedisDataHandler } from "./create-load-redis-data-handler";
@@ -14,13 +14,18 @@ export {
 export { MAX_READER_BODY_BYTES, parseReaderRequest, type ReaderRequest } from "./parse-reader-request";
 export { createSetReader, type SetReader, type SetSource } from "./set-reader";
 
+let config: Config | undefined;
 let redis: ReturnType<typeof createRedisClient> | undefined;
 
-// One client per instance, created on the first request (not at import, so
-// importing this package for its exports opens no connection) and reused by
-// every request after it.
+// The configuration and one client per instance, made on the first request
+// (not at import, so importing this package for its exports opens no
+// connection) and reused by every request after it, rebuildSet's included.
+const configuration = () => {
+  config ??= loadConfig();
+  return config;
+};
 const client = () => {
-  redis ??= createRedisClient(loadConfig().redis);
+  redis ??= createRedisClient(configuration().redis);
   return redis;
 };
 const logger = createJsonLogger({ base: { function: "loadRedisData" } });
@@ -29,7 +34,7 @@ functions.http(
   createLoadRedisDataHandler({
     redis: client,
     logger,
-    rebuild: rebuildFromWarehouse(loadConfig, client, logger),
+    rebuild: rebuildFromWarehouse(configuration, client, logger),
   }),
 );
 

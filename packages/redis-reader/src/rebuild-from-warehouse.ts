@@ -1,19 +1,19 @@
 import { badRequest, rebuildMigratedDays } from "@table-archiver/core";
 import type { Config } from "@table-archiver/core/config";
-
-type BigQuerySettings = Extract<Config["warehouse"], { kind: "bigquery" }>;
-
 import type { Logger, Warehouse } from "@table-archiver/core/ports";
 import { type createRedisClient, createRedisMigrationLedger } from "@table-archiver/core/redis";
 
+type BigQuerySettings = Extract<Config["warehouse"], { kind: "bigquery" }>;
+
 /**
  * The reader's `rebuildSet` where the warehouse is BigQuery (production): the
- * configuration is read, and the BigQuery client loaded, on the first rebuild
- * only, so `getSet` never pays for them. On DuckDB it refuses: the file
- * belongs to the local worker, and `archiver status --rebuild` does the same.
+ * BigQuery client is loaded on the first rebuild only, so `getSet` never pays
+ * for it. On DuckDB it refuses: the file belongs to the local worker, and
+ * `archiver status --rebuild` does the same.
  */
 export function rebuildFromWarehouse(
-  loadConfig: () => Config,
+  /** The instance's configuration, asked for on each rebuild (index.ts parses it once). */
+  config: () => Config,
   redis: () => ReturnType<typeof createRedisClient>,
   logger: Logger,
   /** Opens the warehouse; tests pass one on the BigQuery stand-in. */
@@ -22,7 +22,7 @@ export function rebuildFromWarehouse(
 ): (table: string, dataset: string | undefined) => Promise<void> {
   let warehouse: Promise<Warehouse> | undefined;
   return async (table, dataset) => {
-    const settings = loadConfig().warehouse;
+    const settings = config().warehouse;
     if (settings.kind !== "bigquery") {
       throw badRequest(
         "method: rebuildSet needs the BigQuery warehouse (WAREHOUSE=bigquery); locally, run archiver status --rebuild",
