@@ -2,7 +2,6 @@ export { configEnvNames, type Env, envSchema } from "./env-schema";
 export {
   type Config,
   type ConfigParse,
-  configSchema,
   invalidConfiguration,
   loadConfig,
   parseConfig,

@@ -8,7 +8,7 @@ import { type Env, envSchema } from "./env-schema";
  * variables' own. The queue and the warehouse are unions by `kind`, each
  * kind with its own fields.
  */
-export const configSchema = envSchema.transform(toConfig);
+const configSchema = envSchema.transform(toConfig);
 
 /** The parsed configuration (see configSchema). */
 export type Config = z.output<typeof configSchema>;

@@ -1,10 +1,5 @@
 /** The codes of the archiver's own errors (InvalidInputError, VerificationError, TransientError, ConfigError). */
-export const ARCHIVER_ERROR_CODES = [
-  "INVALID_INPUT",
-  "VERIFICATION_FAILED",
-  "TRANSIENT",
-  "INVALID_CONFIG",
-] as const;
+const ARCHIVER_ERROR_CODES = ["INVALID_INPUT", "VERIFICATION_FAILED", "TRANSIENT", "INVALID_CONFIG"] as const;
 
 export type ArchiverErrorCode = (typeof ARCHIVER_ERROR_CODES)[number];
 

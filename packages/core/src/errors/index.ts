@@ -1,6 +1,6 @@
 export { ArchiverError } from "./archiver-error";
 export { ConfigError } from "./config-error";
-export { ARCHIVER_ERROR_CODES, type ArchiverErrorCode, archiverErrorCode } from "./error-code";
+export { type ArchiverErrorCode, archiverErrorCode } from "./error-code";
 export {
   badRequest,
   errorBody,
