@@ -118,15 +118,14 @@ async function copyAndRecord(
   );
   if (!record)
     throw new Error(`${task.table} ${task.day}: the warehouse replaced the day without recording it`);
-  const read = stream.stats();
   await deps.ledger.recordCopiedDay(task.table, record);
   deps.logger.info("copied day", {
     table: task.table,
     day: task.day,
     destination: task.destination,
-    rows: read.rows,
-    bytes: read.bytes,
-    zeroDates: read.zeroDates,
+    rows: record.figures.rows,
+    bytes: record.bytes,
+    zeroDates: record.zeroDates,
     durationMs: record.durationMs,
   });
   return record;
