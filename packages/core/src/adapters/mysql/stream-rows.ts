@@ -156,7 +156,7 @@ async function* readBatches(
         yield batch;
       } else if (ended) {
         if (snapshot) {
-          const fingerprint = { fingerprint: statement.fingerprint ?? query.fingerprint };
+          const fingerprint = statement.fingerprint ?? query.fingerprint;
           stats.fingerprint = await finishSnapshot(pooled, fingerprint, stats.rows, idleMs).catch((error) => {
             throw mapMysqlError(error, query.context);
           });

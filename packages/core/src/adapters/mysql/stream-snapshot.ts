@@ -40,27 +40,26 @@ export async function beginSnapshot(
 }
 
 /**
- * Reads the streamed rows' fingerprint in their snapshot (when asked for:
- * "" otherwise), checking it counted the `rows` streamed, then ends the snapshot.
+ * Reads the streamed rows' fingerprint in their snapshot with the
+ * `fingerprint` statement (when there is one: "" otherwise), checking it
+ * counted the `rows` streamed, then ends the snapshot.
  */
 export async function finishSnapshot(
   pooled: MysqlPoolConnection,
-  query: { readonly fingerprint?: Statement | undefined },
+  fingerprint: Statement | undefined,
   rows: number,
   quickMs: number,
 ): Promise<string> {
-  let fingerprint = "";
-  if (query.fingerprint) {
-    const [answer] = await pooled.query({ sql: query.fingerprint.sql, rowsAsArray: true }, [
-      ...query.fingerprint.values,
-    ]);
-    const [count, sum] = (answer as unknown[][])[0] ?? [];
+  let sum = "";
+  if (fingerprint) {
+    const [answer] = await pooled.query({ sql: fingerprint.sql, rowsAsArray: true }, [...fingerprint.values]);
+    const [count, fingerprinted] = (answer as unknown[][])[0] ?? [];
     // One snapshot: a different count means the statements did not select the same rows.
     if (Number(count) !== rows) {
       throw new Error(`the fingerprint counted ${String(count)} rows where ${rows} were streamed`);
     }
-    fingerprint = String(sum);
+    sum = String(fingerprinted);
   }
   await pooled.query({ sql: "COMMIT", timeoutMs: quickMs });
-  return fingerprint;
+  return sum;
 }
