@@ -23,24 +23,28 @@ const ACCOUNTS = {
  * here; every grant is in ArchiverAccess.
  */
 export class ServiceAccounts extends pulumi.ComponentResource {
-  // Created in the constructor, one per entry of ACCOUNTS.
-  declare readonly entry: gcp.serviceaccount.Account;
-  declare readonly taskHandler: gcp.serviceaccount.Account;
-  declare readonly reader: gcp.serviceaccount.Account;
-  declare readonly taskInvoker: gcp.serviceaccount.Account;
-  declare readonly trigger: gcp.serviceaccount.Account;
+  readonly entry: gcp.serviceaccount.Account;
+  readonly taskHandler: gcp.serviceaccount.Account;
+  readonly reader: gcp.serviceaccount.Account;
+  readonly taskInvoker: gcp.serviceaccount.Account;
+  readonly trigger: gcp.serviceaccount.Account;
 
   constructor(name: string, args: ServiceAccountsArgs, opts?: pulumi.ComponentResourceOptions) {
     super("archiver:index:ServiceAccounts", name, {}, opts);
     const prefix = args.prefix ?? "archiver";
-    for (const [key, [id, description]] of Object.entries(ACCOUNTS)) {
-      const account = new gcp.serviceaccount.Account(
+    const account = (key: keyof typeof ACCOUNTS) => {
+      const [id, description] = ACCOUNTS[key];
+      return new gcp.serviceaccount.Account(
         `${name}-${id}`,
         { project: args.project, accountId: `${prefix}-${id}`, displayName: description },
         { parent: this },
       );
-      Object.defineProperty(this, key, { value: account, enumerable: true });
-    }
+    };
+    this.entry = account("entry");
+    this.taskHandler = account("taskHandler");
+    this.reader = account("reader");
+    this.taskInvoker = account("taskInvoker");
+    this.trigger = account("trigger");
     this.registerOutputs({});
   }
 }
