@@ -63,13 +63,13 @@ export interface RunWorkerOptions {
  * WarehouseInUseError (see holdWarehouse), no task attempt spent.
  */
 export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}) {
+  await holdWarehouse(runtime);
   const queue = runtime.config.queue;
   if (queue.kind !== "local") {
     throw new ConfigError(`QUEUE=${queue.kind}: the worker works the local queue; set QUEUE=local`, {
       field: "QUEUE",
     });
   }
-  await holdWarehouse(runtime);
   const progress = { done: 0, failed: 0, remaining: 0, rows: 0 };
   const copied = { days: 0, rows: 0 };
   const cleanup = { cleaned: 0, alreadyClean: 0, alreadyDone: 0, rowsDeleted: 0 };
