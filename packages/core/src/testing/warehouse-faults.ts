@@ -21,3 +21,18 @@ export async function dropOneWarehouseRow(
     database.release();
   }
 }
+
+/** Drops a table of the fixture's warehouse behind the adapter's back, as an operator resetting it would. */
+export async function dropWarehouseTable(
+  fx: { readonly warehousePath: string },
+  table: string,
+): Promise<void> {
+  const database = await openSharedDatabase(fx.warehousePath);
+  const connection = await database.instance.connect();
+  try {
+    await connection.run(`DROP TABLE archive."${table}"`);
+  } finally {
+    connection.closeSync();
+    database.release();
+  }
+}

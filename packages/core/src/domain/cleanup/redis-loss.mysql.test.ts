@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDuckDbWarehouse } from "../../adapters/duckdb/duckdb-warehouse";
 import { cleanupKeys } from "../../adapters/redis/redis-cleanup-state";
 import { copiedDaysKey, migratedDaysKey } from "../../adapters/redis/redis-migration-ledger";
 import { VerificationError } from "../../errors";
@@ -9,6 +10,7 @@ import {
   createCleanupFixture,
   failAfter,
 } from "../../testing/cleanup-fixture";
+import { dropWarehouseTable } from "../../testing/warehouse-faults";
 import { copyDay } from "../copy/copy-day";
 import { rebuildAllMigratedDays, rebuildMigratedDays } from "../records/durable-day-record";
 import { cleanDay } from "./clean-day";
@@ -106,6 +108,37 @@ describe("Redis coming back empty in the middle of a cleanup", () => {
     expect(await fx.idsOn(table, "2024-10-01")).toEqual([]);
     expect(await warehouseDay()).toEqual(copied);
     expect(await fx.ledger.isMigrated(table, "2024-10-01")).toBe(true);
+  });
+
+  it("copies a day again when the warehouse no longer holds the copy its durable record names", async () => {
+    const table = await fx.keyedTable(["2024-10-04"], 3);
+    await fx.copy(table, "2024-10-04");
+    await forget(table, "2024-10-04");
+    await dropWarehouseTable(fx, table);
+
+    // A worker started after the reset (the fixture's warehouse remembers the table it made).
+    const restarted = await createDuckDbWarehouse({ path: fx.warehousePath, dataset: "archive" });
+    try {
+      await copyDay(
+        { ...fx.copyDeps, warehouse: async () => restarted },
+        { kind: "copy", table, destination: table, filterColumn: "created_at", day: "2024-10-04" },
+      );
+    } finally {
+      await restarted.close();
+    }
+    const schema = await fx.source.describeTable(table);
+    if (!schema) throw new Error("no table");
+    const copied = await fx.warehouse.readDay(
+      { destination: { dataset: "archive", table }, filterColumn: "created_at", day: "2024-10-04" },
+      schema,
+    );
+    expect(copied).toHaveLength(3);
+    expect(
+      fx.logs.some((l) =>
+        l.message.startsWith("the durable record names a copy the warehouse no longer holds"),
+      ),
+    ).toBe(true);
+    expect(await fx.ledger.isMigrated(table, "2024-10-04")).toBe(true);
   });
 
   it("rebuilds mig_<table> and the copy records from the durable record", async () => {

@@ -2,6 +2,7 @@ import type { CleanupStart, DatasetRef } from "../../ports/day-record";
 import type { Logger } from "../../ports/logger";
 import type { CopiedDayRecord, MigrationLedger } from "../../ports/migration-ledger";
 import type { Warehouse } from "../../ports/warehouse";
+import { sameFigures } from "../cleanup/verify-day";
 import type { CalendarDay } from "../days/calendar-day";
 import type { DestinationRules } from "../migration/resolve-tables";
 import { parseDestination } from "../types/destination";
@@ -25,7 +26,9 @@ export function datasetOf(rules: DestinationRules, destination: string | undefin
  * The day's copy record when Redis has none: read from the warehouse's
  * durable record and written back to Redis (record and `mig_<table>`
  * membership), as the copy itself would have. Undefined when the warehouse
- * has no record of the day either.
+ * has no record of the day either, or no longer holds the copy it records
+ * (its table was dropped, say): such a day is copied again, and the rule
+ * that a copy never shrinks a warehouse day still guards it.
  */
 export async function restoreCopyRecord(
   deps: DurableRecordDeps,
@@ -36,6 +39,21 @@ export async function restoreCopyRecord(
   const warehouse = await deps.warehouse();
   const { copy } = await warehouse.dayRecord(at, table, day);
   if (!copy) return undefined;
+  const destination = parseDestination(copy.destination, { field: "destination", ...deps.destinations });
+  const held = await warehouse.dayFigures(
+    { destination, filterColumn: copy.filterColumn, day },
+    copy.figures.key?.column,
+  );
+  if (!sameFigures(held, copy.figures)) {
+    deps.logger.warn("the durable record names a copy the warehouse no longer holds; not restored", {
+      table,
+      day,
+      dataset: at.dataset,
+      recordedRows: copy.figures.rows,
+      heldRows: held.rows,
+    });
+    return undefined;
+  }
   await deps.ledger.recordCopiedDay(table, copy);
   deps.logger.warn("restored a day's copy record from the warehouse's durable record (Redis had none)", {
     table,
