@@ -199,6 +199,14 @@ describe("pnpm demo, then the README's commands", () => {
     expect(await count(table, `created_at < '${cutoff}'`)).toBe(0);
     expect(await count(table, `created_at >= '${cutoff}'`)).toBe(kept);
   });
+
+  it("a second run starts afresh: every day is copied again, none taken from the first run's durable record", async () => {
+    const again = await w.demo();
+    expect(again.stderr).toBe("");
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/MySQL rows before the cutoff (\d+); warehouse rows \1; equal/);
+    expect(again.stdout).not.toMatch(/durable record/);
+  });
 });
 
 describe("pnpm demo with a .env that points the CLI elsewhere", () => {

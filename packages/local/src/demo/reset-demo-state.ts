@@ -99,7 +99,7 @@ export async function resetDemoState(config: Config, demo: DemoState): Promise<v
           "or give the demo another table name with ARCHIVER_DEMO_TABLE",
       );
     }
-    warehouse = await demoWarehouse(config, demo.destination);
+    warehouse = await demoWarehouse(config, demo.destination, demo.table);
     if (!owned && (await warehouse.exists())) {
       throw new Error(
         `the warehouse ${warehouse.describe} already holds ${warehouse.table}, which the demo did not write; ` +

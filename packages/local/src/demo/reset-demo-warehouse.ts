@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { type DuckDBConnection, DuckDBInstance, quotedIdentifier } from "@duckdb/node-api";
 import type { Config } from "@table-archiver/core/config";
+import { DAY_RECORD_TABLE } from "@table-archiver/core/duckdb";
 
 /** The demo's table in its DuckDB warehouse file, which may hold other tables. */
 export interface DemoWarehouse {
@@ -9,7 +10,10 @@ export interface DemoWarehouse {
   /** The file, for messages. */
   readonly describe: string;
   exists(): Promise<boolean>;
-  /** Drops the table; the rest of the file is left as it is. */
+  /**
+   * Drops the table and the source table's entries of the durable day record
+   * (a new run copies afresh); the rest of the file is left as it is.
+   */
   drop(): Promise<void>;
   close(): void;
 }
@@ -19,7 +23,11 @@ export interface DemoWarehouse {
  * table, and is created later by the runtime). The file is closed again
  * before the runtime opens it: DuckDB keeps a file to one opener.
  */
-export async function demoWarehouse(config: Config, destination: string): Promise<DemoWarehouse> {
+export async function demoWarehouse(
+  config: Config,
+  destination: string,
+  sourceTable: string,
+): Promise<DemoWarehouse> {
   if (config.warehouse.kind !== "duckdb") throw new Error("the demo's warehouse is DuckDB");
   const { path, dataset } = config.warehouse;
   const table = `${dataset}.${destination}`;
@@ -56,9 +64,14 @@ export async function demoWarehouse(config: Config, destination: string): Promis
       if (!connection || !(await exists())) return;
       // The catalog spelled out, as the warehouse does: a dataset named like the file would be ambiguous.
       const catalog = String((await connection.runAndReadAll("SELECT current_database()")).getRows()[0]?.[0]);
-      await connection.run(
-        `DROP TABLE ${[catalog, dataset, destination].map((name) => quotedIdentifier(name)).join(".")}`,
-      );
+      const name = (table: string) =>
+        [catalog, dataset, table].map((part) => quotedIdentifier(part)).join(".");
+      await connection.run(`DROP TABLE ${name(destination)}`);
+      await connection
+        .run(`DELETE FROM ${name(DAY_RECORD_TABLE)} WHERE source_table = $1`, [sourceTable])
+        .catch(() => {
+          // No record table yet: nothing to forget.
+        });
       await connection.run("CHECKPOINT");
     },
     close() {
