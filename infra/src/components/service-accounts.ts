@@ -16,6 +16,8 @@ const ACCOUNTS = {
   trigger: ["trigger", "Identity of Pub/Sub pushing messages to the entry function"],
 } as const;
 
+type Account = gcp.serviceaccount.Account;
+
 /**
  * One service account per function, plus the two identities that call
  * functions: the task invoker (the OIDC identity on every Cloud Task) and the
@@ -23,11 +25,11 @@ const ACCOUNTS = {
  * here; every grant is in ArchiverAccess.
  */
 export class ServiceAccounts extends pulumi.ComponentResource {
-  readonly entry: gcp.serviceaccount.Account;
-  readonly taskHandler: gcp.serviceaccount.Account;
-  readonly reader: gcp.serviceaccount.Account;
-  readonly taskInvoker: gcp.serviceaccount.Account;
-  readonly trigger: gcp.serviceaccount.Account;
+  readonly entry: Account;
+  readonly taskHandler: Account;
+  readonly reader: Account;
+  readonly taskInvoker: Account;
+  readonly trigger: Account;
 
   constructor(name: string, args: ServiceAccountsArgs, opts?: pulumi.ComponentResourceOptions) {
     super("archiver:index:ServiceAccounts", name, {}, opts);
