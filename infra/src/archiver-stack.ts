@@ -1,4 +1,5 @@
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
 import { ArchiverAccess } from "./components/archiver-access";
@@ -25,13 +26,26 @@ export interface ArchiverStackOutputs {
   readonly dataset: pulumi.Output<string>;
 }
 
-/** Where `pnpm build` leaves the bundles, relative to the Pulumi project directory (Pulumi's working directory). */
-export function defaultBundleDirectories(projectDir = process.cwd()): BundleDirectories {
+/**
+ * Where `pnpm build` leaves the bundles, under the Pulumi project's root (the folder of Pulumi.yaml).
+ * Not the working directory: Pulumi runs `main` (infra/dist/index.js) with the program's own folder as
+ * its working directory, so a path relative to it would look in infra/dist/packages.
+ */
+export function defaultBundleDirectories(projectDir = projectRoot()): BundleDirectories {
   return {
     entry: path.join(projectDir, "packages/entry/dist"),
     taskHandler: path.join(projectDir, "packages/task-handler/dist"),
     reader: path.join(projectDir, "packages/redis-reader/dist"),
   };
+}
+
+/**
+ * The root the engine names (`--root-directory`, read by getRootDirectory); a CLI too old to name it
+ * leaves a placeholder, and then the root is two folders above the program file (infra/dist/index.js).
+ */
+export function projectRoot(programFile = fileURLToPath(import.meta.url)): string {
+  const root = pulumi.runtime.getRootDirectory();
+  return path.isAbsolute(root) ? root : path.resolve(path.dirname(programFile), "../..");
 }
 
 /** The whole deployment of one environment, built from its checked configuration. */

@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parse } from "yaml";
-import { createArchiverStack } from "./archiver-stack";
+import { createArchiverStack, projectRoot } from "./archiver-stack";
 import { buildProgram } from "./build-program";
 import { readStackConfig } from "./config/stack-config";
 import { createFixtureBundles, type FixtureBundles } from "./testing/fixture-bundles";
@@ -57,14 +57,21 @@ afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** Runs the `main` Pulumi.yaml names in a fresh Node process, with no TypeScript loader, under mocks. */
+/**
+ * Runs the `main` Pulumi.yaml names in a fresh Node process, with no TypeScript loader, under mocks, as
+ * Pulumi does: from main's own folder, with `projectDir` as the root the engine names.
+ */
 async function runMainInFreshProcess(projectDir: string, config: object): Promise<MockRun> {
   const configFile = path.join(scratch, `config-${Date.now()}.json`);
   writeFileSync(configFile, JSON.stringify(config));
-  const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" };
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "",
+    PULUMI_NODEJS_ROOT_DIRECTORY: projectDir,
+  };
   const { stdout } = await run(
     process.execPath,
-    [harness, path.resolve(repoRoot, project.main), projectDir, configFile],
+    [harness, path.resolve(repoRoot, project.main), configFile],
     { cwd: scratch, env, timeout: 60_000 },
   );
   const line = stdout.split("\n").find((l) => l.startsWith("MOCK_RUN "));
@@ -88,8 +95,14 @@ describe("Pulumi.yaml", () => {
   });
 });
 
+describe("projectRoot", () => {
+  test("without a root from the engine (an older CLI), is two folders above the program file", () => {
+    expect(projectRoot(path.join(repoRoot, "infra/dist/index.js"))).toBe(repoRoot);
+  });
+});
+
 describe("the built main in a fresh process", () => {
-  test("registers the same resources and outputs as the source program", async () => {
+  test("run from infra/dist as Pulumi runs it, finds the bundles under the project root and registers what the source program does", async () => {
     const fresh = await runMainInFreshProcess(bundles.root, devConfig);
     const inProcess = await runWithMocks(
       () =>
