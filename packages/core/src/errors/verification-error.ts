@@ -10,6 +10,8 @@ import { ArchiverError } from "./archiver-error";
  * - `trigger`: the table has a DELETE trigger and the message did not allow it;
  * - `queued`: the migration of the table is still queued;
  * - `rows-after-cleanup`: a day recorded as cleaned holds rows again;
+ * - `privilege`: the database account lacks a privilege a safety check needs
+ *   (seeing every foreign key or trigger, reading a throttle's signal);
  * - `other`: anything else that must stop the day.
  */
 export type RefusalReason =
@@ -21,6 +23,7 @@ export type RefusalReason =
   | "trigger"
   | "queued"
   | "rows-after-cleanup"
+  | "privilege"
   | "other";
 
 /** Figures that must agree do not. Stop that day, leave its data untouched, go on with the others. */

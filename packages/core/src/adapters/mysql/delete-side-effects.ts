@@ -2,59 +2,87 @@ import type { ChunkTarget, DeleteSideEffects, ReferenceCount, ReferencingKey } f
 import { chunkOrder } from "./chunk-queries";
 import type { MysqlPool } from "./create-mysql-pool";
 import { dayCondition, type SqlCondition } from "./day-range";
+import { fromDictionaryId, fromDictionaryName } from "./innodb-names";
 import { mapMysqlError } from "./map-mysql-error";
+import { grantStatement, isAccessDenied, privilegeRefusal, qualifiedName } from "./privilege-refusal";
 import { quoteIdentifier } from "./quote-identifier";
+import type { Queryable, ServerFacts } from "./server-facts";
+import {
+  deleteTriggersQuery,
+  onDeleteRule,
+  referencingKeysQuery,
+  triggerGrantsQuery,
+} from "./side-effect-queries";
 
-// Every foreign key, in any database, whose referenced table is this one; one row per column pair.
-const REFERENCING_KEYS_SQL = `SELECT k.CONSTRAINT_SCHEMA, k.CONSTRAINT_NAME, k.TABLE_NAME, k.COLUMN_NAME,
-    k.REFERENCED_COLUMN_NAME, r.DELETE_RULE
-  FROM information_schema.KEY_COLUMN_USAGE k
-  JOIN information_schema.REFERENTIAL_CONSTRAINTS r
-    ON r.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND r.CONSTRAINT_NAME = k.CONSTRAINT_NAME
-   AND r.TABLE_NAME = k.TABLE_NAME
-  WHERE k.REFERENCED_TABLE_SCHEMA = DATABASE() AND k.REFERENCED_TABLE_NAME = ?
-  ORDER BY k.CONSTRAINT_SCHEMA, k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION`;
-
-const DELETE_TRIGGERS_SQL = `SELECT TRIGGER_NAME FROM information_schema.TRIGGERS
-  WHERE EVENT_OBJECT_SCHEMA = DATABASE() AND EVENT_OBJECT_TABLE = ? AND EVENT_MANIPULATION = 'DELETE'
-  ORDER BY TRIGGER_NAME`;
-
-/** A pool or one connection of it: what reading the side effects needs. */
-type Queryable = Pick<MysqlPool, "query">;
-
-/** The table's referencing foreign keys and DELETE triggers, as information_schema has them now. */
-export async function readDeleteSideEffects(db: Queryable, table: string): Promise<DeleteSideEffects> {
+/**
+ * The table's referencing foreign keys (from InnoDB's dictionary, every
+ * database) and DELETE triggers, read now. Throws a refusal naming the grant
+ * when the account cannot prove it sees all of them (see side-effect-queries.ts).
+ */
+export async function readDeleteSideEffects(
+  db: Queryable,
+  facts: ServerFacts,
+  table: string,
+): Promise<DeleteSideEffects> {
+  const keys = referencingKeysQuery(facts, table);
+  const triggers = deleteTriggersQuery(table);
+  const grants = triggerGrantsQuery(facts, table);
   try {
-    const [[keyRows], [triggerRows], [[database]]] = (await Promise.all([
-      db.query({ sql: REFERENCING_KEYS_SQL, rowsAsArray: true }, [table]),
-      db.query({ sql: DELETE_TRIGGERS_SQL, rowsAsArray: true }, [table]),
-      db.query({ sql: "SELECT DATABASE()", rowsAsArray: true }),
-    ])) as unknown as [[string[][]], [string[][]], [[string[]]]];
+    const [[keyRows], [triggerRows], [[granted]]] = (await Promise.all([
+      db.query({ sql: keys.sql, rowsAsArray: true }, keys.values),
+      db.query({ sql: triggers.sql, rowsAsArray: true }, triggers.values),
+      db.query({ sql: grants.sql, rowsAsArray: true }, grants.values),
+    ])) as unknown as [[unknown[][]], [unknown[][]], [[unknown[]]]];
+    requireTriggerGrant(facts, table, Number(granted?.[0] ?? 0));
     return {
-      referencingKeys: groupKeys(keyRows, table, String(database?.[0])),
-      deleteTriggers: triggerRows.map(([name]) => String(name)),
+      referencingKeys: groupKeys(keyRows, table, facts),
+      deleteTriggers: triggerRows.map(([, name]) => String(name)),
     };
   } catch (error) {
-    throw mapMysqlError(error, { table });
+    throw sideEffectError(error, facts, table);
   }
 }
 
-function groupKeys(rows: readonly string[][], table: string, database: string): ReferencingKey[] {
+/** A trigger list is proof of no trigger only when the account may see them all. */
+export function requireTriggerGrant(facts: ServerFacts, table: string, grants: number): void {
+  if (grants > 0) return;
+  throw privilegeRefusal(
+    table,
+    "see its DELETE triggers",
+    "the TRIGGER privilege on it",
+    grantStatement("TRIGGER", qualifiedName(facts.database, table), facts.account),
+  );
+}
+
+/** A denied read of InnoDB's dictionary becomes the refusal that names PROCESS; the rest are mapped. */
+export function sideEffectError(error: unknown, facts: ServerFacts, table: string): unknown {
+  if (!isAccessDenied(error)) return mapMysqlError(error, { table });
+  return privilegeRefusal(
+    table,
+    "see the foreign keys that reference it (InnoDB's dictionary)",
+    "PROCESS",
+    grantStatement("PROCESS", "*.*", facts.account),
+  );
+}
+
+function groupKeys(rows: readonly unknown[][], table: string, facts: ServerFacts): ReferencingKey[] {
+  const same = (a: string, b: string) =>
+    facts.lowerCaseNames ? a.toLowerCase() === b.toLowerCase() : a === b;
   const keys = new Map<string, ReferencingKey & { childColumns: string[]; parentColumns: string[] }>();
-  for (const [schema, constraint, childTable, column, referenced, rule] of rows) {
-    const id = JSON.stringify([schema, childTable, constraint]);
-    let key = keys.get(id);
+  for (const [id, childName, type, column, referenced] of rows) {
+    let key = keys.get(String(id));
     if (!key) {
+      const child = fromDictionaryName(String(childName));
       key = {
-        constraint: String(constraint),
-        childSchema: String(schema),
-        childTable: String(childTable),
+        constraint: fromDictionaryId(String(id)).name,
+        childSchema: child.database,
+        childTable: child.name,
         childColumns: [],
         parentColumns: [],
-        onDelete: String(rule),
-        selfReferencing: schema === database && childTable === table,
+        onDelete: onDeleteRule(Number(type)),
+        selfReferencing: same(child.database, facts.database) && same(child.name, table),
       };
-      keys.set(id, key);
+      keys.set(String(id), key);
     }
     key.childColumns.push(String(column));
     key.parentColumns.push(String(referenced));
@@ -110,6 +138,7 @@ export function referenceCountQuery(
 /** `countReferences` of the DayDeleter port: one query per key, none locking. */
 export async function countDayReferences(
   pool: MysqlPool,
+  facts: ServerFacts,
   target: ChunkTarget,
   keys: readonly ReferencingKey[],
 ): Promise<ReferenceCount[]> {
@@ -118,15 +147,32 @@ export async function countDayReferences(
     where: (alias: string) => dayCondition(`${alias}.${quoteIdentifier(scope.column)}`, scope.day),
     order: (alias: string) => chunkOrder(target, alias),
   };
-  try {
-    return await Promise.all(
-      keys.map(async (key) => {
-        const query = referenceCountQuery(scope.table, key, day, false);
+  return Promise.all(
+    keys.map(async (key) => {
+      const query = referenceCountQuery(scope.table, key, day, false);
+      try {
         const [rows] = await pool.query({ sql: query.sql, rowsAsArray: true }, [...query.values]);
         return { key, rows: Number((rows as unknown[][])[0]?.[0] ?? 0) };
-      }),
-    );
-  } catch (error) {
-    throw mapMysqlError(error, { table: scope.table, column: scope.column });
-  }
+      } catch (error) {
+        throw referenceCountError(error, facts, scope.table, key);
+      }
+    }),
+  );
+}
+
+/** A referencing table the account may not read: its references cannot be counted, so the cleanup stops. */
+export function referenceCountError(
+  error: unknown,
+  facts: ServerFacts,
+  table: string,
+  key: ReferencingKey,
+): unknown {
+  if (!isAccessDenied(error)) return mapMysqlError(error, { table });
+  const child = qualifiedName(key.childSchema, key.childTable);
+  return privilegeRefusal(
+    table,
+    `count the rows of ${child} that reference it through foreign key ${key.constraint}`,
+    `SELECT on ${child}`,
+    grantStatement("SELECT", child, facts.account),
+  );
 }

@@ -9,10 +9,16 @@ import type {
 import { chunkCondition, chunkOrder, chunkPlanQuery, lockChunkQuery } from "./chunk-queries";
 import type { MysqlPool, MysqlPoolConnection } from "./create-mysql-pool";
 import { dayCondition } from "./day-range";
-import { countDayReferences, readDeleteSideEffects, referenceCountQuery } from "./delete-side-effects";
+import {
+  countDayReferences,
+  readDeleteSideEffects,
+  referenceCountError,
+  referenceCountQuery,
+} from "./delete-side-effects";
 import { integerText } from "./key-range";
 import { mapMysqlError } from "./map-mysql-error";
 import { quoteIdentifier } from "./quote-identifier";
+import { type ServerFacts, serverFactsOf } from "./server-facts";
 import { createSideEffectWatch, describes } from "./side-effect-watch";
 
 /** How long the side effects told to a task are told again without asking the server. */
@@ -28,9 +34,10 @@ const SIDE_EFFECTS_FRESH_MS = 2_000;
  * removed exactly the locked rows.
  */
 export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
-  const watch = createSideEffectWatch();
-  // Reading the keys from information_schema costs milliseconds a task on a small server, more on a large
-  // one; a table's are read again only when the cheap ids say they changed. The ids themselves are asked
+  const facts = serverFactsOf(pool);
+  const watch = createSideEffectWatch(facts);
+  // Reading the keys with their columns costs more than their ids; a table's are read again only when the
+  // cheap ids say they changed. The ids themselves are asked
   // at most every SIDE_EFFECTS_FRESH_MS per table: what a task is told only has to be recent, since every
   // chunk asks them again under its locks and stops at any key or trigger the task was not told of.
   const described = new Map<string, { readonly effects: DeleteSideEffects; readonly checkedAt: number }>();
@@ -38,17 +45,17 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
     async sideEffects(table) {
       const known = described.get(table);
       if (known && performance.now() - known.checkedAt < SIDE_EFFECTS_FRESH_MS) return known.effects;
-      const ids = await watch.ids(pool, table).catch(() => undefined);
+      const ids = await watch.ids(pool, table);
       const effects =
-        known && ids && describes(known.effects, ids)
+        known && describes(known.effects, ids)
           ? known.effects
-          : await readDeleteSideEffects(pool, table);
-      if (ids && describes(effects, ids)) described.set(table, { effects, checkedAt: performance.now() });
+          : await readDeleteSideEffects(pool, await facts(), table);
+      if (describes(effects, ids)) described.set(table, { effects, checkedAt: performance.now() });
       else described.delete(table);
       return effects;
     },
 
-    countReferences: (target, keys) => countDayReferences(pool, target, keys),
+    countReferences: async (target, keys) => countDayReferences(pool, await facts(), target, keys),
 
     async planChunks(target, chunkRows) {
       if (!Number.isSafeInteger(chunkRows) || chunkRows < 1)
@@ -78,6 +85,7 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
       try {
         await connection.query({ sql: "START TRANSACTION" });
         const outcome = await lockAndDelete(connection, target, chunk, {
+          facts: await facts(),
           sideEffects,
           sideEffectsAdded: watch.added,
           newestFirst: options.newestFirst ?? false,
@@ -111,6 +119,7 @@ async function lockAndDelete(
   target: ChunkTarget,
   chunk: DayChunk,
   guard: {
+    readonly facts: ServerFacts;
     readonly sideEffects: DeleteSideEffects;
     readonly sideEffectsAdded: ReturnType<typeof createSideEffectWatch>["added"];
     readonly newestFirst: boolean;
@@ -146,7 +155,11 @@ async function lockAndDelete(
   const references = [];
   for (const key of sideEffects.referencingKeys) {
     const query = referenceCountQuery(target.scope.table, key, chunkRows, true);
-    const [counted] = await connection.query({ sql: query.sql, rowsAsArray: true }, [...query.values]);
+    const [counted] = await connection
+      .query({ sql: query.sql, rowsAsArray: true }, [...query.values])
+      .catch((error: unknown) => {
+        throw referenceCountError(error, guard.facts, target.scope.table, key);
+      });
     const referencingRows = Number((counted as unknown[][])[0]?.[0] ?? 0);
     if (referencingRows > 0) references.push({ key, rows: referencingRows });
   }

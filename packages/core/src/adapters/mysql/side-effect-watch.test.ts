@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { VerificationError } from "../../errors";
 import type { ReferencingKey } from "../../ports/day-deleter";
+import type { ServerFacts } from "./server-facts";
 import { createSideEffectWatch, describes } from "./side-effect-watch";
 
 const payment: ReferencingKey = {
@@ -12,63 +14,86 @@ const payment: ReferencingKey = {
   selfReferencing: false,
 };
 
+const mariadb: ServerFacts = {
+  account: "'archiver'@'%'",
+  database: "shop",
+  mariadb: true,
+  version: "10.11.19-MariaDB",
+  lowerCaseNames: false,
+};
+const facts = async () => mariadb;
+
 /**
- * A server that lacks the first `missing` foreign-key sources and lists `ids` and `triggers` in the rest,
- * answering the watch's one statement (keys UNION ALL triggers) as rows of [kind, id].
+ * A server answering the watch's one statement (key ids, trigger names, the
+ * account's TRIGGER grants) as rows of [kind, id]; `denied` answers it as a
+ * server does to an account without PROCESS.
  */
-function server(missing: number, ids: string[], triggers: string[] = []) {
-  const asked: string[] = [];
-  let failures = 0;
+function server(ids: string[], triggers: string[] = [], options: { grants?: number; denied?: boolean } = {}) {
+  const asked: { sql: string; values: unknown[] }[] = [];
   return {
     asked,
-    async query(options: { sql: string }): Promise<[unknown, unknown]> {
-      asked.push(options.sql);
-      if (failures < missing) {
-        failures += 1;
+    async query(query: { sql: string }, values: unknown[]): Promise<[unknown, unknown]> {
+      asked.push({ sql: query.sql, values });
+      if (options.denied) {
         throw Object.assign(new Error("Access denied; you need the PROCESS privilege"), { errno: 1227 });
       }
-      return [[...ids.map((id) => ["k", id]), ...triggers.map((name) => ["t", name])], []];
+      const rows = [...ids.map((id) => ["k", id]), ...triggers.map((name) => ["t", name])];
+      return [[...rows, ["p", options.grants ?? 1]], []];
     },
   };
 }
 
 describe("createSideEffectWatch", () => {
   it("reports nothing added when the keys and triggers are the ones the task knew, whatever the case of the id", async () => {
-    const watch = createSideEffectWatch().added;
-    const added = await watch(server(0, ["shop/fk_payment_rental"], ["audit"]), "rental", {
+    const watch = createSideEffectWatch(facts).added;
+    const added = await watch(server(["shop/fk_payment_rental"], ["audit"]), "rental", {
       referencingKeys: [payment],
       deleteTriggers: ["audit"],
     });
     expect(added).toEqual({ referencingKeys: [], deleteTriggers: [] });
   });
 
-  it("names a key or a trigger that appeared", async () => {
-    const watch = createSideEffectWatch().added;
+  it("names a key or a trigger that appeared, decoding the database's name as InnoDB spells it", async () => {
+    const watch = createSideEffectWatch(facts).added;
     const added = await watch(
-      server(0, ["shop/fk_payment_rental", "shop/fk_new"], ["audit", "count"]),
+      server(["shop/fk_payment_rental", "other@002ddb/fk_new"], ["audit", "count"]),
       "rental",
-      {
-        referencingKeys: [payment],
-        deleteTriggers: ["audit"],
-      },
+      { referencingKeys: [payment], deleteTriggers: ["audit"] },
     );
-    expect(added.referencingKeys.map((key) => key.constraint)).toEqual(["fk_new"]);
+    expect(added.referencingKeys.map((key) => [key.childSchema, key.constraint])).toEqual([
+      ["other-db", "fk_new"],
+    ]);
     expect(added.deleteTriggers).toEqual(["count"]);
   });
 
-  it("falls back to information_schema when the InnoDB dictionary is missing or denied, and remembers it", async () => {
-    const watch = createSideEffectWatch().added;
-    const db = server(2, ["shop/fk_new"]);
-    const known = { referencingKeys: [], deleteTriggers: [] };
-    expect((await watch(db, "rental", known)).referencingKeys).toHaveLength(1);
-    // One statement per ask: the keys' source, then the triggers.
-    expect(db.asked.every((sql) => /UNION ALL SELECT 't', TRIGGER_NAME/.test(sql))).toBe(true);
-    const keyQueries = () => db.asked;
-    expect(keyQueries()).toHaveLength(3);
-    expect(keyQueries()[2]).toMatch(/REFERENTIAL_CONSTRAINTS/);
-    await watch(db, "rental", known);
-    expect(keyQueries()).toHaveLength(4);
-    expect(keyQueries()[3]).toMatch(/REFERENTIAL_CONSTRAINTS/);
+  it("asks InnoDB's dictionary for the keys of the table by its dictionary name, never information_schema's filtered views", async () => {
+    const db = server([]);
+    await createSideEffectWatch(facts).ids(db, "rental-2024");
+    expect(db.asked).toHaveLength(1);
+    expect(db.asked[0]?.sql).toMatch(/INNODB_SYS_FOREIGN f WHERE f\.REF_NAME = BINARY \?/);
+    expect(db.asked[0]?.sql).not.toMatch(/REFERENTIAL_CONSTRAINTS|KEY_COLUMN_USAGE/);
+    expect(db.asked[0]?.values[0]).toBe("shop/rental@002d2024");
+    const mysql = createSideEffectWatch(async () => ({ ...mariadb, mariadb: false, version: "8.0.36" }));
+    await mysql.ids(db, "rental");
+    expect(db.asked[1]?.sql).toMatch(/information_schema\.INNODB_FOREIGN f/);
+  });
+
+  it("refuses, naming PROCESS and its GRANT, when the account may not read the dictionary", async () => {
+    const watch = createSideEffectWatch(facts).added;
+    const denied = watch(server([], [], { denied: true }), "rental", {
+      referencingKeys: [],
+      deleteTriggers: [],
+    });
+    await expect(denied).rejects.toBeInstanceOf(VerificationError);
+    await expect(denied).rejects.toMatchObject({ reason: "privilege" });
+    await expect(denied).rejects.toThrow("GRANT PROCESS ON *.* TO 'archiver'@'%';");
+  });
+
+  it("refuses, naming TRIGGER on the table, when no grant of the account lets it see the table's triggers", async () => {
+    const watch = createSideEffectWatch(facts).added;
+    const blind = watch(server([], [], { grants: 0 }), "rental", { referencingKeys: [], deleteTriggers: [] });
+    await expect(blind).rejects.toMatchObject({ reason: "privilege" });
+    await expect(blind).rejects.toThrow("GRANT TRIGGER ON `shop`.`rental` TO 'archiver'@'%';");
   });
 
   it("tells whether known side effects are still exactly the table's", () => {
@@ -78,13 +103,6 @@ describe("createSideEffectWatch", () => {
     expect(describes(known, { keys: ["shop/fk_payment_rental"], triggers: [] })).toBe(false);
     expect(describes(known, { keys: ["shop/fk_payment_rental", "shop/fk_other"], triggers: ["audit"] })).toBe(
       false,
-    );
-  });
-
-  it("gives up with the last source's error when none answers", async () => {
-    const watch = createSideEffectWatch().added;
-    await expect(watch(server(3, []), "rental", { referencingKeys: [], deleteTriggers: [] })).rejects.toThrow(
-      /PROCESS privilege/,
     );
   });
 });

@@ -1,26 +1,8 @@
 import type { DeleteSideEffects, ReferencingKey } from "../../ports/day-deleter";
-import type { MysqlPool } from "./create-mysql-pool";
-
-/** A pool or one connection of it. */
-type Queryable = Pick<MysqlPool, "query">;
-
-/**
- * Where a server lists the foreign keys that reference a table, cheapest
- * first. InnoDB's own dictionary answers in a fraction of a millisecond
- * (MariaDB calls it INNODB_SYS_FOREIGN, MySQL 8 INNODB_FOREIGN; both need the
- * PROCESS privilege); information_schema.REFERENTIAL_CONSTRAINTS works
- * everywhere but reads every table's definition on some servers. Each gives
- * `database/constraint` ids.
- */
-const FOREIGN_KEY_SOURCES = [
-  "SELECT 'k', ID FROM information_schema.INNODB_SYS_FOREIGN WHERE REF_NAME = CONCAT(DATABASE(), '/', ?)",
-  "SELECT 'k', ID FROM information_schema.INNODB_FOREIGN WHERE REF_NAME = CONCAT(DATABASE(), '/', ?)",
-  `SELECT 'k', CONCAT(CONSTRAINT_SCHEMA, '/', CONSTRAINT_NAME) FROM information_schema.REFERENTIAL_CONSTRAINTS
-    WHERE UNIQUE_CONSTRAINT_SCHEMA = DATABASE() AND REFERENCED_TABLE_NAME = ?`,
-] as const;
-
-const DELETE_TRIGGERS_SQL = `SELECT 't', TRIGGER_NAME FROM information_schema.TRIGGERS
-  WHERE EVENT_OBJECT_SCHEMA = DATABASE() AND EVENT_OBJECT_TABLE = ? AND EVENT_MANIPULATION = 'DELETE'`;
+import { requireTriggerGrant, sideEffectError } from "./delete-side-effects";
+import { fromDictionaryId } from "./innodb-names";
+import type { Queryable, ServerFacts } from "./server-facts";
+import { sideEffectIdsQuery } from "./side-effect-queries";
 
 /** The ids of a table's referencing foreign keys (`database/constraint`, lower case) and its DELETE triggers. */
 export interface SideEffectIds {
@@ -33,30 +15,36 @@ export interface SideEffectIds {
  * delete (`ids`), and tells what a table gained beyond `known` (`added`).
  * Asked on the chunk's connection after its locking read: creating a trigger
  * waits for the lock the chunk holds on the table, so none can appear between
- * this answer and the commit. An id it cannot match (a name the dictionary
- * spells differently) counts as new: the chunk then stops rather than guess.
+ * this answer and the commit. The ids come from the same sources as the full
+ * read (readDeleteSideEffects), with the same proof that the account sees
+ * every trigger, so the two agree on an unchanged table; an account that can
+ * no longer prove it stops the chunk with the grant it lacks.
  */
-export function createSideEffectWatch() {
-  let source = 0;
-  /** Both lists in one statement (one round trip on the chunk's connection), `k` rows then `t` rows. */
+export function createSideEffectWatch(facts: () => Promise<ServerFacts>) {
+  /** Both lists in one statement (one round trip on the chunk's connection). */
   async function ids(db: Queryable, table: string): Promise<SideEffectIds> {
-    for (;;) {
-      try {
-        const sql = `${FOREIGN_KEY_SOURCES[source] ?? ""} UNION ALL ${DELETE_TRIGGERS_SQL}`;
-        const [rows] = await db.query({ sql, rowsAsArray: true }, [table, table]);
-        const keys: string[] = [];
-        const triggers: string[] = [];
-        for (const [kind, id] of rows as unknown[][]) {
-          if (kind === "k") keys.push(String(id).toLowerCase());
-          else triggers.push(String(id));
-        }
-        return { keys, triggers };
-      } catch (error) {
-        // A server without that view, or a user without PROCESS: the next source, remembered.
-        if (source === FOREIGN_KEY_SOURCES.length - 1) throw error;
-        source += 1;
-      }
+    const server = await facts();
+    const query = sideEffectIdsQuery(server, table);
+    let rows: unknown[][];
+    try {
+      [rows] = (await db.query({ sql: query.sql, rowsAsArray: true }, query.values)) as unknown as [
+        unknown[][],
+      ];
+    } catch (error) {
+      throw sideEffectError(error, server, table);
     }
+    const keys: string[] = [];
+    const triggers: string[] = [];
+    let grants = 0;
+    for (const [kind, id] of rows) {
+      if (kind === "k") {
+        const key = fromDictionaryId(String(id));
+        keys.push(`${key.database}/${key.name}`.toLowerCase());
+      } else if (kind === "t") triggers.push(String(id));
+      else grants = Number(id);
+    }
+    requireTriggerGrant(server, table, grants);
+    return { keys, triggers };
   }
   return {
     ids,
