@@ -56,7 +56,14 @@ export function createArchiverStack(config: StackConfig, bundles: BundleDirector
   const messages = new MigrationTopic("messages", { project });
   const queue = new MigrationQueue("queue", { project, location: region, settings: config.queue });
   const redis = new RedisCache("redis", { project, region, ...config.network, ...config.redis });
-  const warehouse = new Warehouse("warehouse", { project, ...config.warehouse });
+  const warehouse = new Warehouse("warehouse", {
+    project,
+    datasetId: config.warehouse.datasetId,
+    location: config.warehouse.location,
+    extraDatasetIds: config.warehouse.extraDatasets
+      .filter((d) => d.project === project)
+      .map((d) => d.datasetId),
+  });
   const secrets = new ArchiverSecrets("secrets", {
     project,
     mysqlPassword: config.mysql.password,
@@ -105,7 +112,13 @@ export function createArchiverStack(config: StackConfig, bundles: BundleDirector
     accounts,
     functions,
     queue: queue.queue,
-    dataset: warehouse.dataset,
+    datasets: [
+      { project, datasetId: config.warehouse.datasetId, resource: warehouse.dataset },
+      ...config.warehouse.extraDatasets.map((d) => ({
+        ...d,
+        resource: d.project === project ? warehouse.extraDatasets.get(d.datasetId) : undefined,
+      })),
+    ],
     readerInvokers: config.readerInvokers,
     trigger: { subscription: trigger.subscription, deadLetterTopic: messages.deadLetterTopic },
     cloudSql: config.mysql.cloudSqlInstance ? { iamAuth: config.mysql.cloudSqlIamAuth } : undefined,

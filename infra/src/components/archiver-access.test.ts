@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { deployDevStack, fn, ofType, PROJECT, sa, service } from "../testing/deploy-dev-stack";
+import { deployDevStack, fn, ofType, one, PROJECT, sa, service } from "../testing/deploy-dev-stack";
 import { createFixtureBundles, type FixtureBundles } from "../testing/fixture-bundles";
 import { MOCK_PROJECT_NUMBER, type MockRun } from "../testing/pulumi-mocks";
+import { type AccessScope, type FunctionKey, rolesOf } from "./function-access";
 
 const PUBSUB_AGENT = `serviceAccount:service-${MOCK_PROJECT_NUMBER}@gcp-sa-pubsub.iam.gserviceaccount.com`;
 
@@ -42,6 +43,9 @@ const BASE_GRANTS = [
   `${sa("entry")} -> roles/cloudtasks.enqueuer on queue europe-west1/jobs-migration`,
   `${sa("entry")} -> roles/cloudtasks.viewer on queue europe-west1/jobs-migration`,
   `${sa("entry")} -> roles/iam.serviceAccountUser on service account projects/${PROJECT}/serviceAccounts/archiver-task-invoker@${PROJECT}.iam.gserviceaccount.com`,
+  // cleanup's entry step: the destination tables exist (tables.get), the dry run's figures (query jobs)
+  `${sa("entry")} -> roles/bigquery.dataViewer on dataset archive`,
+  `${sa("entry")} -> roles/bigquery.jobUser on project ${PROJECT}`,
   // the task invoker account may invoke the task handler only
   `${sa("task-invoker")} -> roles/run.invoker on service ${service("archiver-task-handler")}`,
   // the task handler may edit the dataset and run jobs
@@ -102,5 +106,52 @@ describe("IAM", () => {
       CLOUD_SQL_INSTANCE: `${PROJECT}:europe-west1:shop`,
       CLOUD_SQL_IAM_AUTH: "true",
     });
+  });
+
+  test("each function's account holds exactly the roles of the calls in function-access.ts, where they apply", async () => {
+    const run = await deploy({
+      "table-archiver:extraDatasets": JSON.stringify(["old_orders", "shop-archive.orders"]),
+    });
+    const resource: Record<AccessScope, string[]> = {
+      queue: ["queue europe-west1/jobs-migration"],
+      taskInvoker: [
+        `service account projects/${PROJECT}/serviceAccounts/archiver-task-invoker@${PROJECT}.iam.gserviceaccount.com`,
+      ],
+      project: [`project ${PROJECT}`],
+      datasets: ["dataset archive", "dataset old_orders", "dataset orders"],
+      projectDatasets: ["dataset archive", "dataset old_orders"],
+    };
+    const accounts: Record<FunctionKey, string> = {
+      entry: "entry",
+      taskHandler: "task-handler",
+      reader: "reader",
+    };
+    for (const [key, id] of Object.entries(accounts) as [FunctionKey, string][]) {
+      const expected = rolesOf(key).flatMap(({ role, on }) =>
+        resource[on].map((r) => `${sa(id)} -> ${role} on ${r}`),
+      );
+      const held = grants(run).filter((g) => g.startsWith(`${sa(id)} `) && !g.includes("secretmanager"));
+      expect(held, key).toEqual(expected.sort());
+    }
+  });
+
+  test("a dataset of another project is granted on there, never created; one of the stack's project is created", async () => {
+    const run = await deploy({
+      "table-archiver:extraDatasets": JSON.stringify(["old_orders", "shop-archive.orders"]),
+    });
+    const datasets = ofType(run, "gcp:bigquery/dataset:Dataset").map(
+      (d) => `${d.inputs.project}.${d.inputs.datasetId}`,
+    );
+    expect(datasets.sort()).toEqual([`${PROJECT}.archive`, `${PROJECT}.old_orders`]);
+    const onOther = ofType(run, "gcp:bigquery/datasetIamMember:DatasetIamMember").filter(
+      (g) => g.inputs.project === "shop-archive",
+    );
+    expect(onOther.map((g) => `${g.inputs.member} ${g.inputs.role} ${g.inputs.datasetId}`).sort()).toEqual([
+      `${sa("entry")} roles/bigquery.dataViewer orders`,
+      `${sa("task-handler")} roles/bigquery.dataEditor orders`,
+    ]);
+    expect(one(run, "gcp:bigquery/dataset:Dataset", "warehouse-dataset-old_orders").inputs.location).toBe(
+      "europe-west1",
+    );
   });
 });

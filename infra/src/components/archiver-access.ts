@@ -1,7 +1,17 @@
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
 import type { ArchiverFunctions } from "./archiver-functions";
+import { type FunctionKey, type RoleNeed, rolesOf } from "./function-access";
 import type { ServiceAccounts } from "./service-accounts";
+
+/** A BigQuery dataset a grant is made on; `resource` when the stack creates it (the grant then waits for it). */
+export interface DatasetRef {
+  readonly project: string;
+  readonly datasetId: string;
+  readonly resource?: gcp.bigquery.Dataset;
+}
+
+const FUNCTION_IDS = { entry: "entry", taskHandler: "task-handler", reader: "reader" } as const;
 
 export interface ArchiverAccessArgs {
   readonly project: string;
@@ -11,7 +21,8 @@ export interface ArchiverAccessArgs {
   readonly accounts: ServiceAccounts;
   readonly functions: ArchiverFunctions;
   readonly queue: gcp.cloudtasks.Queue;
-  readonly dataset: gcp.bigquery.Dataset;
+  /** Every dataset the functions read or write: the stack's own and those of `extraDatasets`. */
+  readonly datasets: readonly DatasetRef[];
   /** IAM principals allowed to call loadRedisData. @default [] */
   readonly readerInvokers?: readonly string[];
   /** The entry function's push subscription and its dead-letter topic. */
@@ -26,7 +37,8 @@ export interface ArchiverAccessArgs {
 /**
  * The deployment's IAM grants (secret access excepted: ArchiverFunctions grants
  * it next to the secrets each function mounts), each on the narrowest resource
- * its role can be granted on. Additive members only (never a binding
+ * its role can be granted on. A function's account gets exactly the roles of the
+ * calls its code makes (FUNCTION_CALLS in function-access.ts). Additive members only (never a binding
  * or policy that would replace what others granted); nothing grants allUsers or
  * allAuthenticatedUsers.
  */
@@ -38,46 +50,13 @@ export class ArchiverAccess extends pulumi.ComponentResource {
     const sa = (account: gcp.serviceaccount.Account) => pulumi.interpolate`serviceAccount:${account.email}`;
     const pubsubAgent = pulumi.interpolate`serviceAccount:service-${args.projectNumber}@gcp-sa-pubsub.iam.gserviceaccount.com`;
 
-    // Entry: enqueue on this queue; read it (the viewer role's queues.get for the
-    // task count and retry policy, tasks.get to tell a live duplicate task from a
-    // finished one); and put the task invoker's identity on the tasks it creates.
-    onQueue("entry-enqueue", "roles/cloudtasks.enqueuer", sa(accounts.entry));
-    onQueue("entry-count", "roles/cloudtasks.viewer", sa(accounts.entry));
-    onServiceAccount(
-      "entry-acts-as-invoker",
-      accounts.taskInvoker,
-      "roles/iam.serviceAccountUser",
-      sa(accounts.entry),
-    );
+    // Each function's account: the roles its calls need (function-access.ts), each on its narrowest resource.
+    for (const fn of ["entry", "taskHandler", "reader"] as const) {
+      for (const need of rolesOf(fn)) grant(fn, need);
+    }
 
     // The task invoker may invoke the task handler, and only it.
     invoke("invoker-calls-task-handler", functions.taskHandler, sa(accounts.taskInvoker));
-
-    // Task handler: edit the dataset and run (load and query) jobs, which BigQuery grants per project only.
-    new gcp.bigquery.DatasetIamMember(
-      `${name}-task-handler-dataset`,
-      {
-        project,
-        datasetId: args.dataset.datasetId,
-        role: "roles/bigquery.dataEditor",
-        member: sa(accounts.taskHandler),
-      },
-      parent,
-    );
-    onProject("task-handler-jobs", "roles/bigquery.jobUser", sa(accounts.taskHandler));
-
-    // Reader: read the dataset's durable day record (rebuildSet, after Redis lost its data) with query jobs.
-    new gcp.bigquery.DatasetIamMember(
-      `${name}-reader-dataset`,
-      {
-        project,
-        datasetId: args.dataset.datasetId,
-        role: "roles/bigquery.dataViewer",
-        member: sa(accounts.reader),
-      },
-      parent,
-    );
-    onProject("reader-jobs", "roles/bigquery.jobUser", sa(accounts.reader));
 
     // Configured principals may invoke the reader; the trigger's account may invoke the entry.
     for (const [index, principal] of (args.readerInvokers ?? []).entries()) {
@@ -120,6 +99,34 @@ export class ArchiverAccess extends pulumi.ComponentResource {
       }
     }
     this.registerOutputs({});
+
+    function grant(fn: FunctionKey, { role, on }: RoleNeed) {
+      const member = sa(accounts[fn]);
+      const id = `${FUNCTION_IDS[fn]}-${role.replace("roles/", "").replaceAll(".", "-")}`;
+      switch (on) {
+        case "queue":
+          return onQueue(id, role, member);
+        case "taskInvoker":
+          return onServiceAccount(id, accounts.taskInvoker, role, member);
+        case "project":
+          return onProject(id, role, member);
+        case "datasets":
+        case "projectDatasets":
+          for (const dataset of args.datasets) {
+            if (on === "projectDatasets" && dataset.project !== project) continue;
+            new gcp.bigquery.DatasetIamMember(
+              `${name}-${id}-${dataset.project}-${dataset.datasetId}`,
+              {
+                project: dataset.project,
+                datasetId: dataset.resource?.datasetId ?? dataset.datasetId,
+                role,
+                member,
+              },
+              parent,
+            );
+          }
+      }
+    }
 
     function onQueue(id: string, role: string, member: pulumi.Input<string>) {
       new gcp.cloudtasks.QueueIamMember(

@@ -7,27 +7,39 @@ export interface WarehouseArgs {
   readonly datasetId?: string;
   /** BigQuery location, a region or a multi-region such as EU. */
   readonly location: string;
+  /** Further datasets of this project that destinations may name (`dataset.table`). @default [] */
+  readonly extraDatasetIds?: readonly string[];
 }
 
 /**
- * The BigQuery dataset the archived days land in. It is never deleted with its
- * tables by `pulumi destroy`: after cleanup it holds the only copy of the rows.
+ * The BigQuery datasets the archived days land in: the default one and any
+ * extra ones destinations name. The functions' accounts are granted on
+ * datasets, not on the project, so they cannot create a dataset themselves:
+ * the program creates each. None is deleted with its tables by `pulumi
+ * destroy`: after cleanup it holds the only copy of the rows.
  */
 export class Warehouse extends pulumi.ComponentResource {
   readonly dataset: gcp.bigquery.Dataset;
+  /** The extra datasets, by id. */
+  readonly extraDatasets: ReadonlyMap<string, gcp.bigquery.Dataset>;
 
   constructor(name: string, args: WarehouseArgs, opts?: pulumi.ComponentResourceOptions) {
     super("archiver:index:Warehouse", name, {}, opts);
-    this.dataset = new gcp.bigquery.Dataset(
-      `${name}-dataset`,
-      {
-        project: args.project,
-        datasetId: args.datasetId ?? "archive",
-        location: args.location,
-        description: "Rows archived from MySQL by table-archiver, one day per partition.",
-        deleteContentsOnDestroy: false,
-      },
-      { parent: this, protect: true },
+    const createDataset = (resourceName: string, datasetId: string) =>
+      new gcp.bigquery.Dataset(
+        resourceName,
+        {
+          project: args.project,
+          datasetId,
+          location: args.location,
+          description: "Rows archived from MySQL by table-archiver, one day per partition.",
+          deleteContentsOnDestroy: false,
+        },
+        { parent: this, protect: true },
+      );
+    this.dataset = createDataset(`${name}-dataset`, args.datasetId ?? "archive");
+    this.extraDatasets = new Map(
+      (args.extraDatasetIds ?? []).map((id) => [id, createDataset(`${name}-dataset-${id}`, id)]),
     );
     this.registerOutputs({ dataset: this.dataset.datasetId });
   }

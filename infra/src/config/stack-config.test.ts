@@ -95,6 +95,28 @@ describe("readStackConfig", () => {
     expect(config.mysql).toMatchObject({ password: undefined, cloudSqlInstance: "p1:europe-west1:shop" });
   });
 
+  test("extraDatasets takes dataset or project.dataset, each once, and leaves out the stack's own", () => {
+    const config = readStackConfig(
+      source({
+        ...minimal,
+        extraDatasets: JSON.stringify([
+          "old_orders",
+          "shop-archive.orders",
+          "shop-archive.orders",
+          "archive",
+        ]),
+      }),
+      gcp,
+    );
+    expect(config.warehouse.extraDatasets).toEqual([
+      { project: "p1", datasetId: "old_orders" },
+      { project: "shop-archive", datasetId: "orders" },
+    ]);
+    expect(problemsOf({ ...minimal, extraDatasets: JSON.stringify(["a.b.c", "my-dataset"]) })).toMatch(
+      /extraDatasets: a\.b\.c is not dataset or project\.dataset[\s\S]*my-dataset is not/,
+    );
+  });
+
   test("refuses to make loadRedisData public", () => {
     const message = problemsOf({
       ...minimal,

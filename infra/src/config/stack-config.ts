@@ -35,7 +35,15 @@ export interface StackConfig {
   /** The VPC that reaches MySQL; Memorystore and the functions' Direct VPC egress join it. */
   readonly network: { readonly network: string; readonly subnetwork: string };
   readonly redis: { readonly tier: "BASIC" | "STANDARD_HA"; readonly memorySizeGb: number };
-  readonly warehouse: { readonly datasetId: string; readonly location: string };
+  readonly warehouse: {
+    readonly datasetId: string;
+    readonly location: string;
+    /**
+     * Further datasets destinations may name (`dataset.table`, `project.dataset.table`): each is
+     * granted like the stack's own; those of the stack's project are created. No other is granted.
+     */
+    readonly extraDatasets: readonly { readonly project: string; readonly datasetId: string }[];
+  };
   readonly queue: QueueSettings;
   /** Pub/Sub deliveries of one message before it moves to the dead-letter topic. */
   readonly maxDeliveryAttempts: number;
@@ -86,6 +94,20 @@ function json<T extends z.ZodType>(schema: T) {
     })
     .pipe(schema);
 }
+
+const DATASET_REF = /^(?:([a-z][a-z0-9-]{4,28}[a-z0-9])\.)?([A-Za-z_][A-Za-z0-9_]{0,1023})$/;
+
+const extraDatasets = z
+  .custom<string[]>((v) => Array.isArray(v) && v.every((name) => typeof name === "string"), {
+    error: "expected a list of datasets such as archive_2019 or other-project.archive",
+  })
+  .superRefine((names, ctx) => {
+    for (const name of names) {
+      if (!DATASET_REF.test(name)) {
+        ctx.addIssue({ code: "custom", message: `${name} is not dataset or project.dataset` });
+      }
+    }
+  });
 
 const readerInvokers = z
   .custom<string[]>((v) => Array.isArray(v) && v.every((principal) => typeof principal === "string"), {
@@ -157,6 +179,7 @@ const stackKeys = z.object({
     .default("archive"),
   /** Defaults to the region (see readStackConfig). */
   datasetLocation: z.string().optional(),
+  extraDatasets: json(extraDatasets).default([]),
   queueMaxDispatchesPerSecond: number(1, 0.001, 500),
   queueMaxConcurrentDispatches: integer(2, 1, 5000),
   queueMaxAttempts: integer(5, -1, 1000),
@@ -212,7 +235,11 @@ export function readStackConfig(app: ConfigSource, gcp: ConfigSource): StackConf
     },
     network: { network: keys.network, subnetwork: keys.subnetwork },
     redis: { tier: keys.redisTier, memorySizeGb: keys.redisMemorySizeGb },
-    warehouse: { datasetId: keys.datasetId, location: keys.datasetLocation ?? keys["gcp:region"] },
+    warehouse: {
+      datasetId: keys.datasetId,
+      location: keys.datasetLocation ?? keys["gcp:region"],
+      extraDatasets: datasetRefs(keys.extraDatasets, keys["gcp:project"], keys.datasetId),
+    },
     queue: {
       maxDispatchesPerSecond: keys.queueMaxDispatchesPerSecond,
       maxConcurrentDispatches: keys.queueMaxConcurrentDispatches,
@@ -227,4 +254,15 @@ export function readStackConfig(app: ConfigSource, gcp: ConfigSource): StackConf
     readerInvokers: keys.readerInvokers,
     functionEnv: keys.functionEnv,
   };
+}
+
+/** `dataset` or `project.dataset` as a reference, each once; the stack's own dataset is not an extra one. */
+function datasetRefs(names: readonly string[], project: string, own: string) {
+  const refs = new Map<string, { project: string; datasetId: string }>();
+  for (const name of names) {
+    const [, inProject, datasetId = ""] = DATASET_REF.exec(name) ?? [];
+    const ref = { project: inProject ?? project, datasetId };
+    if (ref.project !== project || datasetId !== own) refs.set(`${ref.project}.${datasetId}`, ref);
+  }
+  return [...refs.values()];
 }
