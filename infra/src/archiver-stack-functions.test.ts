@@ -97,4 +97,24 @@ describe("functions", () => {
       "WAREHOUSE_DATASET",
     ]);
   });
+
+  test("are built by the program's builder account into its own image repository, once it holds its roles", async () => {
+    const run = await deploy();
+    const builder = `projects/${PROJECT}/serviceAccounts/archiver-builder@${PROJECT}.iam.gserviceaccount.com`;
+    const repository = `projects/${PROJECT}/locations/europe-west1/repositories/archiver-functions`;
+    const index = (name: string) => run.resources.findIndex((r) => r.name === name);
+    const grants = [
+      "functions-build-builder-logs",
+      "functions-build-builder-sources",
+      "functions-build-builder-images",
+    ];
+    for (const key of ["entry", "task-handler", "reader"] as const) {
+      expect(fn(run, key).inputs.buildConfig).toMatchObject({
+        serviceAccount: builder,
+        dockerRepository: repository,
+      });
+      for (const grant of grants) expect(index(grant), grant).toBeLessThan(index(`functions-${key}`));
+      expect(index(grants[0] as string)).toBeGreaterThanOrEqual(0);
+    }
+  });
 });

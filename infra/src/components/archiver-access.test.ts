@@ -23,6 +23,7 @@ const IAM_TARGETS: Record<string, (inputs: Record<string, string>) => string> = 
   "gcp:secretmanager/secretIamMember:SecretIamMember": (i) => `secret ${i.secretId}`,
   "gcp:pubsub/topicIAMMember:TopicIAMMember": (i) => `topic ${i.topic}`,
   "gcp:pubsub/subscriptionIAMMember:SubscriptionIAMMember": (i) => `subscription ${i.subscription}`,
+  "gcp:artifactregistry/repositoryIamMember:RepositoryIamMember": (i) => `repository ${i.repository}`,
 };
 
 /** Every grant the program makes, as `member -> role on resource`; an unknown IAM type fails the test. */
@@ -63,6 +64,10 @@ const BASE_GRANTS = [
   `${sa("task-handler")} -> roles/secretmanager.secretAccessor on secret projects/${PROJECT}/secrets/archiver-mysql-password`,
   `${sa("task-handler")} -> roles/secretmanager.secretAccessor on secret projects/${PROJECT}/secrets/archiver-redis-auth`,
   `${sa("reader")} -> roles/secretmanager.secretAccessor on secret projects/${PROJECT}/secrets/archiver-redis-auth`,
+  // Cloud Build, as the builder: build logs, the staged source, the images in the program's repository
+  `${sa("builder")} -> roles/logging.logWriter on project ${PROJECT}`,
+  `${sa("builder")} -> roles/storage.objectViewer on project ${PROJECT}`,
+  `${sa("builder")} -> roles/artifactregistry.writer on repository archiver-functions`,
   // dead-lettering needs Pub/Sub's own agent to publish the failed message and ack the original
   `${PUBSUB_AGENT} -> roles/pubsub.publisher on topic archiver-messages-dead-letter`,
   `${PUBSUB_AGENT} -> roles/pubsub.subscriber on subscription archiver-messages-entry`,

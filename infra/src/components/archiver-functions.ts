@@ -2,6 +2,7 @@ import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
 import { type EnvInputs, type FunctionEnv, queueFunctionEnv, readerEnv } from "../config/function-env";
 import type { SecretRef } from "./archiver-secrets";
+import { FunctionBuild } from "./function-build";
 import { FunctionBundle } from "./function-bundle";
 import type { VpcAccess } from "./redis-cache";
 import type { ServiceAccounts } from "./service-accounts";
@@ -83,6 +84,11 @@ export class ArchiverFunctions extends pulumi.ComponentResource {
 
     const bucket = createSourceBucket();
     this.bucket = bucket;
+    const build = new FunctionBuild(
+      `${name}-build`,
+      { project: args.project, region: args.region, builder: accounts.builder },
+      parent,
+    );
     this.taskHandler = createFunction({
       key: "taskHandler",
       account: accounts.taskHandler,
@@ -149,6 +155,7 @@ export class ArchiverFunctions extends pulumi.ComponentResource {
           buildConfig: {
             runtime: "nodejs22",
             entryPoint: ENTRY_POINTS[spec.key],
+            ...build.buildConfig,
             source: { storageSource: { bucket: bucket.name, object: bundle.object.name } },
           },
           serviceConfig: {
@@ -173,8 +180,9 @@ export class ArchiverFunctions extends pulumi.ComponentResource {
             directVpcEgress: args.vpcAccess.egress,
           },
         },
-        // Cloud Run refuses a revision whose account cannot read its secrets.
-        { ...parent, dependsOn: secretAccess },
+        // Cloud Run refuses a revision whose account cannot read its secrets, and the build
+        // fails until the builder has its roles.
+        { ...parent, dependsOn: [...secretAccess, ...build.grants] },
       );
     }
 

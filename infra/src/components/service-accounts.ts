@@ -14,6 +14,7 @@ const ACCOUNTS = {
   reader: ["reader", "Runs loadRedisData (reads mig_* sets)"],
   taskInvoker: ["task-invoker", "Identity of jobs-migration tasks calling the task handler"],
   trigger: ["trigger", "Identity of Pub/Sub pushing messages to the entry function"],
+  builder: ["builder", "Builds the archiver's functions (Cloud Build)"],
 } as const;
 
 type Account = gcp.serviceaccount.Account;
@@ -21,8 +22,8 @@ type Account = gcp.serviceaccount.Account;
 /**
  * One service account per function, plus the two identities that call
  * functions: the task invoker (the OIDC identity on every Cloud Task) and the
- * trigger (the identity Pub/Sub pushes messages as). No account gets a role
- * here; every grant is in ArchiverAccess.
+ * trigger (the identity Pub/Sub pushes messages as); and the builder Cloud
+ * Build runs the functions' builds as. No account gets a role here.
  */
 export class ServiceAccounts extends pulumi.ComponentResource {
   readonly entry: Account;
@@ -30,6 +31,7 @@ export class ServiceAccounts extends pulumi.ComponentResource {
   readonly reader: Account;
   readonly taskInvoker: Account;
   readonly trigger: Account;
+  readonly builder: Account;
 
   constructor(name: string, args: ServiceAccountsArgs, opts?: pulumi.ComponentResourceOptions) {
     super("archiver:index:ServiceAccounts", name, {}, opts);
@@ -47,6 +49,7 @@ export class ServiceAccounts extends pulumi.ComponentResource {
     this.reader = account("reader");
     this.taskInvoker = account("taskInvoker");
     this.trigger = account("trigger");
+    this.builder = account("builder");
     this.registerOutputs({});
   }
 }

@@ -109,6 +109,11 @@ function computedState(type: string, name: string, inputs: Record<string, any>):
       return { id: `projects/${project}/secrets/${inputs.secretId}`, secretId: inputs.secretId };
     case "gcp:secretmanager/secretVersion:SecretVersion":
       return { version: "1", name: `${inputs.secret}/versions/1` };
+    case "gcp:artifactregistry/repository:Repository":
+      return {
+        id: `projects/${project}/locations/${inputs.location}/repositories/${inputs.repositoryId}`,
+        name: inputs.repositoryId,
+      };
     case "gcp:storage/bucket:Bucket":
       return { name: `${name}-bucket` };
     default:
