@@ -66,6 +66,36 @@ describe("Memorystore", () => {
       expect(config.directVpcEgress).toBe("VPC_EGRESS_PRIVATE_RANGES_ONLY");
       expect(config.vpcConnector).toBeUndefined();
     }
+    expect(ofType(run, "gcp:vpcaccess/connector:Connector")).toEqual([]);
+  });
+
+  test("with vpcEgress connector, the functions reach the network through a connector the program creates", async () => {
+    const run = await deploy({
+      "table-archiver:network": "archiver-vpc",
+      "table-archiver:vpcEgress": "connector",
+      "table-archiver:vpcConnectorRange": "10.9.0.0/28",
+    });
+    const [connector] = ofType(run, "gcp:vpcaccess/connector:Connector");
+    expect(connector?.inputs).toMatchObject({
+      region: "europe-west1",
+      network: "archiver-vpc",
+      ipCidrRange: "10.9.0.0/28",
+    });
+    for (const key of ["entry", "task-handler", "reader"] as const) {
+      const config = fn(run, key).inputs.serviceConfig;
+      expect(config.vpcConnector).toBe(
+        `projects/${PROJECT}/locations/europe-west1/connectors/archiver-connector`,
+      );
+      expect(config.vpcConnectorEgressSettings).toBe("PRIVATE_RANGES_ONLY");
+      expect(config.directVpcNetworkInterfaces).toBeUndefined();
+    }
+  });
+
+  test("sets deletion protection explicitly: off by default, on when configured", async () => {
+    const redis = async (overrides: Record<string, string>) =>
+      ofType(await deploy(overrides), "gcp:redis/instance:Instance")[0]?.inputs.deletionProtection;
+    expect(await redis({})).toBe(false);
+    expect(await redis({ "table-archiver:redisDeletionProtection": "true" })).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import * as gcp from "@pulumi/gcp";
+import type * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
 import { ArchiverAccess } from "./components/archiver-access";
 import { ArchiverFunctions, type BundleDirectories } from "./components/archiver-functions";
@@ -10,6 +10,7 @@ import { MigrationQueue } from "./components/migration-queue";
 import { MigrationTopic } from "./components/migration-topic";
 import { RedisCache } from "./components/redis-cache";
 import { ServiceAccounts } from "./components/service-accounts";
+import { VpcAccess } from "./components/vpc-access";
 import { Warehouse } from "./components/warehouse";
 import type { StackConfig } from "./config/stack-config";
 
@@ -55,7 +56,13 @@ export function createArchiverStack(config: StackConfig, bundles: BundleDirector
   const accounts = new ServiceAccounts("accounts", { project });
   const messages = new MigrationTopic("messages", { project });
   const queue = new MigrationQueue("queue", { project, location: region, settings: config.queue });
-  const redis = new RedisCache("redis", { project, region, ...config.network, ...config.redis });
+  const redis = new RedisCache("redis", {
+    project,
+    region,
+    network: config.network.network,
+    ...config.redis,
+  });
+  const vpc = new VpcAccess("vpc", { project, region, ...config.network });
   const warehouse = new Warehouse("warehouse", {
     project,
     datasetId: config.warehouse.datasetId,
@@ -81,7 +88,7 @@ export function createArchiverStack(config: StackConfig, bundles: BundleDirector
     bundles,
     accounts,
     secrets: secretsByFunction,
-    vpcAccess: redis.vpcAccess,
+    vpc: vpc.serviceConfig,
     dispatchDeadlineSeconds: config.queue.dispatchDeadlineSeconds,
     env: {
       project,
@@ -108,7 +115,6 @@ export function createArchiverStack(config: StackConfig, bundles: BundleDirector
   new ArchiverAccess("access", {
     project,
     region,
-    projectNumber: gcp.organizations.getProjectOutput({ projectId: project }).apply((p) => p.number ?? ""),
     accounts,
     functions,
     queue: queue.queue,

@@ -68,6 +68,8 @@ const BASE_GRANTS = [
   `${sa("builder")} -> roles/logging.logWriter on project ${PROJECT}`,
   `${sa("builder")} -> roles/storage.objectViewer on project ${PROJECT}`,
   `${sa("builder")} -> roles/artifactregistry.writer on repository archiver-functions`,
+  // Pub/Sub signs its pushes as the trigger account
+  `${PUBSUB_AGENT} -> roles/iam.serviceAccountTokenCreator on service account projects/${PROJECT}/serviceAccounts/archiver-trigger@${PROJECT}.iam.gserviceaccount.com`,
   // dead-lettering needs Pub/Sub's own agent to publish the failed message and ack the original
   `${PUBSUB_AGENT} -> roles/pubsub.publisher on topic archiver-messages-dead-letter`,
   `${PUBSUB_AGENT} -> roles/pubsub.subscriber on subscription archiver-messages-entry`,
@@ -76,6 +78,16 @@ const BASE_GRANTS = [
 describe("IAM", () => {
   test("every binding grants exactly its listed role on exactly its resource, and nothing else", async () => {
     expect(grants(await deploy())).toEqual([...BASE_GRANTS].sort());
+  });
+
+  test("Pub/Sub's service agent is created before any grant to it", async () => {
+    const run = await deploy();
+    const agent = one(run, "gcp:projects/serviceIdentity:ServiceIdentity", "access-pubsub-agent");
+    expect(agent.inputs).toMatchObject({ project: PROJECT, service: "pubsub.googleapis.com" });
+    const index = (name: string) => run.resources.findIndex((r) => r.name === name);
+    const toAgent = run.resources.filter((r) => r.inputs.member === PUBSUB_AGENT);
+    expect(toAgent).toHaveLength(3);
+    for (const grant of toAgent) expect(index(grant.name)).toBeGreaterThan(index(agent.name));
   });
 
   test("no function is public: nothing grants allUsers or allAuthenticatedUsers, only additive members", async () => {

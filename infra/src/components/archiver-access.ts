@@ -16,8 +16,6 @@ const FUNCTION_IDS = { entry: "entry", taskHandler: "task-handler", reader: "rea
 export interface ArchiverAccessArgs {
   readonly project: string;
   readonly region: string;
-  /** The project number, for Pub/Sub's service agent. */
-  readonly projectNumber: pulumi.Input<string>;
   readonly accounts: ServiceAccounts;
   readonly functions: ArchiverFunctions;
   readonly queue: gcp.cloudtasks.Queue;
@@ -48,7 +46,13 @@ export class ArchiverAccess extends pulumi.ComponentResource {
     const parent = { parent: this };
     const { accounts, functions, project, region } = args;
     const sa = (account: gcp.serviceaccount.Account) => pulumi.interpolate`serviceAccount:${account.email}`;
-    const pubsubAgent = pulumi.interpolate`serviceAccount:service-${args.projectNumber}@gcp-sa-pubsub.iam.gserviceaccount.com`;
+    // Pub/Sub's service agent exists only once something asked for it: in a brand-new
+    // project nothing has, and a grant to it would fail. ServiceIdentity creates it.
+    const pubsubAgent = new gcp.projects.ServiceIdentity(
+      `${name}-pubsub-agent`,
+      { project, service: "pubsub.googleapis.com" },
+      parent,
+    ).member;
 
     // Each function's account: the roles its calls need (function-access.ts), each on its narrowest resource.
     for (const fn of ["entry", "taskHandler", "reader"] as const) {
@@ -63,6 +67,15 @@ export class ArchiverAccess extends pulumi.ComponentResource {
       invoke(`reader-invoker-${index}`, functions.reader, principal);
     }
     invoke("trigger-calls-entry", functions.entry, sa(accounts.trigger));
+
+    // Pub/Sub signs its pushes with the trigger's identity: its agent mints that account's
+    // tokens (projects created before April 2021 do not grant it this on their own).
+    onServiceAccount(
+      "pubsub-signs-as-trigger",
+      accounts.trigger,
+      "roles/iam.serviceAccountTokenCreator",
+      pubsubAgent,
+    );
 
     // Dead-lettering: Pub/Sub's service agent must publish to the dead-letter
     // topic and acknowledge the message it moved there.

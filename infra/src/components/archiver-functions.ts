@@ -4,8 +4,8 @@ import { type EnvInputs, type FunctionEnv, queueFunctionEnv, readerEnv } from ".
 import type { SecretRef } from "./archiver-secrets";
 import { FunctionBuild } from "./function-build";
 import { FunctionBundle } from "./function-bundle";
-import type { VpcAccess } from "./redis-cache";
 import type { ServiceAccounts } from "./service-accounts";
+import type { VpcServiceConfig } from "./vpc-access";
 
 /** Built bundle directories (dist/ of each function package). */
 export interface BundleDirectories {
@@ -26,7 +26,8 @@ export interface ArchiverFunctionsArgs {
     readonly taskHandler: readonly SecretRef[];
     readonly reader: readonly SecretRef[];
   };
-  readonly vpcAccess: VpcAccess;
+  /** How the functions reach MySQL and Memorystore (VpcAccess). */
+  readonly vpc: VpcServiceConfig;
   /**
    * Cloud Tasks' dispatch deadline. The task handler's timeout equals it: a
    * shorter timeout would cut a copy Cloud Tasks still waits for, a longer one
@@ -174,10 +175,7 @@ export class ArchiverFunctions extends pulumi.ComponentResource {
               secret: ref.secret.secretId,
               version: ref.version.version,
             })),
-            directVpcNetworkInterfaces: [
-              { network: args.vpcAccess.network, subnetwork: args.vpcAccess.subnetwork },
-            ],
-            directVpcEgress: args.vpcAccess.egress,
+            ...args.vpc,
           },
         },
         // Cloud Run refuses a revision whose account cannot read its secrets, and the build

@@ -8,28 +8,18 @@ export interface RedisCacheArgs {
   readonly project: string;
   /** The VPC network (name or self link) that also reaches MySQL. @default "default" */
   readonly network?: string;
-  /** The subnet in `region` the functions take their Direct VPC egress addresses from. @default "default" */
-  readonly subnetwork?: string;
   /** BASIC (one node) or STANDARD_HA (replicated, automatic failover). @default "BASIC" */
   readonly tier?: "BASIC" | "STANDARD_HA";
   /** Memory in GiB; the `mig_*` sets are small, a day is ten bytes. @default 1 */
   readonly memorySizeGb?: number;
   /** @default "REDIS_7_2" */
   readonly redisVersion?: string;
-}
-
-/**
- * How a function reaches the private network. Direct VPC egress, not a
- * Serverless VPC Access connector: the connector is a set of VMs to size, pay
- * for around the clock and keep within its throughput, while Direct VPC egress
- * gives each function instance an address in the subnet, scales with the
- * instances, and has lower latency. Only private ranges go through the VPC, so
- * calls to BigQuery, Cloud Tasks and Secret Manager keep their direct path.
- */
-export interface VpcAccess {
-  readonly network: string;
-  readonly subnetwork: string;
-  readonly egress: "VPC_EGRESS_PRIVATE_RANGES_ONLY";
+  /**
+   * Whether the provider refuses to delete the instance. It holds bookkeeping the warehouse's durable
+   * record can rebuild (rebuildSet), and a protected instance also blocks its replacement (a tier change).
+   * @default false
+   */
+  readonly deletionProtection?: boolean;
 }
 
 /**
@@ -45,7 +35,6 @@ export class RedisCache extends pulumi.ComponentResource {
   readonly caCertificates: pulumi.Output<string>;
   /** The AUTH string Memorystore generates; a secret. */
   readonly authString: pulumi.Output<string>;
-  readonly vpcAccess: VpcAccess;
 
   constructor(name: string, args: RedisCacheArgs, opts?: pulumi.ComponentResourceOptions) {
     super("archiver:index:RedisCache", name, {}, opts);
@@ -58,11 +47,6 @@ export class RedisCache extends pulumi.ComponentResource {
       certs.map((c) => c.cert.trim()).join("\n"),
     );
     this.authString = pulumi.secret(this.instance.authString);
-    this.vpcAccess = {
-      network,
-      subnetwork: args.subnetwork ?? "default",
-      egress: "VPC_EGRESS_PRIVATE_RANGES_ONLY",
-    };
     this.registerOutputs({ url: this.url });
 
     function createInstance() {
@@ -79,6 +63,8 @@ export class RedisCache extends pulumi.ComponentResource {
           connectMode: "DIRECT_PEERING",
           authEnabled: true,
           transitEncryptionMode: "SERVER_AUTHENTICATION",
+          // Set either way: left unset, the provider treats the instance as protected.
+          deletionProtection: args.deletionProtection ?? false,
         },
         parent,
       );

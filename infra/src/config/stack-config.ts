@@ -32,9 +32,18 @@ export interface StackConfig {
     readonly cloudSqlInstance: string | undefined;
     readonly cloudSqlIamAuth: boolean;
   };
-  /** The VPC that reaches MySQL; Memorystore and the functions' Direct VPC egress join it. */
-  readonly network: { readonly network: string; readonly subnetwork: string };
-  readonly redis: { readonly tier: "BASIC" | "STANDARD_HA"; readonly memorySizeGb: number };
+  /** The VPC that reaches MySQL; Memorystore is peered to it and the functions reach it by `egress`. */
+  readonly network: {
+    readonly network: string;
+    readonly subnetwork: string;
+    readonly egress: "direct" | "connector";
+    readonly connectorRange: string;
+  };
+  readonly redis: {
+    readonly tier: "BASIC" | "STANDARD_HA";
+    readonly memorySizeGb: number;
+    readonly deletionProtection: boolean;
+  };
   readonly warehouse: {
     readonly datasetId: string;
     readonly location: string;
@@ -171,8 +180,17 @@ const stackKeys = z.object({
     .default(false),
   network: z.string().default("default"),
   subnetwork: z.string().default("default"),
+  vpcEgress: z.enum(["direct", "connector"], { error: "one of direct, connector" }).default("direct"),
+  vpcConnectorRange: z
+    .string()
+    .regex(/^(\d{1,3}\.){3}\d{1,3}\/28$/, "an unused /28 such as 10.8.0.0/28")
+    .default("10.8.0.0/28"),
   redisTier: z.enum(["BASIC", "STANDARD_HA"], { error: "one of BASIC, STANDARD_HA" }).default("BASIC"),
   redisMemorySizeGb: integer(1, 1, 300),
+  redisDeletionProtection: z
+    .enum(["true", "false"], { error: "expected true or false" })
+    .transform((v) => v === "true")
+    .default(false),
   datasetId: z
     .string()
     .refine(accepted(envSchema.shape.WAREHOUSE_DATASET), "letters, digits and _ only")
@@ -233,8 +251,17 @@ export function readStackConfig(app: ConfigSource, gcp: ConfigSource): StackConf
       cloudSqlInstance: keys.cloudSqlInstance,
       cloudSqlIamAuth: keys.cloudSqlIamAuth,
     },
-    network: { network: keys.network, subnetwork: keys.subnetwork },
-    redis: { tier: keys.redisTier, memorySizeGb: keys.redisMemorySizeGb },
+    network: {
+      network: keys.network,
+      subnetwork: keys.subnetwork,
+      egress: keys.vpcEgress,
+      connectorRange: keys.vpcConnectorRange,
+    },
+    redis: {
+      tier: keys.redisTier,
+      memorySizeGb: keys.redisMemorySizeGb,
+      deletionProtection: keys.redisDeletionProtection,
+    },
     warehouse: {
       datasetId: keys.datasetId,
       location: keys.datasetLocation ?? keys["gcp:region"],

@@ -47,9 +47,6 @@ export async function runWithMocks(program: () => unknown, options: MockRunOptio
         return { id: String(id), state: { ...args.inputs, ...state } };
       },
       call(args) {
-        if (args.token === "gcp:organizations/getProject:getProject") {
-          return { projectId: args.inputs.projectId, number: MOCK_PROJECT_NUMBER };
-        }
         throw new Error(`unexpected call ${args.token}`);
       },
     },
@@ -109,6 +106,13 @@ function computedState(type: string, name: string, inputs: Record<string, any>):
       return { id: `projects/${project}/secrets/${inputs.secretId}`, secretId: inputs.secretId };
     case "gcp:secretmanager/secretVersion:SecretVersion":
       return { version: "1", name: `${inputs.secret}/versions/1` };
+    case "gcp:projects/serviceIdentity:ServiceIdentity": {
+      const agent = String(inputs.service).split(".")[0];
+      const email = `service-${MOCK_PROJECT_NUMBER}@gcp-sa-${agent}.iam.gserviceaccount.com`;
+      return { email, member: `serviceAccount:${email}` };
+    }
+    case "gcp:vpcaccess/connector:Connector":
+      return { id: `projects/${project}/locations/${inputs.region}/connectors/${inputs.name}` };
     case "gcp:artifactregistry/repository:Repository":
       return {
         id: `projects/${project}/locations/${inputs.location}/repositories/${inputs.repositoryId}`,
