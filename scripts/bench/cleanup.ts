@@ -24,6 +24,7 @@ import type { Config } from "@table-archiver/core/config";
 import { createDuckDbWarehouse } from "@table-archiver/core/duckdb";
 import { createLocalTaskQueue } from "@table-archiver/core/local-queue";
 import {
+  createMysqlAccountCheck,
   createMysqlDayDeleter,
   createMysqlLoadProbe,
   createMysqlPool,
@@ -58,6 +59,7 @@ export async function main(): Promise<Record<string, unknown>> {
   const loadProbe = createMysqlLoadProbe({ primary: pool, replicaUrls: [] });
   const deps: CleanupDeps = {
     source,
+    account: createMysqlAccountCheck(pool),
     deleter: createMysqlDayDeleter(pool),
     loadProbe,
     warehouse: async () => warehouse,

@@ -1,3 +1,5 @@
+import type { AccessCheck } from "./access-check";
+
 /** One replica's lag; `seconds` is null when the replica cannot tell (replication stopped, not a replica, unreachable). */
 export interface ReplicaLag {
   /** host:port of the replica, never its credentials. */
@@ -15,11 +17,21 @@ export interface RedoFill {
   readonly percent: number;
 }
 
+/** The throttles a cleanup has switched on, whose signals the account must be able to read. */
+export interface ThrottleSignals {
+  readonly replicaLag: boolean;
+  readonly redo: boolean;
+}
+
 /**
  * How loaded the source is, asked before each cleanup chunk.
  *
  * Guarantees: `replicaLags` answers one entry per configured replica and
- * never throws for one replica's failure (that replica reports null);
+ * never throws for one replica's failure (that replica reports null), except
+ * when the account may not read a replica's status: that throws a
+ * VerificationError (reason `privilege`) naming the grant, since a throttle
+ * that cannot read its signal must neither run blind nor wait forever;
+ * `redoFill` throws the same when the account may not read the figure;
  * `threadsRunning` is the primary's `Threads_running`; `redoFill` is the
  * primary's redo log fill, or null when the server does not report it.
  *
@@ -27,6 +39,8 @@ export interface RedoFill {
  */
 export interface LoadProbe {
   replicaLags(): Promise<readonly ReplicaLag[]>;
+  /** Whether the account can read the signal of each throttle in `signals` (one check per replica). */
+  accessChecks(signals: ThrottleSignals): Promise<readonly AccessCheck[]>;
   threadsRunning(): Promise<number>;
   redoFill(): Promise<RedoFill | null>;
   close(): Promise<void>;

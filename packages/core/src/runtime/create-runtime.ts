@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { createJsonLogger } from "../adapters/logging/json-logger";
+import { createMysqlAccountCheck } from "../adapters/mysql/mysql-account-check";
 import { createMysqlDayDeleter } from "../adapters/mysql/mysql-day-deleter";
 import { createMysqlLoadProbe } from "../adapters/mysql/mysql-load-probe";
 import { createMysqlSourceDatabase } from "../adapters/mysql/mysql-source-database";
@@ -72,6 +73,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     migration: { source, queue, ledger, logger, clock, timeZone: config.timeZone, destinations },
     cleanup: {
       source,
+      account: createMysqlAccountCheck(pool),
       deleter: createMysqlDayDeleter(pool),
       loadProbe,
       warehouse: () => openExistingWarehouse(config, openWarehouse),

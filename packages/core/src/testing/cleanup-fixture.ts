@@ -6,6 +6,7 @@ import { createDuckDbWarehouse, type DuckDbWarehouse } from "../adapters/duckdb/
 import { createLocalTaskQueue } from "../adapters/local-queue/bullmq-task-queue";
 import { createJsonLogger } from "../adapters/logging/json-logger";
 import { createMysqlPool, type MysqlPool } from "../adapters/mysql/create-mysql-pool";
+import { createMysqlAccountCheck } from "../adapters/mysql/mysql-account-check";
 import { createMysqlDayDeleter } from "../adapters/mysql/mysql-day-deleter";
 import { createMysqlSourceDatabase } from "../adapters/mysql/mysql-source-database";
 import { createRedisClient } from "../adapters/redis/create-redis-client";
@@ -98,6 +99,7 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
   const warehousePath = join(folder, "warehouse.duckdb");
   const warehouse = await createDuckDbWarehouse({ path: warehousePath, dataset: "archive" });
   const deleter = createMysqlDayDeleter(pool);
+  const account = createMysqlAccountCheck(pool);
   const logs: LogLine[] = [];
   const logger = createJsonLogger({ level: "debug", write: (line) => logs.push(JSON.parse(line)) });
   const sleeps: number[] = [];
@@ -131,6 +133,7 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
     deps(overrides = {}) {
       return {
         source,
+        account,
         deleter,
         loadProbe: probe,
         warehouse: async () => warehouse,

@@ -8,6 +8,7 @@ import type { StartMigrationDeps } from "../domain/migration/start-migration";
 import type { CleanDayTask, CopyDayTask } from "../domain/tasks/task-payload";
 import type { Row, TableSchema } from "../domain/types/table-schema";
 import type { CopiedDayRecord } from "../ports/migration-ledger";
+import { createMemoryAccountCheck, type MemoryAccountCheck } from "./fakes/memory-account-check";
 import { createMemoryCleanupState, type MemoryCleanupState } from "./fakes/memory-cleanup-state";
 import { createMemoryDayDeleter, type MemoryDayDeleter } from "./fakes/memory-day-deleter";
 import { createMemoryLedger, type MemoryLedger } from "./fakes/memory-ledger";
@@ -38,6 +39,8 @@ export interface MemoryFixture {
   readonly deleter: MemoryDayDeleter;
   readonly state: MemoryCleanupState;
   readonly probe: MemoryLoadProbe;
+  /** What the source's account may do; everything unless a test lists what it lacks. */
+  readonly account: MemoryAccountCheck;
   readonly warehouse: DuckDbWarehouse;
   readonly logs: LogLine[];
   /** Every wait cleanup asked for (the fixture's sleep returns at once). */
@@ -72,6 +75,7 @@ export async function createMemoryFixture(options: { readonly now?: string } = {
   const deleter = createMemoryDayDeleter(source);
   const state = createMemoryCleanupState();
   const probe = createMemoryLoadProbe();
+  const account = createMemoryAccountCheck();
   const sleeps: number[] = [];
   const settings: CleanupSettings = loadConfig({}).cleanup;
   const warehouse = await createDuckDbWarehouse({ path: ":memory:", dataset: "archive" });
@@ -99,6 +103,7 @@ export async function createMemoryFixture(options: { readonly now?: string } = {
     deleter,
     state,
     probe,
+    account,
     warehouse,
     logs,
     sleeps,
@@ -106,6 +111,7 @@ export async function createMemoryFixture(options: { readonly now?: string } = {
     migrationDeps: (overrides = {}) => ({ ...common, queue, ...overrides }),
     cleanupDeps: (overrides = {}) => ({
       ...common,
+      account,
       deleter,
       state,
       queue,

@@ -1,7 +1,16 @@
 import type { PoolOptions } from "mysql2/promise";
+import { VerificationError } from "../../errors";
+import type { AccessCheck } from "../../ports/access-check";
 import type { LoadProbe, RedoFill, ReplicaLag } from "../../ports/load-probe";
 import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
 import { mapMysqlError } from "./map-mysql-error";
+import {
+  grantStatement,
+  isAccessDenied,
+  replicaMonitorPrivilege,
+  throttleRefusal,
+} from "./privilege-refusal";
+import { serverFactsOf } from "./server-facts";
 
 /** The statement each server understands, newest spelling first. */
 const STATUS_STATEMENTS = ["SHOW REPLICA STATUS", "SHOW SLAVE STATUS"] as const;
@@ -68,30 +77,88 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
       }
       return { replica: replica.name, seconds: worst };
     } catch (error) {
+      if (isAccessDenied(error) && replica.pool) throw await replicaRefusal(replica.pool, replica.name);
       return { replica: replica.name, seconds: null, reason: `unreachable: ${(error as Error).message}` };
+    }
+  }
+
+  async function replicaCheck(replica: (typeof replicas)[number]): Promise<AccessCheck> {
+    const need = `replica-lag throttle: read the status of replica ${replica.name}`;
+    try {
+      const lag = await lagOf(replica);
+      return {
+        need,
+        privilege: "SLAVE MONITOR (MariaDB) or REPLICATION CLIENT (MySQL), on the replica",
+        // A replica that answers but is not replicating holds the throttle, which is what it is for.
+        ok: !lag.reason?.startsWith("unreachable"),
+        detail: lag.seconds === null ? (lag.reason ?? "no figure") : `lag ${lag.seconds} s`,
+      };
+    } catch (error) {
+      if (!(error instanceof VerificationError) || !replica.pool) throw error;
+      const access = await replicaAccess(replica.pool);
+      return { need, privilege: `${access.privilege}, on the replica`, ok: false, grant: access.grant };
+    }
+  }
+
+  async function redoCheck(): Promise<AccessCheck> {
+    const need = "redo throttle: read InnoDB's checkpoint age";
+    const privilege = "none on MariaDB (a status variable); PROCESS on MySQL (INNODB_METRICS)";
+    try {
+      const fill = await redoFill();
+      return {
+        need,
+        privilege,
+        ok: true,
+        detail: fill
+          ? `${Math.round(fill.percent)}% full`
+          : "not reported by this server: the throttle has no effect",
+      };
+    } catch (error) {
+      if (!(error instanceof VerificationError)) throw error;
+      return {
+        need,
+        privilege: "PROCESS",
+        ok: false,
+        grant: grantStatement("PROCESS", "*.*", (await facts()).account),
+      };
     }
   }
 
   let capacity: Promise<number | null> | undefined;
   /** Where this server reports the checkpoint age, once known (a server does not change kind). */
   const checkpoint: { source?: CheckpointSource } = {};
+  const facts = serverFactsOf(options.primary);
+
+  async function redoFill(): Promise<RedoFill | null> {
+    try {
+      capacity ??= redoCapacity(options.primary);
+      const capacityBytes = await capacity;
+      if (!capacityBytes) return null;
+      const checkpointAgeBytes = await checkpointAge(options.primary, checkpoint);
+      if (checkpointAgeBytes === null) return null;
+      return { checkpointAgeBytes, capacityBytes, percent: (100 * checkpointAgeBytes) / capacityBytes };
+    } catch (error) {
+      capacity = undefined;
+      if (!isAccessDenied(error)) throw mapMysqlError(error);
+      throw throttleRefusal(
+        "redo",
+        "PROCESS (MySQL reads the checkpoint age from INNODB_METRICS)",
+        grantStatement("PROCESS", "*.*", (await facts()).account),
+      );
+    }
+  }
 
   return {
     replicaLags: () => Promise.all(replicas.map(lagOf)),
 
-    async redoFill(): Promise<RedoFill | null> {
-      try {
-        capacity ??= redoCapacity(options.primary);
-        const capacityBytes = await capacity;
-        if (!capacityBytes) return null;
-        const checkpointAgeBytes = await checkpointAge(options.primary, checkpoint);
-        if (checkpointAgeBytes === null) return null;
-        return { checkpointAgeBytes, capacityBytes, percent: (100 * checkpointAgeBytes) / capacityBytes };
-      } catch (error) {
-        capacity = undefined;
-        throw mapMysqlError(error);
-      }
+    async accessChecks(signals) {
+      const checks: Promise<AccessCheck>[] = [];
+      if (signals.replicaLag) checks.push(...replicas.map(replicaCheck));
+      if (signals.redo) checks.push(redoCheck());
+      return Promise.all(checks);
     },
+
+    redoFill,
 
     async threadsRunning() {
       try {
@@ -112,6 +179,19 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
 }
 
 type StatusRow = Readonly<Record<string, unknown>>;
+
+/** What reading a replica's status takes on that replica's server, and the statement that grants it. */
+async function replicaAccess(pool: MysqlPool): Promise<{ privilege: string; grant: string }> {
+  const facts = await serverFactsOf(pool)();
+  const privilege = replicaMonitorPrivilege(facts.version);
+  return { privilege, grant: grantStatement(privilege, "*.*", facts.account) };
+}
+
+/** The refusal of a replica whose status the account may not read. */
+async function replicaRefusal(pool: MysqlPool, name: string): Promise<VerificationError> {
+  const { privilege, grant } = await replicaAccess(pool);
+  return throttleRefusal(`replica-lag (${name})`, `${privilege} on that replica`, grant);
+}
 
 async function redoCapacity(pool: MysqlPool): Promise<number | null> {
   const [rows] = await pool.query({

@@ -39,3 +39,24 @@ export function privilegeRefusal(
     { field: "clean_table", reason: "privilege" },
   );
 }
+
+/** The refusal of a cleanup whose switched-on throttle cannot read its signal. */
+export function throttleRefusal(what: string, privilege: string, grant: string): VerificationError {
+  return new VerificationError(
+    `cleanup refused: the ${what} throttle cannot read its signal without ${privilege}; nothing was deleted. ` +
+      `Grant it with: ${grant} (or switch that throttle off)`,
+    { reason: "privilege" },
+  );
+}
+
+/**
+ * What reading replica status takes: SLAVE MONITOR on MariaDB 10.5.9 and
+ * later (SHOW SLAVE STATUS asks for it by name), REPLICATION CLIENT on MySQL
+ * and older MariaDB.
+ */
+export function replicaMonitorPrivilege(version: string): string {
+  const [major = 0, minor = 0, patch = 0] = (/^[0-9.]+/.exec(version)?.[0] ?? "").split(".").map(Number);
+  const mariadb = /mariadb/i.test(version);
+  const newer = major > 10 || (major === 10 && (minor > 5 || (minor === 5 && patch >= 9)));
+  return mariadb && newer ? "SLAVE MONITOR" : "REPLICATION CLIENT";
+}

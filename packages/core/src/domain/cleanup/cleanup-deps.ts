@@ -1,4 +1,5 @@
 import type { Config } from "../../config";
+import type { AccountCheck } from "../../ports/access-check";
 import type { CleanupState } from "../../ports/cleanup-state";
 import type { Clock } from "../../ports/clock";
 import type { DayDeleter } from "../../ports/day-deleter";
@@ -17,6 +18,8 @@ export type CleanupSettings = Config["cleanup"];
 /** Everything cleanup mode (`startCleanup`) and a cleanup task (`cleanDay`) use. */
 export interface CleanupDeps {
   readonly source: SourceDatabase;
+  /** What the source's account may do: proven before a cleanup plans anything. */
+  readonly account: AccountCheck;
   readonly deleter: DayDeleter;
   readonly loadProbe: LoadProbe;
   /** Opened on first use: a cleanup message only asks it whether its tables exist. */

@@ -5,6 +5,7 @@ import type { CleanupMessage } from "../messages/cleanup-message";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import type { CleanDayTask } from "../tasks/task-payload";
 import { formatDestination, parseDestination } from "../types/destination";
+import { accessReport, requireAccess } from "./cleanup-access";
 import type { CleanupDeps } from "./cleanup-deps";
 import { dryRunCleanup } from "./cleanup-dry-run";
 import { describeTriggers } from "./day-guards";
@@ -40,7 +41,8 @@ export interface DayRefusal {
 }
 
 /**
- * Cleanup mode. Validates the table and column, refuses a table with DELETE
+ * Cleanup mode. Validates the table and column, refuses the table when the
+ * account cannot prove every safety check it makes (see requireAccess), refuses a table with DELETE
  * triggers unless the message allows them, refuses while the queue still
  * holds copy tasks for the table, then for every day of
  * `mig_<table>`, oldest first: in a dry run (the default) verifies the day and
@@ -53,6 +55,9 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
   const column = message.filter_column;
   const schema = await describeExisting(deps.source, table, "clean_table");
   requireDatetimeColumn(schema, column, "filter_column");
+  const access = await accessReport(deps, schema.name, { copy: false, cleanup: true });
+  deps.logger.info("cleanup account check", { table: schema.name, ...access });
+  requireAccess(schema.name, access);
 
   const [queuedCopies, sideEffects] = await Promise.all([
     deps.queue.queuedDays("copy", schema.name),

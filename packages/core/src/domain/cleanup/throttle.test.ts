@@ -21,6 +21,9 @@ function scriptedProbe(
     async threadsRunning() {
       return threads.shift() ?? 1;
     },
+    async accessChecks() {
+      return [];
+    },
     async redoFill(): Promise<RedoFill | null> {
       // The last figure stands once the script runs out, as with lags.
       const percent =

@@ -1,3 +1,4 @@
+export { createMemoryAccountCheck, type MemoryAccountCheck } from "./memory-account-check";
 export { createMemoryCleanupState, type MemoryCleanupState } from "./memory-cleanup-state";
 export { createMemoryDayDeleter, type MemoryDayDeleter } from "./memory-day-deleter";
 export { createMemoryLedger, type MemoryLedger } from "./memory-ledger";

@@ -1,3 +1,4 @@
+import type { AccessCheck } from "../../ports/access-check";
 import type { LoadProbe, RedoFill, ReplicaLag } from "../../ports/load-probe";
 
 /** A LoadProbe whose figures a test sets, counting how often replica lag was asked. */
@@ -7,6 +8,8 @@ export interface MemoryLoadProbe extends LoadProbe {
   redo: RedoFill | null;
   /** Calls of replicaLags so far: one per throttle check. */
   polls: number;
+  /** What accessChecks answers: each throttle's signal readable unless a test says otherwise. */
+  access: AccessCheck[];
 }
 
 /** An idle source by default: no replicas, one running thread, no redo figures. */
@@ -16,6 +19,10 @@ export function createMemoryLoadProbe(): MemoryLoadProbe {
     threads: 1,
     redo: null,
     polls: 0,
+    access: [],
+    async accessChecks() {
+      return probe.access;
+    },
     async replicaLags() {
       probe.polls += 1;
       return probe.lags;

@@ -1,0 +1,55 @@
+import { VerificationError } from "../../errors";
+import type { AccessCheck } from "../../ports/access-check";
+import type { CleanupDeps } from "./cleanup-deps";
+
+/** What the archiver's account may do for one table's cleanup, as `archiver check` prints it. */
+export interface AccessReport {
+  /** 'user'@'host' as GRANT names it. */
+  readonly account: string;
+  readonly server: string;
+  readonly checks: readonly AccessCheck[];
+}
+
+/**
+ * Every privilege a cleanup of `table` relies on: deleting, seeing every
+ * foreign key and trigger its safety checks read, reading each referencing
+ * table, and the signal of each throttle the settings switch on. With `copy`,
+ * reading the table for its copy too.
+ */
+export async function accessReport(
+  deps: Pick<CleanupDeps, "account" | "loadProbe" | "settings">,
+  table: string,
+  scope: { readonly copy: boolean; readonly cleanup: boolean },
+): Promise<AccessReport> {
+  const { settings } = deps;
+  const [described, copy, cleanup, throttles] = await Promise.all([
+    deps.account.describe(),
+    scope.copy ? deps.account.copy(table) : [],
+    scope.cleanup ? deps.account.cleanup(table) : [],
+    scope.cleanup
+      ? deps.loadProbe.accessChecks({
+          replicaLag: settings.maxReplicaLagSeconds > 0,
+          redo: settings.maxRedoPercent > 0,
+        })
+      : [],
+  ]);
+  return { ...described, checks: [...copy, ...cleanup, ...throttles] };
+}
+
+/**
+ * Refuses the whole cleanup when the account lacks any of it: what a check
+ * cannot see it would otherwise take as absent (a foreign key whose ON DELETE
+ * rule then runs, a trigger, a lagging replica). The message names each
+ * missing privilege and the statements that grant them.
+ */
+export function requireAccess(table: string, report: AccessReport): void {
+  const missing = report.checks.filter((check) => !check.ok);
+  if (missing.length === 0) return;
+  const needs = missing.map((check) => `${check.need} (needs ${check.privilege})`).join("; ");
+  const grants = missing.flatMap((check) => (check.grant ? [check.grant] : []));
+  throw new VerificationError(
+    `cleanup of "${table}" refused: the MySQL account ${report.account} cannot ${needs}; nothing was checked ` +
+      `or deleted.${grants.length > 0 ? ` Grant it with: ${grants.join(" ")}` : ""}`,
+    { field: "clean_table", reason: "privilege" },
+  );
+}
