@@ -53,4 +53,31 @@ describe("secrets", () => {
       expect(index(grant.name)).toBeLessThan(index(owner));
     }
   });
+
+  test("replica URLs reach only the task handler, from Secret Manager, with the lag limit they serve", async () => {
+    const urls = "mysql://archiver:replica-pw-91@10.10.0.6:3306";
+    const run = await deploy({
+      "table-archiver:cleanupReplicaUrls": urls,
+      "table-archiver:functionEnv": JSON.stringify({ CLEANUP_MAX_REPLICA_LAG_SECONDS: "5" }),
+    });
+    const secretsOf = (key: "entry" | "task-handler" | "reader") =>
+      (fn(run, key).inputs.serviceConfig.secretEnvironmentVariables as { key: string; secret: string }[]).map(
+        (s) => `${s.key}=${s.secret}`,
+      );
+    expect(secretsOf("task-handler")).toContain("CLEANUP_REPLICA_URLS=archiver-cleanup-replica-urls");
+    for (const key of ["entry", "reader"] as const) {
+      expect(secretsOf(key).join()).not.toContain("CLEANUP_REPLICA_URLS");
+      expect(fn(run, key).inputs.serviceConfig.environmentVariables).not.toHaveProperty(
+        "CLEANUP_MAX_REPLICA_LAG_SECONDS",
+      );
+    }
+    expect(fn(run, "task-handler").inputs.serviceConfig.environmentVariables).toMatchObject({
+      CLEANUP_MAX_REPLICA_LAG_SECONDS: "5",
+    });
+    for (const f of ofType(run, FUNCTION)) expect(JSON.stringify(f.inputs)).not.toContain("replica-pw-91");
+    const grants = ofType(run, "gcp:secretmanager/secretIamMember:SecretIamMember").map((g) => g.name);
+    expect(grants.filter((g) => g.includes("replica"))).toEqual([
+      "functions-task-handler-reads-cleanup-replica-urls",
+    ]);
+  });
 });

@@ -75,11 +75,17 @@ export function createArchiverStack(config: StackConfig, bundles: BundleDirector
     project,
     mysqlPassword: config.mysql.password,
     redisAuth: redis.authString,
+    cleanupReplicaUrls: config.cleanup.replicaUrls,
   });
   const mysqlSecrets: SecretRef[] = secrets.mysqlPassword ? [secrets.mysqlPassword] : [];
   const secretsByFunction = {
     entry: [...mysqlSecrets, secrets.redisAuth],
-    taskHandler: [...mysqlSecrets, secrets.redisAuth],
+    // Only cleanup tasks measure replica lag.
+    taskHandler: [
+      ...mysqlSecrets,
+      secrets.redisAuth,
+      ...(secrets.cleanupReplicaUrls ? [secrets.cleanupReplicaUrls] : []),
+    ],
     reader: [secrets.redisAuth],
   };
   const functions = new ArchiverFunctions("functions", {

@@ -1,6 +1,12 @@
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
-import { type EnvInputs, type FunctionEnv, queueFunctionEnv, readerEnv } from "../config/function-env";
+import {
+  type EnvInputs,
+  type FunctionEnv,
+  queueFunctionEnv,
+  readerEnv,
+  withoutReplicaThrottle,
+} from "../config/function-env";
 import type { SecretRef } from "./archiver-secrets";
 import { FunctionBuild } from "./function-build";
 import { FunctionBundle } from "./function-bundle";
@@ -107,10 +113,12 @@ export class ArchiverFunctions extends pulumi.ComponentResource {
     this.entry = createFunction({
       key: "entry",
       account: accounts.entry,
-      env: queueFunctionEnv(env, {
-        handlerUrl: this.taskHandler.serviceConfig.apply(uriOf),
-        invokerEmail: accounts.taskInvoker.email,
-      }),
+      env: withoutReplicaThrottle(
+        queueFunctionEnv(env, {
+          handlerUrl: this.taskHandler.serviceConfig.apply(uriOf),
+          invokerEmail: accounts.taskInvoker.email,
+        }),
+      ),
       secrets: secrets.entry,
       timeoutSeconds: args.entryTimeoutSeconds ?? 540,
       memory: "512Mi",

@@ -8,6 +8,8 @@ export interface ArchiverSecretsArgs {
   readonly mysqlPassword?: pulumi.Output<string> | undefined;
   /** Memorystore's AUTH string. */
   readonly redisAuth: pulumi.Output<string>;
+  /** CLEANUP_REPLICA_URLS (a Pulumi secret): replica URLs may carry passwords. */
+  readonly cleanupReplicaUrls?: pulumi.Output<string> | undefined;
 }
 
 /** A Secret Manager secret and the version the functions read, with the variable it becomes. */
@@ -18,7 +20,8 @@ export interface SecretRef {
 }
 
 /**
- * Secret Manager secrets for the MySQL password and the Redis AUTH string.
+ * Secret Manager secrets for the MySQL password, the Redis AUTH string and
+ * the replica URLs cleanup measures lag on.
  * Functions get them as secret environment variables pinned to a version
  * number, so rotating a value (a new version) redeploys the functions that use
  * it; they never appear in plain function configuration.
@@ -26,6 +29,7 @@ export interface SecretRef {
 export class ArchiverSecrets extends pulumi.ComponentResource {
   readonly mysqlPassword: SecretRef | undefined;
   readonly redisAuth: SecretRef;
+  readonly cleanupReplicaUrls: SecretRef | undefined;
 
   constructor(name: string, args: ArchiverSecretsArgs, opts?: pulumi.ComponentResourceOptions) {
     super("archiver:index:ArchiverSecrets", name, {}, opts);
@@ -35,6 +39,9 @@ export class ArchiverSecrets extends pulumi.ComponentResource {
       ? createSecret("mysql-password", "MYSQL_PASSWORD", args.mysqlPassword)
       : undefined;
     this.redisAuth = createSecret("redis-auth", "REDIS_AUTH", args.redisAuth);
+    this.cleanupReplicaUrls = args.cleanupReplicaUrls
+      ? createSecret("cleanup-replica-urls", "CLEANUP_REPLICA_URLS", args.cleanupReplicaUrls)
+      : undefined;
     this.registerOutputs({});
 
     function createSecret(id: string, envName: SecretEnvName, value: pulumi.Output<string>): SecretRef {

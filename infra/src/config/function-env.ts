@@ -10,8 +10,15 @@ export type EnvName = keyof Env;
 /** Plain environment variables for one function. */
 export type FunctionEnv = Partial<Record<EnvName, pulumi.Input<string>>>;
 
-/** The variables that carry secrets: they reach functions only from Secret Manager. */
-export const secretEnvNames = ["MYSQL_PASSWORD", "REDIS_AUTH"] as const satisfies readonly EnvName[];
+/**
+ * The variables that carry credentials: they reach functions only from Secret Manager. Replica URLs
+ * may hold a password (`mysql://user:password@replica`), so they are one.
+ */
+export const secretEnvNames = [
+  "MYSQL_PASSWORD",
+  "REDIS_AUTH",
+  "CLEANUP_REPLICA_URLS",
+] as const satisfies readonly EnvName[];
 export type SecretEnvName = (typeof secretEnvNames)[number];
 
 /**
@@ -102,9 +109,18 @@ export function queueFunctionEnv(inputs: EnvInputs, task: TaskTargetEnv): Functi
 }
 
 /**
+ * Only cleanup tasks measure replica lag, so only the task handler gets the replica URLs (a secret)
+ * and the lag limit: the config module refuses a limit without replicas to measure.
+ */
+export function withoutReplicaThrottle(env: FunctionEnv): FunctionEnv {
+  const { CLEANUP_MAX_REPLICA_LAG_SECONDS: _taskHandlerOnly, ...rest } = env;
+  return rest;
+}
+
+/**
  * The reader reads `mig_*` sets from Redis, and for `rebuildSet` the dataset's
  * durable day record from BigQuery.
  */
 export function readerEnv(inputs: EnvInputs): FunctionEnv {
-  return { ...inputs.functionEnv, ...redisEnv(inputs), ...warehouseEnv(inputs) };
+  return withoutReplicaThrottle({ ...inputs.functionEnv, ...redisEnv(inputs), ...warehouseEnv(inputs) });
 }

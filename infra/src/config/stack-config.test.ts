@@ -146,9 +146,40 @@ describe("readStackConfig", () => {
       }),
     });
     expect(message).toContain("functionEnv.QUEUE: set by the program itself");
-    expect(message).toContain("functionEnv.MYSQL_PASSWORD: set by the program itself (or a secret)");
+    expect(message).toContain(
+      "functionEnv.MYSQL_PASSWORD: a credential, kept in Secret Manager: pulumi config set --secret mysqlPassword",
+    );
     expect(message).toContain("functionEnv.NOT_A_VARIABLE: not a variable the archiver reads");
     expect(message).toContain("functionEnv.LOG_LEVEL: expected a string, number or boolean");
+  });
+
+  test("credentials never reach plain configuration: replica URLs and a password in mysqlUrl are refused there", () => {
+    const message = problemsOf({
+      ...minimal,
+      mysqlUrl: "mysql://archiver:hunter2@10.0.0.5:3306/shop",
+      functionEnv: JSON.stringify({
+        CLEANUP_REPLICA_URLS: "mysql://archiver:hunter2@10.0.0.6",
+        CLEANUP_MAX_REPLICA_LAG_SECONDS: 5,
+      }),
+    });
+    expect(message).toContain("mysqlUrl: holds a password");
+    expect(message).toContain(
+      "functionEnv.CLEANUP_REPLICA_URLS: a credential, kept in Secret Manager: pulumi config set --secret cleanupReplicaUrls",
+    );
+    expect(
+      problemsOf({ ...minimal, functionEnv: JSON.stringify({ CLEANUP_MAX_REPLICA_LAG_SECONDS: 5 }) }),
+    ).toContain(
+      "functionEnv.CLEANUP_MAX_REPLICA_LAG_SECONDS: needs replicas to measure (pulumi config set --secret cleanupReplicaUrls)",
+    );
+    const config = readStackConfig(
+      source({
+        ...minimal,
+        cleanupReplicaUrls: "mysql://archiver:hunter2@10.0.0.6",
+        functionEnv: JSON.stringify({ CLEANUP_MAX_REPLICA_LAG_SECONDS: 5 }),
+      }),
+      gcp,
+    );
+    expect(config.cleanup.replicaUrls).toBeDefined();
   });
 
   test("several bad keys give one InfraConfigError with one line per problem, naming each key once", () => {

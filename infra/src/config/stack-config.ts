@@ -61,11 +61,22 @@ export interface StackConfig {
   readonly readerInvokers: readonly string[];
   /** Extra variables for every function (LOG_LEVEL, COPY_BATCH_ROWS, CLEANUP_*…). */
   readonly functionEnv: Readonly<Partial<Record<EnvName, string>>>;
+  /** CLEANUP_REPLICA_URLS, a secret: replica URLs may carry passwords. */
+  readonly cleanup: { readonly replicaUrls: pulumi.Output<string> | undefined };
 }
 
 const DURATION = /^\d+(\.\d+)?s$/;
 const PRINCIPAL = /^(user|group|serviceAccount|domain|principal|principalSet):\S+$/;
 const MYSQL_URL = /^mysql:\/\/[^/\s]+/;
+
+/** A URL with a password would put a credential in plain function configuration. */
+function withoutPassword(url: string): boolean {
+  try {
+    return new URL(url).password === "";
+  } catch {
+    return true;
+  }
+}
 
 const setIt = (key: string) => `required (pulumi config set ${key} <value>)`;
 /** A value the archiver's own variable would accept, so a stack cannot deploy what the functions refuse. */
@@ -139,6 +150,11 @@ const readerInvokers = z
   });
 
 const knownEnv = new Set<string>(configEnvNames);
+/** The stack key each credential an operator gives is set with. */
+const SECRET_KEYS: Record<string, string> = {
+  MYSQL_PASSWORD: "mysqlPassword",
+  CLEANUP_REPLICA_URLS: "cleanupReplicaUrls",
+};
 const ownedEnv = new Set<string>([...programEnvNames, ...secretEnvNames]);
 
 const functionEnv = z
@@ -147,11 +163,13 @@ const functionEnv = z
     for (const [name, raw] of Object.entries(env)) {
       const problem = !knownEnv.has(name)
         ? "not a variable the archiver reads"
-        : ownedEnv.has(name)
-          ? "set by the program itself (or a secret)"
-          : !["string", "number", "boolean"].includes(typeof raw)
-            ? "expected a string, number or boolean"
-            : undefined;
+        : name in SECRET_KEYS
+          ? `a credential, kept in Secret Manager: pulumi config set --secret ${SECRET_KEYS[name]}`
+          : ownedEnv.has(name)
+            ? "set by the program itself (or a secret)"
+            : !["string", "number", "boolean"].includes(typeof raw)
+              ? "expected a string, number or boolean"
+              : undefined;
       if (problem) ctx.addIssue({ code: "custom", path: [name], message: problem });
     }
   })
@@ -169,7 +187,12 @@ const functionEnv = z
 const stackKeys = z.object({
   "gcp:project": required("gcp:project"),
   "gcp:region": required("gcp:region"),
-  mysqlUrl: required("mysqlUrl").regex(MYSQL_URL, "expected mysql://user@host:3306/db"),
+  mysqlUrl: required("mysqlUrl")
+    .regex(MYSQL_URL, "expected mysql://user@host:3306/db")
+    .refine(
+      withoutPassword,
+      "holds a password, which would be plain configuration: leave it out of the URL and set it with pulumi config set --secret mysqlPassword",
+    ),
   cloudSqlInstance: z
     .string()
     .refine(accepted(envSchema.shape.CLOUD_SQL_INSTANCE), "expected project:region:instance")
@@ -227,10 +250,16 @@ export function readStackConfig(app: ConfigSource, gcp: ConfigSource): StackConf
     raw[key] = value === "" ? undefined : value;
   }
   const password = app.getSecret("mysqlPassword");
+  const replicaUrls = app.getSecret("cleanupReplicaUrls");
   const parsed = stackKeys.safeParse(raw);
   const problems = parsed.success
     ? []
     : parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  if (Number(parsed.data?.functionEnv.CLEANUP_MAX_REPLICA_LAG_SECONDS ?? 0) > 0 && !replicaUrls) {
+    problems.push(
+      "functionEnv.CLEANUP_MAX_REPLICA_LAG_SECONDS: needs replicas to measure (pulumi config set --secret cleanupReplicaUrls)",
+    );
+  }
   const iamAuth = parsed.success ? parsed.data.cloudSqlIamAuth : raw.cloudSqlIamAuth === "true";
   if (!password && !iamAuth) {
     problems.push(
@@ -280,6 +309,7 @@ export function readStackConfig(app: ConfigSource, gcp: ConfigSource): StackConf
     timeZone: keys.timeZone,
     readerInvokers: keys.readerInvokers,
     functionEnv: keys.functionEnv,
+    cleanup: { replicaUrls },
   };
 }
 

@@ -39,7 +39,7 @@ export function deployDevStack(
         readStackConfig(new pulumi.Config(), new pulumi.Config("gcp")),
         bundles.directories,
       ),
-    { config, secretKeys: ["table-archiver:mysqlPassword"] },
+    { config, secretKeys: ["table-archiver:mysqlPassword", "table-archiver:cleanupReplicaUrls"] },
   );
 }
 
