@@ -19,7 +19,10 @@ const run = promisify(execFile);
 const infraDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const repoRoot = path.resolve(infraDir, "..");
 const devConfig: { config: Record<string, string>; secretKeys: string[] } = {
-  config: { ...readStackFile(path.join(repoRoot, "Pulumi.dev.yaml")), "table-archiver:mysqlPassword": "pw" },
+  config: {
+    ...readStackFile(path.join(repoRoot, "infra/stack.example.yaml")),
+    "table-archiver:mysqlPassword": "pw",
+  },
   secretKeys: ["table-archiver:mysqlPassword"],
 };
 

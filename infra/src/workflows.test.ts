@@ -1,7 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, test } from "vitest";
+import { promisify } from "node:util";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { parse } from "yaml";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -9,7 +12,10 @@ const rootScripts = (
   JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { scripts: object }
 ).scripts;
 
+const run = promisify(execFile);
+
 interface Step {
+  id?: string;
   name?: string;
   uses?: string;
   run?: string;
@@ -18,6 +24,8 @@ interface Step {
 }
 interface Job {
   if?: string;
+  needs?: string | string[];
+  outputs?: Record<string, string>;
   environment?: string;
   permissions?: Record<string, string>;
   services?: Record<
@@ -94,45 +102,47 @@ describe("ci.yml", () => {
 describe("deploy.yml", () => {
   const deploy = workflow("deploy.yml");
 
-  test("previews pull requests, deploys dev from main and prod by manual dispatch", () => {
+  test("previews pull requests, deploys dev from main and prod by manual dispatch from main, each only with settings", () => {
     expect(deploy.on).toMatchObject({ pull_request: { branches: ["main"] }, push: { branches: ["main"] } });
     expect(deploy.on).toHaveProperty("workflow_dispatch");
     expect(deploy.permissions).toMatchObject({ "id-token": "write" });
 
     const expected = {
       preview: {
-        if: "github.event_name == 'pull_request'",
+        if: "github.event_name == 'pull_request' && needs.stacks.outputs.dev == 'true'",
         environment: "dev",
         command: "preview",
         stack: "dev",
       },
       "deploy-dev": {
-        if: "github.event_name == 'push' && github.ref == 'refs/heads/main'",
+        if: "github.event_name == 'push' && github.ref == 'refs/heads/main' && needs.stacks.outputs.dev == 'true'",
         environment: "dev",
         command: "up",
         stack: "dev",
       },
       "deploy-prod": {
-        if: "github.event_name == 'workflow_dispatch'",
+        if: "github.event_name == 'workflow_dispatch' && github.ref == 'refs/heads/main' && needs.stacks.outputs.prod == 'true'",
         environment: "prod",
         command: "up",
         stack: "prod",
       },
     };
-    expect(Object.keys(deploy.jobs).sort()).toEqual(Object.keys(expected).sort());
+    expect(Object.keys(deploy.jobs).sort()).toEqual([...Object.keys(expected), "stacks"].sort());
     for (const [name, want] of Object.entries(expected)) {
       const job = deploy.jobs[name] as Job;
       expect(job.if).toBe(want.if);
+      expect(job.needs).toBe("stacks");
       expect(job.environment).toBe(want.environment);
       const [pulumi] = action(job, "pulumi/actions");
       expect(pulumi?.with).toMatchObject({ command: want.command, "stack-name": want.stack });
       expect(pulumi?.env?.PULUMI_ACCESS_TOKEN).toBe(expression("secrets.PULUMI_ACCESS_TOKEN"));
+      expect(pulumi?.env?.PULUMI_BACKEND_URL).toBe(expression("vars.PULUMI_BACKEND_URL"));
       expect(existsSync(path.join(repoRoot, String(pulumi?.with?.["work-dir"]), "Pulumi.yaml"))).toBe(true);
     }
   });
 
-  test("every job authenticates to Google with Workload Identity Federation, after building, before Pulumi", () => {
-    for (const job of Object.values(deploy.jobs)) {
+  test("every deploying job authenticates to Google with Workload Identity Federation, after building, before Pulumi", () => {
+    for (const job of Object.values(deploy.jobs).filter((j) => action(j, "pulumi/actions").length > 0)) {
       const permissions = job.permissions ?? deploy.permissions;
       expect(permissions).toMatchObject({ "id-token": "write" });
       const [auth] = action(job, "google-github-actions/auth");
@@ -163,5 +173,58 @@ describe("deploy.yml", () => {
       "comment-on-pr": true,
     });
     expect(deploy.permissions).toEqual({ contents: "read", "id-token": "write" });
+  });
+
+  describe("the stacks it deploys", () => {
+    const stacksJob = deploy.jobs.stacks as Job;
+    const script = runs(stacksJob)[0] ?? "";
+    const example = readFileSync(path.join(repoRoot, "infra/stack.example.yaml"), "utf8");
+    let dir: string;
+    beforeEach(() => {
+      dir = mkdtempSync(path.join(tmpdir(), "archiver-stacks-"));
+    });
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+    /** Runs the stacks job's script in a checkout holding `files`, and reads the outputs it sets. */
+    async function stacksWith(files: Record<string, string>): Promise<Record<string, string>> {
+      for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
+      const output = path.join(dir, "github-output");
+      writeFileSync(output, "");
+      await run("bash", ["-e", "-c", script], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? "", GITHUB_OUTPUT: output },
+      });
+      return Object.fromEntries(
+        readFileSync(output, "utf8")
+          .trim()
+          .split("\n")
+          .map((line) => line.split("=") as [string, string]),
+      );
+    }
+
+    test("are found with read access only, from one step's outputs", () => {
+      expect(stacksJob.permissions).toEqual({ contents: "read" });
+      expect(stacksJob.outputs).toEqual({
+        dev: expression("steps.check.outputs.dev"),
+        prod: expression("steps.check.outputs.prod"),
+      });
+      expect(stacksJob.steps.find((s) => s.run)?.id).toBe("check");
+    });
+
+    test("none without a committed stack file (a fresh clone)", async () => {
+      expect(await stacksWith({})).toEqual({ dev: "false", prod: "false" });
+    });
+
+    test("none from the example copied as it is", async () => {
+      expect(await stacksWith({ "Pulumi.dev.yaml": example, "Pulumi.prod.yaml": example })).toEqual({
+        dev: "false",
+        prod: "false",
+      });
+    });
+
+    test("a stack whose file holds its own settings (the example's first line gone)", async () => {
+      const own = example.split("\n").slice(1).join("\n").replace("table-archiver-dev", "acme-archiver-dev");
+      expect(await stacksWith({ "Pulumi.dev.yaml": own })).toEqual({ dev: "true", prod: "false" });
+    });
   });
 });

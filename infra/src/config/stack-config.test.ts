@@ -252,9 +252,9 @@ describe("readStackConfig", () => {
     );
   });
 
-  test("Pulumi.dev.yaml is complete and sets only keys the program reads; the deploy guide sets every key", () => {
+  test("the example stack file is complete and sets only keys the program reads; the deploy guide sets every key", () => {
     const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-    const file = readStackFile(path.join(repoRoot, "Pulumi.dev.yaml"));
+    const file = readStackFile(path.join(repoRoot, "infra/stack.example.yaml"));
     const requested = new Set<string>();
     const recording = (namespace: string, values: Record<string, string>): ConfigSource => {
       const read = (key: string) => {
@@ -275,7 +275,7 @@ describe("readStackConfig", () => {
           .filter(([key]) => key.startsWith(`${namespace}:`))
           .map(([key, value]) => [key.slice(namespace.length + 1), value]),
       );
-    // The password is the one setting kept out of the file: `pulumi config set --secret` stores it.
+    // The credentials are the settings kept out of the file: `pulumi config set --secret` stores it.
     expect(Object.keys(file)).not.toContain("table-archiver:mysqlPassword");
     readStackConfig(
       recording("table-archiver", { ...inNamespace("table-archiver"), mysqlPassword: "set with --secret" }),

@@ -8,9 +8,9 @@ import { type MockRun, type RegisteredResource, runWithMocks } from "./pulumi-mo
 import { readStackFile } from "./stack-file";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const devStack = readStackFile(path.join(repoRoot, "Pulumi.dev.yaml"));
+const devStack = readStackFile(path.join(repoRoot, "infra/stack.example.yaml"));
 
-/** The MySQL password the tests set with `--secret`; the dev stack file holds none. */
+/** The MySQL password the tests set with `--secret`; the example stack file holds none. */
 export const MYSQL_PASSWORD = "mysql-pw-7f3a";
 export const PROJECT = "table-archiver-dev";
 export const FUNCTION = "gcp:cloudfunctionsv2/function:Function";
@@ -21,7 +21,7 @@ export const sa = (id: string) => `serviceAccount:archiver-${id}@${PROJECT}.iam.
 export const service = (name: string) => `projects/${PROJECT}/locations/europe-west1/services/${name}`;
 
 /**
- * Runs the program under mocks with the dev stack's configuration (Pulumi.dev.yaml)
+ * Runs the program under mocks with the example stack file's configuration (infra/stack.example.yaml)
  * plus `overrides` (undefined removes a key), and the MySQL password set as a secret.
  */
 export function deployDevStack(
