@@ -14,6 +14,7 @@
 // Cloud Tasks SDK: createRuntime loads the driver config selects, when it is
 // needed, so a bundle carries only what it uses (scripts/core-entry-points.test.ts).
 export { cleanDay, type DayCleanupReport } from "./domain/cleanup/clean-day";
+export { type AccessReport, accessReport } from "./domain/cleanup/cleanup-access";
 export type { CleanupDeps, CleanupSettings } from "./domain/cleanup/cleanup-deps";
 export { type CleanupSummary, type DayRefusal, startCleanup } from "./domain/cleanup/start-cleanup";
 export { type CopyDayDeps, copyDay, recopyDay } from "./domain/copy/copy-day";

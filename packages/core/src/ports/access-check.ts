@@ -6,7 +6,9 @@
  * one is missing.
  */
 export interface AccessCheck {
-  /** What the archiver does with it, in an operator's words ("cleanup: delete rows of shop.orders"). */
+  /** The part of the archiver that needs it. */
+  readonly for: "copy" | "cleanup" | "replica-lag throttle" | "redo throttle";
+  /** What it does with it, in an operator's words ("delete rows of `shop`.`orders`"). */
   readonly need: string;
   /** The privilege it takes, as GRANT spells it ("PROCESS", "TRIGGER ON `shop`.`orders`"). */
   readonly privilege: string;

@@ -21,6 +21,7 @@ import type { DayDeleter } from "../ports/day-deleter";
 import type { MigrationLedger } from "../ports/migration-ledger";
 import type { SourceDatabase } from "../ports/source-database";
 import type { TaskQueue } from "../ports/task-queue";
+import { createTestAccount, DOCUMENTED_GRANTS, type TestAccount } from "./archiver-account";
 import { createMemoryLoadProbe, type MemoryLoadProbe } from "./fakes/memory-load-probe";
 import type { LogLine } from "./test-runtime";
 import {
@@ -49,7 +50,10 @@ export type FakeLoadProbe = MemoryLoadProbe;
  */
 export interface CleanupFixture {
   readonly db: TestDatabase;
+  /** The archiver's pool: an account with the documented cleanup grants on `db` only. */
   readonly pool: MysqlPool;
+  /** The archiver's account, to grant or revoke more (`{account}` in a statement stands for it). */
+  readonly account: TestAccount;
   readonly source: SourceDatabase;
   readonly deleter: DayDeleter;
   readonly ledger: MigrationLedger;
@@ -85,7 +89,10 @@ export interface CleanupFixture {
 
 export async function createCleanupFixture(): Promise<CleanupFixture> {
   const db = await createTestDatabase("cleanup");
-  const pool = createMysqlPool({ url: db.url, password: undefined });
+  // Copy and cleanup run as an account with exactly the documented grants, as in production; root only
+  // arranges and inspects the data (db.connection).
+  const archiver = await createTestAccount(db.name, DOCUMENTED_GRANTS.cleanup(db.name));
+  const pool = createMysqlPool({ url: archiver.url, password: undefined });
   const source = createMysqlSourceDatabase(pool);
   const redis = createRedisClient({ url: testRedisUrl, auth: undefined });
   // Every table the ledger writes for, so close() can delete mig_<table> and its copy records.
@@ -120,6 +127,7 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
   return {
     db,
     pool,
+    account: archiver,
     source,
     deleter,
     ledger,
@@ -229,7 +237,7 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
         await deleteTableRecords(redis, tables);
       } finally {
         redis.disconnect();
-        await Promise.all([db.drop(), rm(folder, { recursive: true, force: true })]);
+        await Promise.all([db.drop(), archiver.drop(), rm(folder, { recursive: true, force: true })]);
       }
     },
   };

@@ -1,3 +1,4 @@
+export { createTestAccount, DOCUMENTED_GRANTS, type TestAccount } from "./archiver-account";
 export { copyRecordOf } from "./day-record-contract";
 export * from "./fakes";
 export * from "./test-runtime";

@@ -28,6 +28,7 @@ export function createMysqlAccountCheck(pool: MysqlPool): AccountCheck {
 
   function check(
     server: ServerFacts,
+    part: AccessCheck["for"],
     need: string,
     privilege: string,
     on: string,
@@ -35,8 +36,14 @@ export function createMysqlAccountCheck(pool: MysqlPool): AccountCheck {
   ): AccessCheck {
     const named = on === "*.*" ? privilege : `${privilege} ON ${on}`;
     return result.ok
-      ? { need, privilege: named, ok: true, ...(result.detail ? { detail: result.detail } : {}) }
-      : { need, privilege: named, ...result, grant: grantStatement(privilege, on, server.account) };
+      ? { for: part, need, privilege: named, ok: true, ...(result.detail ? { detail: result.detail } : {}) }
+      : {
+          for: part,
+          need,
+          privilege: named,
+          ...result,
+          grant: grantStatement(privilege, on, server.account),
+        };
   }
 
   return {
@@ -49,7 +56,7 @@ export function createMysqlAccountCheck(pool: MysqlPool): AccountCheck {
       const server = await facts();
       const name = qualifiedName(server.database, table);
       const read = await probe(`SELECT 1 FROM ${quoteIdentifier(table)} LIMIT 0`);
-      return [check(server, `copy: read ${name}`, "SELECT", name, read)];
+      return [check(server, "copy", `read ${name}`, "SELECT", name, read)];
     },
 
     async cleanup(table) {
@@ -64,10 +71,11 @@ export function createMysqlAccountCheck(pool: MysqlPool): AccountCheck {
       ]);
       const triggersVisible = Number((triggerGrants[0] as unknown[][])[0]?.[0] ?? 0) > 0;
       const checks = [
-        check(server, `cleanup: delete rows of ${name}`, "DELETE", name, remove),
+        check(server, "cleanup", `delete rows of ${name}`, "DELETE", name, remove),
         check(
           server,
-          `cleanup: see every foreign key that references ${name}, in any database`,
+          "cleanup",
+          `see every foreign key that references ${name}, in any database`,
           "PROCESS",
           "*.*",
           {
@@ -75,7 +83,7 @@ export function createMysqlAccountCheck(pool: MysqlPool): AccountCheck {
             ...(dictionary.ok ? { detail: "InnoDB's dictionary" } : {}),
           },
         ),
-        check(server, `cleanup: see the DELETE triggers of ${name}`, "TRIGGER", name, {
+        check(server, "cleanup", `see the DELETE triggers of ${name}`, "TRIGGER", name, {
           ok: triggersVisible,
           ...(triggersVisible ? {} : { detail: "no grant of the account itself gives TRIGGER on the table" }),
         }),
@@ -97,7 +105,8 @@ export function createMysqlAccountCheck(pool: MysqlPool): AccountCheck {
       [...children].map(async ([child, constraints]) =>
         check(
           server,
-          `cleanup: count the rows of ${child} that reference it (${constraints.join(", ")})`,
+          "cleanup",
+          `count the rows of ${child} that reference it (${constraints.join(", ")})`,
           "SELECT",
           child,
           await probe(`SELECT 1 FROM ${child} LIMIT 0`),

@@ -83,10 +83,12 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
   }
 
   async function replicaCheck(replica: (typeof replicas)[number]): Promise<AccessCheck> {
-    const need = `replica-lag throttle: read the status of replica ${replica.name}`;
+    const need = `read the status of replica ${replica.name}`;
+    const part = "replica-lag throttle";
     try {
       const lag = await lagOf(replica);
       return {
+        for: part,
         need,
         privilege: "SLAVE MONITOR (MariaDB) or REPLICATION CLIENT (MySQL), on the replica",
         // A replica that answers but is not replicating holds the throttle, which is what it is for.
@@ -96,16 +98,24 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
     } catch (error) {
       if (!(error instanceof VerificationError) || !replica.pool) throw error;
       const access = await replicaAccess(replica.pool);
-      return { need, privilege: `${access.privilege}, on the replica`, ok: false, grant: access.grant };
+      return {
+        for: part,
+        need,
+        privilege: `${access.privilege}, on the replica`,
+        ok: false,
+        grant: access.grant,
+      };
     }
   }
 
   async function redoCheck(): Promise<AccessCheck> {
-    const need = "redo throttle: read InnoDB's checkpoint age";
+    const need = "read InnoDB's checkpoint age";
+    const part = "redo throttle";
     const privilege = "none on MariaDB (a status variable); PROCESS on MySQL (INNODB_METRICS)";
     try {
       const fill = await redoFill();
       return {
+        for: part,
         need,
         privilege,
         ok: true,
@@ -116,6 +126,7 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
     } catch (error) {
       if (!(error instanceof VerificationError)) throw error;
       return {
+        for: part,
         need,
         privilege: "PROCESS",
         ok: false,

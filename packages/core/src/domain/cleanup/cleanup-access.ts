@@ -45,10 +45,10 @@ export async function accessReport(
 export function requireAccess(table: string, report: AccessReport): void {
   const missing = report.checks.filter((check) => !check.ok);
   if (missing.length === 0) return;
-  const needs = missing.map((check) => `${check.need} (needs ${check.privilege})`).join("; ");
+  const needs = missing.map((check) => `${check.need} (${check.for}; needs ${check.privilege})`).join("; ");
   const grants = missing.flatMap((check) => (check.grant ? [check.grant] : []));
   throw new VerificationError(
-    `cleanup of "${table}" refused: the MySQL account ${report.account} cannot ${needs}; nothing was checked ` +
+    `cleanup of "${table}" refused: the archiver's MySQL account cannot ${needs}; nothing was checked ` +
       `or deleted.${grants.length > 0 ? ` Grant it with: ${grants.join(" ")}` : ""}`,
     { field: "clean_table", reason: "privilege" },
   );

@@ -12,10 +12,13 @@ export function createMemoryAccountCheck(): MemoryAccountCheck {
       return { account: "'archiver'@'%'", server: "in-memory source" };
     },
     async copy(table) {
-      return [{ need: `copy: read ${table}`, privilege: "SELECT", ok: true }];
+      return [{ for: "copy", need: `read ${table}`, privilege: "SELECT", ok: true }];
     },
     async cleanup(table) {
-      return [{ need: `cleanup: delete rows of ${table}`, privilege: "DELETE", ok: true }, ...check.missing];
+      return [
+        { for: "cleanup", need: `delete rows of ${table}`, privilege: "DELETE", ok: true },
+        ...check.missing,
+      ];
     },
   };
   return check;

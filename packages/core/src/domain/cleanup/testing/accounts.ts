@@ -1,0 +1,58 @@
+import { createMysqlPool, type MysqlPool } from "../../../adapters/mysql/create-mysql-pool";
+import { createMysqlAccountCheck } from "../../../adapters/mysql/mysql-account-check";
+import { createMysqlDayDeleter } from "../../../adapters/mysql/mysql-day-deleter";
+import { createMysqlLoadProbe } from "../../../adapters/mysql/mysql-load-probe";
+import { createMysqlSourceDatabase } from "../../../adapters/mysql/mysql-source-database";
+import { createTestAccount, type TestAccount } from "../../../testing/archiver-account";
+import type { CleanupMessage } from "../../messages/cleanup-message";
+import type { CleanupDeps } from "../cleanup-deps";
+import { fx } from "./file-fixture";
+
+// Cleanup run as accounts other than the fixture's documented one: each test makes the account it describes,
+// and closeAccounts (the file's afterEach) closes their pools and drops them.
+
+const opened: { account: TestAccount; pool: MysqlPool; close(): Promise<void> }[] = [];
+
+/** The fixture's cleanup deps with source, deleter, account check and load probe as a new account with `grants`. */
+export async function depsAs(
+  grants: readonly string[],
+  options: {
+    /** Watch this same server, reached as the account, as the replica of the replica-lag throttle. */
+    readonly selfAsReplica?: boolean;
+    readonly settings?: Partial<CleanupDeps["settings"]>;
+  } = {},
+): Promise<{ deps: CleanupDeps; account: TestAccount }> {
+  const account = await createTestAccount(fx.db.name, grants);
+  const pool = createMysqlPool({ url: account.url, password: undefined });
+  const loadProbe = createMysqlLoadProbe({
+    primary: pool,
+    replicaUrls: options.selfAsReplica ? [account.url] : [],
+  });
+  opened.push({ account, pool, close: () => loadProbe.close() });
+  const deps = fx.deps({
+    source: createMysqlSourceDatabase(pool),
+    deleter: createMysqlDayDeleter(pool),
+    account: createMysqlAccountCheck(pool),
+    loadProbe,
+    ...(options.settings ? { settings: options.settings } : {}),
+  });
+  return { deps, account };
+}
+
+export async function closeAccounts(): Promise<void> {
+  for (const { account, pool, close } of opened.splice(0)) {
+    await Promise.allSettled([close(), pool.end()]);
+    await account.drop();
+  }
+}
+
+/** A cleanup message of `table` by created_at. */
+export function cleanupOf(table: string, dryRun: boolean): CleanupMessage {
+  return {
+    clean_table: table,
+    filter_column: "created_at",
+    dry_run: dryRun,
+    recopy_changed_days: false,
+    allow_delete_triggers: false,
+  };
+}
