@@ -49,9 +49,10 @@ function reportedByCli(message: string, fields: LogFields): boolean {
 
 /**
  * Entries a terminal leaves out: the CLI says the same in its own words (the
- * accepted line, the `refused:` lines on stderr).
+ * accepted line, the `refused:` lines on stderr, `archiver check`).
  */
 const SAID_BY_CLI = new Set([
+  "cleanup account check",
   "planned migration days",
   "cleanup queued",
   "cleanup dry run: nothing was deleted",

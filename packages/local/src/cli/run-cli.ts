@@ -80,6 +80,20 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
             (await import("./status-command")).statusCommand(await services.statusSources(), options, io);
     });
 
+  program
+    .command("check")
+    .description("what the configured MySQL account may do for a table: copy it, and with --cleanup clean it")
+    .requiredOption("--table <table>", "the MySQL table to check")
+    .option(
+      "--cleanup",
+      "check what a cleanup takes too (and each throttle the CLEANUP_* variables switch on)",
+    )
+    .option("--json", "print JSON")
+    .action((options: { table: string; cleanup?: boolean; json?: boolean }) => {
+      action = async (services) =>
+        (await import("./check-command")).checkCommand(await services.runtime(), options, io);
+    });
+
   let daysExit: number | undefined;
   program.addCommand(
     daysCommand(io, {

@@ -1,0 +1,80 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough, Readable } from "node:stream";
+import {
+  createTestAccount,
+  createTestDatabase,
+  DOCUMENTED_GRANTS,
+  type TestAccount,
+  type TestDatabase,
+  testRedisUrl,
+  uniqueName,
+} from "@table-archiver/core/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CliIo } from "./cli-io";
+import { runCli } from "./run-cli";
+
+let db: TestDatabase;
+let folder: string;
+const accounts: TestAccount[] = [];
+const table = uniqueName("orders");
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  folder = await mkdtemp(join(tmpdir(), "cli-check-"));
+  await db.connection.query(
+    `CREATE TABLE ${table} (id INT PRIMARY KEY, created_at DATETIME NOT NULL, KEY (created_at)) ENGINE=InnoDB`,
+  );
+});
+
+afterAll(async () => {
+  for (const account of accounts) await account.drop();
+  await db?.drop();
+  await rm(folder, { recursive: true, force: true });
+});
+
+async function checkAs(grants: readonly string[], argv: string[]) {
+  const account = await createTestAccount(db.name, grants);
+  accounts.push(account);
+  const stdout = new PassThrough();
+  const out: string[] = [];
+  stdout.on("data", (chunk) => out.push(String(chunk)));
+  const env = {
+    MYSQL_URL: account.url,
+    REDIS_URL: testRedisUrl,
+    DUCKDB_PATH: join(folder, "w.duckdb"),
+    LOCAL_QUEUE_PREFIX: uniqueName("cli"),
+    LOG_LEVEL: "error",
+  };
+  const io: CliIo = { env, stdin: Readable.from([""]), stdout, stderr: new PassThrough() };
+  const code = await runCli(["check", "--table", table, ...argv], io);
+  return { code, stdout: out.join(""), account: account.account };
+}
+
+describe("archiver check", () => {
+  it("says what an account with SELECT and DELETE only lacks for a cleanup, with the statements, and exits 1", async () => {
+    const { code, stdout, account } = await checkAs(
+      [`GRANT SELECT, DELETE ON \`${db.name}\`.\`${table}\` TO {account}`],
+      ["--cleanup"],
+    );
+    expect(code).toBe(1);
+    expect(stdout).toContain(`account ${account} on MariaDB`);
+    expect(stdout).toMatch(/ok {7}copy: read .*: SELECT/);
+    expect(stdout).toMatch(/MISSING {2}cleanup: see every foreign key .*: PROCESS/);
+    expect(stdout).toContain(`fix: GRANT PROCESS ON *.* TO ${account};`);
+    expect(stdout).toContain(`fix: GRANT TRIGGER ON \`${db.name}\`.\`${table}\` TO ${account};`);
+  });
+
+  it("passes the documented grants and exits 0; a copy needs SELECT only", async () => {
+    const cleanup = await checkAs(DOCUMENTED_GRANTS.cleanup(db.name), ["--cleanup", "--json"]);
+    expect(cleanup.code).toBe(0);
+    const report = JSON.parse(cleanup.stdout) as { ok: boolean; checks: { for: string; ok: boolean }[] };
+    expect(report.ok).toBe(true);
+    expect(report.checks.map((check) => check.for)).toEqual(["copy", "cleanup", "cleanup", "cleanup"]);
+
+    const copy = await checkAs(DOCUMENTED_GRANTS.copy(db.name), []);
+    expect(copy.code).toBe(0);
+    expect(copy.stdout).toContain("the account has everything a copy of");
+  });
+});
