@@ -1,0 +1,75 @@
+import { loadBenchTables, type TableSize } from "./bench-tables";
+import { runChecked } from "./child-processes";
+import { type PrivateMariaDb, startPrivateMariaDb } from "./private-mariadb";
+import { flushSetupRedo } from "./quiet-gap";
+import { startReplication, waitForReplica } from "./replication";
+import { createHeartbeatTable } from "./server-samplers";
+import { prepareWorkload } from "./sysbench-workload";
+
+export interface PrivateServers {
+  readonly primary: PrivateMariaDb;
+  readonly replica: PrivateMariaDb;
+  readonly version: string;
+  readonly rows: number;
+}
+
+const log = (message: string) => console.log(`[setup] ${message}`);
+
+/**
+ * Everything before the workload starts: a primary (binary log, ROW) and its
+ * replica, each a private server; with `pin`, this process and so all it
+ * starts later (replica, sysbench, pt-archiver) on CPU 1 and the primary
+ * alone on CPU 0, as when the tools run on another host. Then sysbench's
+ * tables, the heartbeat and the two bench tables, all replicated, and the
+ * redo log flushed, so the baseline starts on a quiet server.
+ */
+export async function setUpPrivateServers(options: {
+  baseDir: string;
+  pin: boolean;
+  size: TableSize;
+  started: (servers: Partial<PrivateServers>) => void;
+}): Promise<PrivateServers> {
+  if (options.pin) {
+    await runChecked("taskset", "taskset", ["-a", "-p", "-c", "1", String(process.pid)]);
+    log("this process and everything it starts: CPU 1; the primary: CPU 0");
+  }
+  const primary = await startPrivateMariaDb({
+    name: "primary",
+    baseDir: options.baseDir,
+    serverId: 1,
+    primary: true,
+    ...(options.pin ? { cpu: 0 } : {}),
+  });
+  options.started({ primary });
+  const replica = await startPrivateMariaDb({
+    name: "replica",
+    baseDir: options.baseDir,
+    serverId: 2,
+    primary: false,
+  });
+  options.started({ primary, replica });
+  log(
+    `primary pid ${primary.pid} port ${primary.port}, replica pid ${replica.pid} port ${replica.port} (${options.baseDir})`,
+  );
+  await startReplication(primary, replica);
+
+  const admin = await primary.connect();
+  const replicaAdmin = await replica.connect();
+  try {
+    const [[version]] = (await admin.query("SELECT VERSION() AS v")) as unknown as [[{ v: string }]];
+    await createHeartbeatTable(admin);
+    await prepareWorkload(primary);
+    const started = performance.now();
+    const rows = await loadBenchTables(admin, options.size);
+    log(
+      `loaded ${rows.toLocaleString("en-US")} rows twice in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+    await waitForReplica(admin, replicaAdmin);
+    log("replica caught up");
+    const redoSeconds = await flushSetupRedo(admin, 300);
+    log(`redo flushed after ${redoSeconds.toFixed(1)} s`);
+    return { primary, replica, version: version.v, rows };
+  } finally {
+    await Promise.allSettled([admin.end(), replicaAdmin.end()]);
+  }
+}

@@ -1,0 +1,141 @@
+import type mysql from "mysql2/promise";
+import type { PrivateMariaDb } from "./private-mariadb";
+
+const HEARTBEAT = "live_meta.heartbeat";
+
+/** The replica's lag as the heartbeat row shows it: the age, on the replica, of the last timestamp written. */
+export interface LagSample {
+  readonly atMs: number;
+  /** Undefined when the replica could not be read. */
+  readonly lagMs: number | undefined;
+}
+
+/** The primary's state every ~200 ms: purge debt, redo, load, lock waits, and what ran long. */
+export interface StatusSample {
+  readonly atMs: number;
+  /** How long the server took to answer SHOW GLOBAL STATUS: a stalled server answers late. */
+  readonly queryMs: number;
+  readonly historyLength: number;
+  readonly checkpointAge: number;
+  readonly threadsRunning: number;
+  readonly rowLockWaits: number;
+  readonly dirtyPages: number;
+  /** Statements running longer than 200 ms at that moment ("state: statement"). */
+  readonly longRunning: readonly string[];
+}
+
+export interface Samplers {
+  readonly lag: readonly LagSample[];
+  readonly status: readonly StatusSample[];
+  /** innodb_log_file_size: what the checkpoint age is a share of. */
+  readonly redoLogBytes: number;
+  stop(): Promise<void>;
+}
+
+/** The heartbeat's table, made before replication is awaited so the replica has it from the start. */
+export async function createHeartbeatTable(primary: mysql.Connection): Promise<void> {
+  await primary.query("CREATE DATABASE IF NOT EXISTS live_meta");
+  await primary.query(
+    `CREATE TABLE IF NOT EXISTS ${HEARTBEAT} (id TINYINT PRIMARY KEY, ts DATETIME(6) NOT NULL) ENGINE=InnoDB`,
+  );
+  await primary.query(`REPLACE INTO ${HEARTBEAT} VALUES (1, NOW(6))`);
+}
+
+/**
+ * Starts three loops on connections of their own: the heartbeat written on
+ * the primary every 100 ms (as pt-heartbeat does: sub-second, unlike
+ * Seconds_Behind_Master), read on the replica every 100 ms, and the
+ * primary's status every 200 ms. Both servers share this machine's clock, so
+ * the replica's NOW(6) minus the replicated timestamp is its lag (plus up to
+ * 100 ms of heartbeat interval).
+ */
+export async function startSamplers(
+  primary: PrivateMariaDb,
+  replica: PrivateMariaDb,
+  clockMs: () => number,
+): Promise<Samplers> {
+  const writer = await primary.connect();
+  const reader = await replica.connect();
+  const status = await primary.connect();
+  const [[logSize]] = (await status.query("SELECT @@innodb_log_file_size AS bytes")) as unknown as [
+    [{ bytes: number | string }],
+  ];
+  const lag: LagSample[] = [];
+  const samples: StatusSample[] = [];
+  const loops = [
+    every(100, async () => {
+      await writer.query(`UPDATE ${HEARTBEAT} SET ts = NOW(6) WHERE id = 1`);
+    }),
+    every(100, async () => {
+      try {
+        const [[row]] = (await reader.query(
+          `SELECT TIMESTAMPDIFF(MICROSECOND, ts, NOW(6)) / 1000 AS lag_ms FROM ${HEARTBEAT} WHERE id = 1`,
+        )) as unknown as [[{ lag_ms: string | number } | undefined]];
+        lag.push({ atMs: clockMs(), lagMs: row ? Number(row.lag_ms) : undefined });
+      } catch {
+        lag.push({ atMs: clockMs(), lagMs: undefined });
+      }
+    }),
+    every(200, async () => samples.push(await sampleStatus(status, clockMs))),
+  ];
+  return {
+    lag,
+    status: samples,
+    redoLogBytes: Number(logSize.bytes),
+    async stop() {
+      await Promise.all(loops.map((stop) => stop()));
+      await Promise.allSettled([writer.end(), reader.end(), status.end()]);
+    },
+  };
+}
+
+async function sampleStatus(connection: mysql.Connection, clockMs: () => number): Promise<StatusSample> {
+  const started = clockMs();
+  const [rows] = (await connection.query(
+    `SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_history_list_length', 'Innodb_checkpoint_age',
+       'Threads_running', 'Innodb_row_lock_current_waits', 'Innodb_buffer_pool_pages_dirty')`,
+  )) as unknown as [{ Variable_name: string; Value: string }[]];
+  const queryMs = clockMs() - started;
+  const value = (name: string) => Number(rows.find((row) => row.Variable_name === name)?.Value ?? Number.NaN);
+  const [long] = (await connection.query(
+    `SELECT COALESCE(STATE, '') AS state, TIME_MS AS ms, LEFT(COALESCE(INFO, COMMAND), 100) AS info
+     FROM information_schema.PROCESSLIST
+     WHERE COMMAND NOT IN ('Sleep', 'Daemon', 'Binlog Dump', 'Slave_IO', 'Slave_SQL')
+       AND TIME_MS > 200 AND ID <> CONNECTION_ID()`,
+  )) as unknown as [{ state: string; ms: number; info: string }[]];
+  return {
+    atMs: started,
+    queryMs: Math.round(queryMs),
+    historyLength: value("Innodb_history_list_length"),
+    checkpointAge: value("Innodb_checkpoint_age"),
+    threadsRunning: value("Threads_running"),
+    rowLockWaits: value("Innodb_row_lock_current_waits"),
+    dirtyPages: value("Innodb_buffer_pool_pages_dirty"),
+    longRunning: long.map(
+      (row) => `${Math.round(Number(row.ms))} ms ${row.state}: ${row.info.replace(/\s+/g, " ")}`,
+    ),
+  };
+}
+
+/**
+ * Runs `tick` every `intervalMs` (never two at once: a tick that runs late
+ * delays the next) until the returned stop is called. A failed tick is
+ * skipped, not fatal: a sampler must not end the run it measures.
+ */
+function every(intervalMs: number, tick: () => Promise<unknown>): () => Promise<void> {
+  let stopped = false;
+  const loop = (async () => {
+    let next = performance.now();
+    while (!stopped) {
+      await tick().catch(() => {});
+      next += intervalMs;
+      const wait = next - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      else next = performance.now();
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+  };
+}
