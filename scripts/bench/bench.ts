@@ -5,8 +5,12 @@ import { existsSync } from "node:fs";
  * `pnpm bench [name...]`: runs each benchmark in its own Node process (so
  * peak RSS belongs to one scenario) and prints its figures. Benchmarks print
  * figures; they never fail on a target, but the targets are shown beside them.
+ *
+ * Options after the names go to the benches named (`pnpm bench live --days 10`).
+ * A bench marked `onlyWhenNamed` is left out of a bare `pnpm bench`: `live`
+ * needs sysbench and pt-archiver and runs for many minutes.
  */
-const benches: Record<string, { file: string; args?: string[]; target: string }> = {
+const benches: Record<string, { file: string; args?: string[]; target: string; onlyWhenNamed?: boolean }> = {
   migration: {
     file: "migration.ts",
     args: ["year"],
@@ -35,10 +39,21 @@ const benches: Record<string, { file: string; args?: string[]; target: string }>
   bigquery: { file: "bigquery-upload.ts", target: ">= 250,000 rows/s into the local stand-in, memory flat" },
   reader: { file: "reader-latency.ts", target: "p99 <= 50 ms with 200 clients, 3,650-member set" },
   cli: { file: "cli-startup.ts", target: "pnpm archiver status < 0.5 s wall-clock (median of 5 runs)" },
+  live: {
+    file: "live/live.ts",
+    target:
+      "under a live workload, against pt-archiver: cleanup >= 1.5x its rate at <= 1.1x its p99; " +
+      "copy >= 2x its rate at <= 1.1x its p99; no second > 10x baseline p99; replica lag <= 1 s",
+    onlyWhenNamed: true,
+  },
 };
 
-const wanted = process.argv.slice(2);
-const names = wanted.length > 0 ? wanted : Object.keys(benches);
+const argv = process.argv.slice(2);
+const firstOption = argv.findIndex((arg) => arg.startsWith("-"));
+const wanted = firstOption === -1 ? argv : argv.slice(0, firstOption);
+const options = firstOption === -1 ? [] : argv.slice(firstOption);
+const names =
+  wanted.length > 0 ? wanted : Object.keys(benches).filter((name) => !benches[name]?.onlyWhenNamed);
 let failed = false;
 for (const name of names) {
   const bench = benches[name];
@@ -52,7 +67,7 @@ for (const name of names) {
     continue;
   }
   console.log(`\n== ${name} (target: ${bench.target})`);
-  const result = spawnSync(process.execPath, ["--import", "tsx", file, ...(bench.args ?? [])], {
+  const result = spawnSync(process.execPath, ["--import", "tsx", file, ...(bench.args ?? []), ...options], {
     stdio: "inherit",
     env: process.env,
   });

@@ -1,0 +1,182 @@
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { parseMessage, startCleanup, startMigration } from "@table-archiver/core";
+import { type Config, loadConfig } from "@table-archiver/core/config";
+import { copiedDaysKey, createRedisClient, migratedDaysKey } from "@table-archiver/core/redis";
+import { createRuntime, type Runtime } from "@table-archiver/core/runtime";
+import { runWorker } from "@table-archiver/local";
+import { ARCHIVER_TABLE, FILTER_COLUMN, LIVE_DATABASE } from "./bench-tables";
+import type { PrivateMariaDb } from "./private-mariadb";
+import type { ToolRun } from "./pt-archiver-runs";
+
+const QUEUE_PREFIX = "bench-live";
+/** Far enough after the data (2024) that a cutoff one year back leaves every day migratable. */
+const NOW = new Date("2026-11-21T12:00:00Z");
+
+/** A cleanup task's own account of a day, with when it was logged, to find the chunk behind a stall. */
+export interface CleanedDay {
+  readonly atMs: number;
+  readonly day: string;
+  readonly durationMs: number;
+  readonly longestChunkMs: number;
+  readonly waitedMs: number;
+}
+
+export interface ArchiverRunner {
+  /** The settings that move the figures, as the archiver parsed them. */
+  readonly settings: Record<string, unknown>;
+  readonly cleanedDays: readonly CleanedDay[];
+  copyAll(days: number): Promise<ToolRun>;
+  cleanupAll(): Promise<ToolRun>;
+  close(): Promise<void>;
+}
+
+/**
+ * The archiver as an operator runs it, against the private primary: the
+ * real runtime, the local worker (the task handler's own code, WORKER_ and
+ * CLEANUP_CONCURRENCY as configured) already waiting on the queue, and each
+ * phase started by the entry function's own planning (startMigration,
+ * startCleanup) and timed from the message to the queue drained. Settings
+ * are the archiver's defaults, or the environment's CLEANUP_* and the like;
+ * the replica is configured with a lag limit of 1 s (the goal's) unless
+ * CLEANUP_MAX_REPLICA_LAG_SECONDS says otherwise.
+ */
+export async function startArchiver(options: {
+  primary: PrivateMariaDb;
+  replica: PrivateMariaDb;
+  outDir: string;
+  clockMs: () => number;
+}): Promise<ArchiverRunner> {
+  const config = loadConfig({
+    ...process.env,
+    MYSQL_URL: `${options.primary.url}/${LIVE_DATABASE}`,
+    MYSQL_PASSWORD: "",
+    CLOUD_SQL_INSTANCE: "",
+    QUEUE: "local",
+    LOCAL_QUEUE_PREFIX: QUEUE_PREFIX,
+    WAREHOUSE: "duckdb",
+    DUCKDB_PATH: join(options.outDir, "warehouse.duckdb"),
+    WAREHOUSE_DATASET: "archive",
+    LOG_LEVEL: "info",
+    CLEANUP_REPLICA_URLS: options.replica.url,
+    CLEANUP_MAX_REPLICA_LAG_SECONDS: process.env.CLEANUP_MAX_REPLICA_LAG_SECONDS ?? "1",
+  });
+  await forgetRedisRecords(config);
+  // A warehouse left by an earlier run holds durable day records that a copy would restore instead of copying.
+  const duckdbPath = join(options.outDir, "warehouse.duckdb");
+  const removeWarehouse = () =>
+    Promise.all([rm(duckdbPath, { force: true }), rm(`${duckdbPath}.wal`, { force: true })]);
+  await removeWarehouse();
+  const cleanedDays: CleanedDay[] = [];
+  const logger = {
+    debug() {},
+    info(message: string, fields?: Readonly<Record<string, unknown>>) {
+      if (message !== "cleaned day" || !fields) return;
+      cleanedDays.push({
+        atMs: options.clockMs(),
+        day: String(fields.day),
+        durationMs: Number(fields.durationMs),
+        longestChunkMs: Number(fields.longestChunkMs),
+        waitedMs: Number(fields.waitedMs),
+      });
+    },
+    warn: (message: string, fields?: object) => console.error(`archiver: ${message}`, fields ?? ""),
+    error: (message: string, fields?: object) => console.error(`archiver: ${message}`, fields ?? ""),
+  };
+  const runtime = await createRuntime(config, { logger, clock: () => NOW });
+  const worker = await runWorker(runtime);
+  await worker.ready();
+  const settings = settingsOf(runtime);
+
+  const drainedRun = async (start: () => Promise<unknown>, rows: () => number): Promise<ToolRun> => {
+    const before = rows();
+    const failedBefore = worker.outcomes().failed.length;
+    const started = performance.now();
+    await start();
+    await worker.drained();
+    const seconds = (performance.now() - started) / 1000;
+    const failed = worker.outcomes().failed.slice(failedBefore);
+    for (const failure of failed) console.error(`archiver task failed: ${failure.code} ${failure.message}`);
+    return { rows: rows() - before, seconds, detail: failed.length ? `${failed.length} tasks failed` : "" };
+  };
+
+  return {
+    settings,
+    cleanedDays,
+    copyAll: (days) =>
+      drainedRun(
+        () => {
+          const parsed = parseMessage({
+            years_to_migrate: 1,
+            months_to_migrate: 0,
+            source_tables: [ARCHIVER_TABLE],
+            destination_tables: [`${ARCHIVER_TABLE}_archive`],
+            filter_columns: [FILTER_COLUMN],
+            // A message field, not a tuning default: every day in one message, as the issue measured.
+            tasks_enqueued_limit: days,
+          });
+          if (parsed.mode !== "migration") throw new Error("unreachable: not a migration message");
+          return startMigration(runtime.migration, parsed.message);
+        },
+        () => worker.outcomes().copied.rows,
+      ),
+    cleanupAll: () =>
+      drainedRun(
+        () => {
+          const parsed = parseMessage({
+            clean_table: ARCHIVER_TABLE,
+            filter_column: FILTER_COLUMN,
+            dry_run: false,
+          });
+          if (parsed.mode !== "cleanup") throw new Error("unreachable: not a cleanup message");
+          return startCleanup(runtime.cleanup, parsed.message);
+        },
+        () => worker.outcomes().cleanup.rowsDeleted,
+      ),
+    async close() {
+      await worker.close();
+      await runtime.close();
+      await forgetRedisRecords(config);
+      await removeWarehouse();
+    },
+  };
+}
+
+/** The settings that move the figures, so the printed table says what it measured. */
+function settingsOf(runtime: Runtime): Record<string, unknown> {
+  const { workerConcurrency, copyBatchRows, cleanup } = runtime.config;
+  return {
+    workerConcurrency,
+    copyBatchRows,
+    cleanupConcurrency: cleanup.concurrency,
+    cleanupChunkRows: cleanup.chunkRows,
+    cleanupPauseMs: cleanup.pauseMs,
+    cleanupMaxReplicaLagSeconds: cleanup.maxReplicaLagSeconds,
+    cleanupMaxThreadsRunning: cleanup.maxThreadsRunning,
+    cleanupMaxRedoPercent: cleanup.maxRedoPercent,
+  };
+}
+
+/**
+ * The shared Redis is only ever touched at the bench's own keys: the table's
+ * records (`mig_bench_live` and its copy records), its cleanup state and the
+ * bench's queue prefix. Dropped before the run (a run starts afresh) and after.
+ */
+async function forgetRedisRecords(config: Config): Promise<void> {
+  const redis = createRedisClient(config.redis);
+  try {
+    const keys = [migratedDaysKey(ARCHIVER_TABLE), copiedDaysKey(ARCHIVER_TABLE)];
+    const patterns = [
+      `archiver:cleanup:${ARCHIVER_TABLE}:*`,
+      `archiver:cleanup-lease:${ARCHIVER_TABLE}:*`,
+      `archiver:cleaned:${ARCHIVER_TABLE}`,
+      `${QUEUE_PREFIX}:*`,
+    ];
+    for (const match of patterns) {
+      for await (const batch of redis.scanStream({ match, count: 1000 })) keys.push(...(batch as string[]));
+    }
+    await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,109 @@
+import { CAUGHT_UP_MS, type GoalRatios, type PhaseFigures } from "./phase-figures";
+
+/** The issue's goal, printed beside the figures: a measurement tool shows targets, it does not fail on them. */
+export const GOAL = {
+  cleanupRate: 1.5,
+  cleanupP99: 1.1,
+  copyRate: 2,
+  copyP99: 1.1,
+  worstSecondTimesBaseline: 10,
+  replicaLagMs: 1000,
+} as const;
+
+const fixed = (n: number, digits = 0) =>
+  Number.isFinite(n)
+    ? n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : "-";
+
+/** One row per phase, as a Markdown table (readable in a terminal, pasteable into docs/benchmarks.md). */
+export function phaseTable(figures: readonly PhaseFigures[], baselineP99Ms: number): string {
+  const header = [
+    "phase",
+    "rows",
+    "seconds",
+    "rows/s",
+    "p99 median ms (× baseline)",
+    "worst second ms (× baseline)",
+    "tps",
+    "worst lag s",
+    "catch-up s",
+    "worst history",
+    "worst redo %",
+  ];
+  const rows = figures.map((f) => [
+    f.name,
+    fixed(f.rows),
+    fixed(f.seconds, 1),
+    f.rows ? fixed(f.rowsPerSecond) : "-",
+    `${fixed(f.p99MedianMs, 1)} (${fixed(f.p99MedianMs / baselineP99Ms, 1)}×)`,
+    `${fixed(f.worstSecondMs, 1)} (${fixed(f.worstSecondMs / baselineP99Ms, 1)}×)`,
+    fixed(f.tps, 1),
+    fixed(f.worstLagMs / 1000, 2),
+    f.catchUpMs === undefined ? "not in gap" : fixed(f.catchUpMs / 1000, 1),
+    fixed(f.worstHistory),
+    fixed(f.worstRedoPercent),
+  ]);
+  return [header, header.map(() => "---"), ...rows].map((cells) => `| ${cells.join(" | ")} |`).join("\n");
+}
+
+/** The goal's ratios, each with its target and whether this run met it. */
+export function ratioLines(ratios: GoalRatios): string[] {
+  const line = (label: string, value: number, target: string, met: boolean) =>
+    `${label.padEnd(48)} ${fixed(value, 2).padStart(6)}×   goal ${target.padEnd(8)} ${Number.isFinite(value) ? (met ? "met" : "not met") : ""}`;
+  return [
+    line(
+      "cleanup rate ÷ pt-archiver --purge rate",
+      ratios.cleanupRate,
+      `≥ ${GOAL.cleanupRate}`,
+      ratios.cleanupRate >= GOAL.cleanupRate,
+    ),
+    line(
+      "cleanup p99 ÷ pt-archiver --purge p99",
+      ratios.cleanupP99,
+      `≤ ${GOAL.cleanupP99}`,
+      ratios.cleanupP99 <= GOAL.cleanupP99,
+    ),
+    line(
+      "copy rate ÷ pt-archiver --no-delete --file rate",
+      ratios.copyRate,
+      `≥ ${GOAL.copyRate}`,
+      ratios.copyRate >= GOAL.copyRate,
+    ),
+    line(
+      "copy p99 ÷ pt-archiver --no-delete --file p99",
+      ratios.copyP99,
+      `≤ ${GOAL.copyP99}`,
+      ratios.copyP99 <= GOAL.copyP99,
+    ),
+  ];
+}
+
+/** Stalls (a second over 10× the baseline p99) and lag over 1 s, per phase. */
+export function limitLines(figures: readonly PhaseFigures[], baselineP99Ms: number): string[] {
+  return figures.slice(1).map((f) => {
+    const times = f.worstSecondMs / baselineP99Ms;
+    return (
+      `${f.name.padEnd(20)} worst second ${fixed(times, 1)}× baseline (goal ≤ ${GOAL.worstSecondTimesBaseline}×: ` +
+      `${times <= GOAL.worstSecondTimesBaseline ? "met" : "not met"}), worst lag ${fixed(f.worstLagMs / 1000, 2)} s ` +
+      `(≤ ${GOAL.replicaLagMs / 1000} s where a replica throttle is set)`
+    );
+  });
+}
+
+/** What the primary showed around each phase's worst second, to tell a redo flush from a lock or purge debt. */
+export function worstSecondLines(figures: readonly PhaseFigures[]): string[] {
+  const lines: string[] = [];
+  for (const f of figures) {
+    const w = f.worstSecond;
+    lines.push(
+      `${f.name}: worst second ${fixed(f.worstSecondMs, 1)} ms — redo checkpoint age ${fixed(w.redoPercent)}% of the log, ` +
+        `Threads_running ≤ ${w.threadsRunning}, row lock waits ≤ ${w.rowLockWaits}, history ${fixed(w.historyLength)}, ` +
+        `status answered in ≤ ${w.statusQueryMs} ms, workload queue ${w.workloadQueue}`,
+    );
+    for (const statement of w.longRunning) lines.push(`    running > 200 ms: ${statement}`);
+    for (const day of w.cleanedDays) lines.push(`    cleanup day nearby: ${day}`);
+  }
+  return lines;
+}
+
+export const CATCH_UP_NOTE = `catch-up: from the phase's end until the heartbeat shows the replica within ${CAUGHT_UP_MS} ms`;

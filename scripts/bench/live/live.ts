@@ -1,0 +1,223 @@
+/**
+ * `pnpm bench live`: what the archiver does to a live application, beside
+ * pt-archiver, on a private MariaDB primary and replica that the bench starts
+ * and ends itself. sysbench runs a fixed-rate workload on the primary the
+ * whole time; a heartbeat measures the replica's lag and a sampler the
+ * primary's purge debt and redo. Phases, each followed by a quiet gap:
+ * baseline, archiver copy, pt-archiver copy, archiver cleanup, pt-archiver
+ * purge. Prints a table per phase and the goal's ratios (issue 23), and
+ * draws the workload's p99 over time as an SVG. A measurement: it prints the
+ * targets, it never fails on them.
+ *
+ *   pnpm bench live [--days 100] [--rows-per-day 8000] [--pin] [--out DIR]
+ */
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { availableParallelism, loadavg, tmpdir, totalmem } from "node:os";
+import { join, resolve } from "node:path";
+import { type ArchiverRunner, startArchiver } from "./archiver-runs";
+import { ARCHIVER_TABLE, countRows, endOfData, FILTER_COLUMN, LIVE_DATABASE, PT_TABLE } from "./bench-tables";
+import { onInterrupt, stopAllProcesses } from "./child-processes";
+import { CATCH_UP_NOTE, limitLines, phaseTable, ratioLines, worstSecondLines } from "./figures-report";
+import { parseLiveOptions, requirePrograms } from "./live-options";
+import { p99ChartSvg } from "./p99-chart-svg";
+import { goalRatios, type Phase, type PhaseFigures, phaseFigures } from "./phase-figures";
+import type { PrivateServers } from "./private-servers-setup";
+import { setUpPrivateServers } from "./private-servers-setup";
+import { ptArchiverCopy, ptArchiverPurge, type ToolRun } from "./pt-archiver-runs";
+import { quietGap } from "./quiet-gap";
+import { type Samplers, startSamplers } from "./server-samplers";
+import { type RunningWorkload, startWorkload, WORKLOAD } from "./sysbench-workload";
+
+const options = parseLiveOptions(process.argv.slice(2));
+requirePrograms(options);
+const outDir = resolve(options.outDir);
+const t0 = performance.now();
+const clockMs = () => performance.now() - t0;
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+// What is running, so that any way out (end, error, Ctrl-C) ends it, each process by its PID.
+let servers: Partial<PrivateServers> = {};
+let archiver: ArchiverRunner | undefined;
+let samplers: Samplers | undefined;
+let workload: RunningWorkload | undefined;
+let baseDir: string | undefined;
+let shutdown: Promise<void> | undefined;
+const shutDown = () => {
+  shutdown ??= (async () => {
+    await workload?.stop().catch(() => {});
+    await samplers?.stop().catch(() => {});
+    await archiver?.close().catch((error: unknown) => console.error("closing the archiver:", error));
+    await servers.primary?.stop().catch(() => {});
+    await servers.replica?.stop().catch(() => {});
+    await stopAllProcesses();
+    if (baseDir && !options.keep) await rm(baseDir, { recursive: true, force: true });
+    else if (baseDir) console.log(`kept the servers' directories: ${baseDir}`);
+  })();
+  return shutdown;
+};
+onInterrupt(shutDown);
+
+try {
+  await main();
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+} finally {
+  await shutDown();
+}
+
+async function main(): Promise<void> {
+  await mkdir(outDir, { recursive: true });
+  baseDir = await mkdtemp(join(tmpdir(), "bench-live-"));
+  // mariadbd runs as the mysql user and must reach its directory inside this one.
+  await chmod(baseDir, 0o755);
+  const size = { days: options.days, rowsPerDay: options.rowsPerDay };
+  const machine = {
+    cores: availableParallelism(),
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    loadAverageAtStart: loadavg().map((n) => Math.round(n * 100) / 100),
+    pinned: options.pin,
+  };
+  console.log(
+    `live bench: ${size.days} days × ${size.rowsPerDay.toLocaleString("en-US")} rows, ` +
+      `${machine.cores} cores, load average ${machine.loadAverageAtStart.join(" ")}${options.pin ? ", pinned" : ""}`,
+  );
+  const ready = await setUpPrivateServers({ baseDir, pin: options.pin, size, started: (s) => (servers = s) });
+  const { primary, replica } = ready;
+  archiver = await startArchiver({ primary, replica, outDir, clockMs });
+  console.log(`archiver settings: ${JSON.stringify(archiver.settings)}`);
+  samplers = await startSamplers(primary, replica, clockMs);
+  workload = startWorkload(primary, clockMs);
+  await sleep(5_000); // sysbench's connections and first transactions warm the buffer pool; not measured.
+
+  const phases: Phase[] = [];
+  const at = (name: string, tool: Phase["tool"], startMs: number, rows: number): Phase => {
+    const phase = { name, tool, startMs, endMs: clockMs(), rows, windowEndMs: clockMs() };
+    phases.push(phase);
+    console.log(
+      `[phase] ${name}: ${rows.toLocaleString("en-US")} rows in ${((phase.endMs - startMs) / 1000).toFixed(1)} s`,
+    );
+    return phase;
+  };
+  const baselineStart = clockMs();
+  await sleep(options.baselineSeconds * 1000);
+  const baseline = at("baseline", "none", baselineStart, 0);
+  // A gap ends once the purge debt is back near what the workload alone left during the baseline.
+  const baselineHistory = Math.max(
+    0,
+    ...samplers.status.filter((s) => s.atMs >= baselineStart).map((s) => s.historyLength),
+  );
+  const gapLimits = {
+    minSeconds: options.gapSeconds,
+    maxSeconds: options.maxGapSeconds,
+    history: Math.round(1.5 * baselineHistory) + 100,
+  };
+  const gapConnection = await primary.connect();
+  const gapAfter = async (phase: Phase) => {
+    const gap = await quietGap(samplers as Samplers, gapConnection, gapLimits);
+    phase.windowEndMs = clockMs();
+    console.log(
+      `[gap] ${gap.seconds.toFixed(1)} s${gap.unsettled ? ` (went on at the limit: ${gap.unsettled})` : ""}`,
+    );
+  };
+  const run = async (name: string, tool: Phase["tool"], work: () => Promise<ToolRun>) => {
+    const startMs = clockMs();
+    const result = await work();
+    if (result.detail && tool === "archiver") console.log(`  ${result.detail}`);
+    await gapAfter(at(name, tool, startMs, result.rows));
+  };
+  await gapAfter(baseline);
+  const where = `${FILTER_COLUMN} < '${endOfData(size)}'`;
+  const active = archiver;
+  await run("archiver copy", "archiver", () => active.copyAll(size.days));
+  await run("pt-archiver copy", "pt-archiver", () =>
+    ptArchiverCopy(primary, {
+      database: LIVE_DATABASE,
+      table: PT_TABLE,
+      where,
+      file: join(baseDir ?? "", "pt-copy.txt"),
+    }),
+  );
+  await run("archiver cleanup", "archiver", () => active.cleanupAll());
+  await run("pt-archiver purge", "pt-archiver", () =>
+    ptArchiverPurge(primary, { database: LIVE_DATABASE, table: PT_TABLE, where }),
+  );
+  await gapConnection.end();
+  await workload.stop();
+  await samplers.stop();
+
+  const check = await primary.connect();
+  const left = {
+    [ARCHIVER_TABLE]: await countRows(check, ARCHIVER_TABLE),
+    [PT_TABLE]: await countRows(check, PT_TABLE),
+  };
+  await check.end();
+  report({ phases, machine: { ...machine, mariadb: ready.version }, left, rows: ready.rows });
+  await writeOutputs(phases, machine, ready.version);
+}
+
+function figuresOf(phases: readonly Phase[]): { figures: PhaseFigures[]; baselineP99Ms: number } {
+  const timeline = {
+    workload: workload?.seconds ?? [],
+    lag: samplers?.lag ?? [],
+    status: samplers?.status ?? [],
+    redoLogBytes: samplers?.redoLogBytes ?? 1,
+    cleanedDays: archiver?.cleanedDays ?? [],
+  };
+  const figures = phases.map((phase) => phaseFigures(phase, timeline));
+  return { figures, baselineP99Ms: figures[0]?.p99MedianMs ?? Number.NaN };
+}
+
+function report(input: { phases: readonly Phase[]; machine: object; left: object; rows: number }): void {
+  const { figures, baselineP99Ms } = figuresOf(input.phases);
+  console.log(
+    `\nWorkload: sysbench oltp_read_write, ${WORKLOAD.threads} threads at ${WORKLOAD.rate} tps, ` +
+      `${WORKLOAD.tables} tables of ${WORKLOAD.tableSize.toLocaleString("en-US")} rows; ` +
+      `table of ${input.rows.toLocaleString("en-US")} rows. Machine: ${JSON.stringify(input.machine)}\n`,
+  );
+  console.log(phaseTable(figures, baselineP99Ms));
+  console.log(`\n${CATCH_UP_NOTE}; lag and history are read from the phase's start to the end of its gap.`);
+  console.log(`rows left: ${JSON.stringify(input.left)} (pt-archiver keeps the highest key)\n`);
+  console.log("Goal (issue 23), this run:");
+  for (const line of ratioLines(goalRatios(new Map(figures.map((f) => [f.name, f])))))
+    console.log(`  ${line}`);
+  for (const line of limitLines(figures, baselineP99Ms)) console.log(`  ${line}`);
+  console.log("\nAround each phase's worst second:");
+  for (const line of worstSecondLines(figures)) console.log(`  ${line}`);
+}
+
+async function writeOutputs(phases: readonly Phase[], machine: object, version: string): Promise<void> {
+  const { figures, baselineP99Ms } = figuresOf(phases);
+  const svgPath = join(outDir, "bench-live.svg");
+  const date = new Date().toISOString().slice(0, 10);
+  await writeFile(
+    svgPath,
+    p99ChartSvg({
+      workload: workload?.seconds ?? [],
+      phases,
+      baselineP99Ms,
+      title: `pnpm bench live, ${date}: workload p99 per second (baseline median ${baselineP99Ms.toFixed(1)} ms), MariaDB ${version.split("-")[0]}`,
+    }),
+  );
+  const resultsPath = join(outDir, "bench-live.json");
+  await writeFile(
+    resultsPath,
+    `${JSON.stringify(
+      {
+        date,
+        options,
+        machine: { ...machine, mariadb: version },
+        settings: archiver?.settings,
+        figures,
+        ratios: goalRatios(new Map(figures.map((f) => [f.name, f]))),
+        baselineP99MedianMs: baselineP99Ms,
+        phases,
+        samples: { workload: workload?.seconds, lag: samplers?.lag, status: samplers?.status },
+        cleanedDays: archiver?.cleanedDays,
+      },
+      null,
+      1,
+    )}\n`,
+  );
+  console.log(`\nchart: ${svgPath}\nfigures and samples: ${resultsPath}`);
+}

@@ -1,0 +1,157 @@
+import type { CleanedDay } from "./archiver-runs";
+import type { LagSample, StatusSample } from "./server-samplers";
+import type { WorkloadSecond } from "./sysbench-workload";
+
+/** One stretch of the timeline: a tool at work, or the quiet baseline. */
+export interface Phase {
+  readonly name: string;
+  readonly tool: "none" | "archiver" | "pt-archiver";
+  readonly startMs: number;
+  readonly endMs: number;
+  /** Rows the tool copied or deleted (0 for the baseline). */
+  readonly rows: number;
+  /** Where the quiet gap after it ends: lag, purge debt and catch-up are read up to here. */
+  windowEndMs: number;
+}
+
+/** A replica within this of the primary counts as caught up (the heartbeat is written every 100 ms). */
+export const CAUGHT_UP_MS = 250;
+
+export interface PhaseFigures {
+  readonly name: string;
+  readonly rows: number;
+  readonly seconds: number;
+  readonly rowsPerSecond: number;
+  /** Median over the phase of sysbench's per-second p99. */
+  readonly p99MedianMs: number;
+  readonly worstSecondMs: number;
+  readonly worstSecondAtMs: number;
+  readonly tps: number;
+  /** Worst heartbeat lag from the phase's start to the end of its gap. */
+  readonly worstLagMs: number;
+  /** From the phase's end until the replica is within CAUGHT_UP_MS; undefined when it never was in the gap. */
+  readonly catchUpMs: number | undefined;
+  readonly worstHistory: number;
+  /** Highest checkpoint age during the phase, as a share of the redo log. */
+  readonly worstRedoPercent: number;
+  /** What the servers and the archiver showed around the worst second. */
+  readonly worstSecond: WorstSecond;
+}
+
+export interface WorstSecond {
+  readonly redoPercent: number;
+  readonly threadsRunning: number;
+  readonly rowLockWaits: number;
+  readonly historyLength: number;
+  /** Slowest answer to SHOW GLOBAL STATUS: a server that stalls everyone answers late too. */
+  readonly statusQueryMs: number;
+  readonly workloadQueue: number;
+  readonly longRunning: readonly string[];
+  /** Cleanup days of this phase logged within 3 s of it, with their longest chunk. */
+  readonly cleanedDays: readonly string[];
+}
+
+export interface Timeline {
+  readonly workload: readonly WorkloadSecond[];
+  readonly lag: readonly LagSample[];
+  readonly status: readonly StatusSample[];
+  readonly redoLogBytes: number;
+  readonly cleanedDays: readonly CleanedDay[];
+}
+
+export function phaseFigures(phase: Phase, timeline: Timeline): PhaseFigures {
+  // A report covers the second before it arrived; it belongs to the phase when that second overlaps it.
+  const seconds = timeline.workload.filter((s) => s.atMs > phase.startMs && s.atMs - 1000 < phase.endMs);
+  const worst = seconds.reduce<WorkloadSecond | undefined>(
+    (w, s) => (!w || s.p99Ms > w.p99Ms ? s : w),
+    undefined,
+  );
+  const inWindow = <T extends { atMs: number }>(list: readonly T[], from: number, to: number) =>
+    list.filter((s) => s.atMs >= from && s.atMs <= to);
+  const lag = inWindow(timeline.lag, phase.startMs, phase.windowEndMs);
+  const status = inWindow(timeline.status, phase.startMs, phase.endMs);
+  const redoPercent = (age: number) => (100 * age) / timeline.redoLogBytes;
+  const caughtUp = timeline.lag.find(
+    (s) =>
+      s.atMs >= phase.endMs &&
+      s.atMs <= phase.windowEndMs &&
+      s.lagMs !== undefined &&
+      s.lagMs <= CAUGHT_UP_MS,
+  );
+  const durationSeconds = (phase.endMs - phase.startMs) / 1000;
+  return {
+    name: phase.name,
+    rows: phase.rows,
+    seconds: durationSeconds,
+    rowsPerSecond: phase.rows / durationSeconds,
+    p99MedianMs: median(seconds.map((s) => s.p99Ms)),
+    worstSecondMs: worst?.p99Ms ?? Number.NaN,
+    worstSecondAtMs: worst?.atMs ?? Number.NaN,
+    tps: seconds.reduce((sum, s) => sum + s.tps, 0) / Math.max(1, seconds.length),
+    worstLagMs: Math.max(0, ...lag.map((s) => s.lagMs ?? Number.POSITIVE_INFINITY)),
+    catchUpMs: caughtUp ? Math.max(0, caughtUp.atMs - phase.endMs) : undefined,
+    worstHistory: Math.max(
+      0,
+      ...inWindow(timeline.status, phase.startMs, phase.windowEndMs).map((s) => s.historyLength),
+    ),
+    worstRedoPercent: Math.max(0, ...status.map((s) => redoPercent(s.checkpointAge))),
+    worstSecond: aroundWorstSecond(worst, phase, timeline, redoPercent),
+  };
+}
+
+/** The status samples from two seconds before the worst second's report to half a second after it. */
+function aroundWorstSecond(
+  worst: WorkloadSecond | undefined,
+  phase: Phase,
+  timeline: Timeline,
+  redoPercent: (age: number) => number,
+): WorstSecond {
+  const at = worst?.atMs ?? Number.NaN;
+  const near = timeline.status.filter((s) => s.atMs >= at - 2000 && s.atMs <= at + 500);
+  const max = (pick: (s: StatusSample) => number) => Math.max(0, ...near.map(pick));
+  return {
+    redoPercent: redoPercent(max((s) => s.checkpointAge)),
+    threadsRunning: max((s) => s.threadsRunning),
+    rowLockWaits: max((s) => s.rowLockWaits),
+    historyLength: max((s) => s.historyLength),
+    statusQueryMs: max((s) => s.queryMs),
+    workloadQueue: worst?.queueLength ?? 0,
+    longRunning: [...new Set(near.flatMap((s) => s.longRunning))].slice(0, 8),
+    cleanedDays: timeline.cleanedDays
+      .filter((d) => Math.abs(d.atMs - at) <= 3000 && d.atMs >= phase.startMs && d.atMs <= phase.endMs + 1000)
+      .map(
+        (d) => `${d.day}: ${d.durationMs} ms, longest chunk ${d.longestChunkMs} ms, waited ${d.waitedMs} ms`,
+      ),
+  };
+}
+
+export interface GoalRatios {
+  readonly cleanupRate: number;
+  readonly cleanupP99: number;
+  readonly copyRate: number;
+  readonly copyP99: number;
+}
+
+/** The goal's two pairs: the archiver against pt-archiver, same run, same workload. */
+export function goalRatios(figures: ReadonlyMap<string, PhaseFigures>): GoalRatios {
+  const ratio = (a: string, b: string, pick: (f: PhaseFigures) => number) => {
+    const top = figures.get(a);
+    const bottom = figures.get(b);
+    return top && bottom ? pick(top) / pick(bottom) : Number.NaN;
+  };
+  return {
+    cleanupRate: ratio("archiver cleanup", "pt-archiver purge", (f) => f.rowsPerSecond),
+    cleanupP99: ratio("archiver cleanup", "pt-archiver purge", (f) => f.p99MedianMs),
+    copyRate: ratio("archiver copy", "pt-archiver copy", (f) => f.rowsPerSecond),
+    copyP99: ratio("archiver copy", "pt-archiver copy", (f) => f.p99MedianMs),
+  };
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}

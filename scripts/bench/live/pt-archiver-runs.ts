@@ -1,0 +1,68 @@
+import { runChecked } from "./child-processes";
+import { BENCH_USER, type PrivateMariaDb } from "./private-mariadb";
+
+/** What a tool did in its phase: the rows it moved and the command that did it. */
+export interface ToolRun {
+  readonly rows: number;
+  readonly seconds: number;
+  readonly detail: string;
+}
+
+/**
+ * The peer, invoked as the issue measured it: 1,000 rows a statement, one
+ * commit per statement. pt-archiver keeps the row with the highest key (its
+ * --safe-auto-increment default), so it moves one row fewer than the table
+ * holds; its own --statistics count is what the rate is computed from.
+ */
+function ptArgs(server: PrivateMariaDb, database: string, table: string, where: string): string[] {
+  return [
+    "--source",
+    // A=utf8mb4: the table's character set; pt-archiver refuses a connection in another.
+    `h=127.0.0.1,P=${server.port},u=${BENCH_USER},D=${database},t=${table},A=utf8mb4`,
+    "--where",
+    where,
+    "--limit",
+    "1000",
+    "--commit-each",
+    "--statistics",
+  ];
+}
+
+/** `pt-archiver --no-delete --file`: reads every row into a file, deletes nothing. */
+export async function ptArchiverCopy(
+  server: PrivateMariaDb,
+  target: { database: string; table: string; where: string; file: string },
+): Promise<ToolRun> {
+  const args = [
+    ...ptArgs(server, target.database, target.table, target.where),
+    "--no-delete",
+    "--file",
+    target.file,
+  ];
+  const result = await runChecked("pt-archiver --no-delete --file", "pt-archiver", args);
+  return {
+    rows: statistic(result.stdout, "SELECT"),
+    seconds: result.seconds,
+    detail: `pt-archiver ${args.join(" ")}`,
+  };
+}
+
+/** `pt-archiver --purge --bulk-delete`: deletes every row, 1,000 to a DELETE. */
+export async function ptArchiverPurge(
+  server: PrivateMariaDb,
+  target: { database: string; table: string; where: string },
+): Promise<ToolRun> {
+  const args = [...ptArgs(server, target.database, target.table, target.where), "--purge", "--bulk-delete"];
+  const result = await runChecked("pt-archiver --purge", "pt-archiver", args);
+  return {
+    rows: statistic(result.stdout, "DELETE"),
+    seconds: result.seconds,
+    detail: `pt-archiver ${args.join(" ")}`,
+  };
+}
+
+function statistic(output: string, action: string): number {
+  const match = new RegExp(`^${action} (\\d+)$`, "m").exec(output);
+  if (!match) throw new Error(`pt-archiver printed no ${action} count:\n${output.slice(-1000)}`);
+  return Number(match[1]);
+}
