@@ -12,6 +12,8 @@ export interface CliLoggerOptions {
   readonly text: boolean;
   /** Writes one whole line (the screen, so it never lands inside a progress bar). */
   readonly print: (channel: Channel, line: string) => void;
+  /** What holds the work back now, for the progress line; undefined once nothing does. */
+  readonly status?: (text: string | undefined) => void;
 }
 
 /**
@@ -27,6 +29,9 @@ export function createCliLogger(options: CliLoggerOptions): Logger {
   const log =
     (level: Level) =>
     (message: string, fields: LogFields = {}): void => {
+      if (message === "cleanup waiting for load to fall")
+        options.status?.(`waiting: ${String(fields.reason)}`);
+      if (message === "cleanup resumes after waiting") options.status?.(undefined);
       if (RANK[level] < min || reportedByCli(message, fields)) return;
       if (!options.text) {
         json[level](message, fields);

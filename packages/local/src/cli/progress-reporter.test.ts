@@ -172,3 +172,42 @@ describe("on a terminal", () => {
     expect(terminal.writes).toEqual([]);
   });
 });
+
+describe("pacing on the progress line", () => {
+  it("shows what holds the work back in place of the last task while it does, and an ETA once a task is done", () => {
+    const terminal = fakeTerminal({}, 160);
+    const screen = createScreen(terminal.io);
+    const logger = createCliLogger({ level: "info", text: true, print: screen.print, status: screen.status });
+    const reporter = screen.progress(3);
+    reporter.update(progress(1, 2));
+
+    logger.warn("cleanup waiting for load to fall", {
+      table: "orders",
+      day: "2024-01-02",
+      reason: "replica 10.0.0.2:3306 lags 4 s (limit 1 s)",
+      waitedMs: 0,
+    });
+    expect(terminal.lines().at(-1)).toMatch(
+      / \| eta \d+ s \| waiting: replica 10\.0\.0\.2:3306 lags 4 s \(limit 1 s\)$/,
+    );
+    logger.info("cleanup resumes after waiting", { table: "orders", day: "2024-01-02", waitedMs: 1000 });
+    reporter.update(progress(2, 1));
+    reporter.stop();
+    expect(terminal.lines().filter(Boolean).at(-1)).toMatch(/ \| eta \d+ s \| clean orders 2024-01-02$/);
+  });
+
+  it("adds the reason to the plain progress line too", () => {
+    const lines: string[] = [];
+    const stdout = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk).trim());
+        done();
+      },
+    });
+    const screen = createScreen({ env: {}, stdin: Readable.from([]), stdout, stderr: new PassThrough() });
+    const reporter = screen.progress(3);
+    screen.status("waiting: Threads_running is 90 (limit 40)");
+    reporter.update(progress(1, 2));
+    expect(lines.at(-1)).toMatch(/rows\/s, eta \d+ s, waiting: Threads_running is 90 \(limit 40\)$/);
+  });
+});

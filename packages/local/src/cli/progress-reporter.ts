@@ -23,6 +23,11 @@ export interface ProgressReporter {
 export interface Screen {
   /** Prints one whole line to stdout or stderr. */
   print(channel: Channel, line: string): void;
+  /**
+   * What holds the work back now (`waiting: replica 10.0.0.2:3306 lags 4 s (limit 1 s)`), shown with the
+   * progress until it is cleared with undefined.
+   */
+  status(text: string | undefined): void;
   /** Shows the queue's progress until `stop()`: a bar on a terminal, otherwise a line every few seconds. */
   progress(total: number): ProgressReporter;
 }
@@ -61,18 +66,23 @@ function terminalScreen(io: CliIo): Screen {
     bar = "";
     redraw?.();
   };
+  let status: string | undefined;
   return {
     print,
+    status(text) {
+      status = text;
+      redraw?.();
+    },
     progress(total) {
       const started = performance.now();
-      let state = { total, finished: 0, rows: "0 rows", rate: 0, last: "" };
+      let state = { total, finished: 0, rows: "0 rows", rate: 0, eta: "", last: "" };
       let drawnAt = Number.NEGATIVE_INFINITY;
       let stopped = false;
       const draw = () => {
         // An empty queue has no bar (a dry run's --wait): it appears with the first task.
         if (bar === undefined && state.total === 0 && state.finished === 0) return;
         // A pseudo-terminal may report 0 columns: take the usual 80.
-        const text = barText(state, io.stdout.columns || 80);
+        const text = barText({ ...state, status }, io.stdout.columns || 80);
         // Written again only when it changed (or a printed line cleared it).
         if (text !== bar) io.stdout.write(bar === "" ? text : `${CLEAR_LINE}${text}`);
         bar = text;
@@ -89,6 +99,7 @@ function terminalScreen(io: CliIo): Screen {
             finished,
             rows: rowsText(p, outcomes),
             rate: rate(p.rows, started),
+            eta: eta(finished, p.remaining, started),
             last: p.last ? `${p.last.kind} ${p.last.table} ${p.last.day}` : "",
           };
           if (performance.now() - drawnAt >= REDRAW_MS || p.remaining === 0) draw();
@@ -110,8 +121,12 @@ function terminalScreen(io: CliIo): Screen {
 function plainScreen(io: CliIo): Screen {
   const print = (channel: Channel, line: string) =>
     (channel === "out" ? io.stdout : io.stderr).write(`${line}\n`);
+  let status: string | undefined;
   return {
     print,
+    status(text) {
+      status = text;
+    },
     progress() {
       const started = performance.now();
       let lastLine = Number.NEGATIVE_INFINITY;
@@ -126,7 +141,8 @@ function plainScreen(io: CliIo): Screen {
           lastCounts = counts;
           print(
             "out",
-            `progress: ${p.done} done, ${p.failed} failed, ${p.remaining} left, ${rowsText(p, outcomes)}, ${number(rate(p.rows, started))} rows/s`,
+            `progress: ${p.done} done, ${p.failed} failed, ${p.remaining} left, ${rowsText(p, outcomes)}, ` +
+              `${number(rate(p.rows, started))} rows/s${suffix(eta(p.done + p.failed, p.remaining, started))}${suffix(status)}`,
           );
         },
         printError: (line) => print("err", line),
@@ -136,9 +152,20 @@ function plainScreen(io: CliIo): Screen {
   };
 }
 
-/** ` jobs-migration [=====-----] 3/6 tasks | 1,500 rows copied | 3,000 rows/s | copy orders 2024-01-03`, cut to the terminal's width. */
+/**
+ * ` jobs-migration [=====-----] 3/6 tasks | 1,500 rows copied | 3,000 rows/s | eta 12 s | copy orders 2024-01-03`,
+ * with what holds the work back in place of the last task while something does, cut to the terminal's width.
+ */
 function barText(
-  state: { total: number; finished: number; rows: string; rate: number; last: string },
+  state: {
+    total: number;
+    finished: number;
+    rows: string;
+    rate: number;
+    eta: string;
+    last: string;
+    status: string | undefined;
+  },
   columns: number,
 ): string {
   const width = columns >= 100 ? 20 : 10;
@@ -148,7 +175,8 @@ function barText(
     ` jobs-migration [${"=".repeat(filled)}${"-".repeat(width - filled)}] ${state.finished}/${state.total} tasks`,
     state.rows,
     `${number(state.rate)} rows/s`,
-    ...(state.last ? [state.last] : []),
+    ...(state.eta ? [state.eta] : []),
+    ...(state.status ? [state.status] : state.last ? [state.last] : []),
   ];
   // One character short of the width: a full line would wrap, and the next redraw would start a line too low.
   return [...parts.join(" | ")].slice(0, Math.max(1, columns - 1)).join("");
@@ -163,6 +191,17 @@ export function rowsText(p: WorkerProgress, outcomes?: WorkerOutcomes): string {
   if (deleted > 0) return `${count(deleted, "row")} deleted`;
   if (copied > 0) return `${count(copied, "row")} copied`;
   return count(p.rows, "row");
+}
+
+/** `eta 2 min 10 s` at the pace of the tasks finished so far, or "" before the first one. */
+export function eta(finished: number, remaining: number, started: number): string {
+  if (finished === 0 || remaining === 0) return "";
+  const seconds = Math.round((((performance.now() - started) / finished) * remaining) / 1000);
+  return `eta ${seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds} s`}`;
+}
+
+function suffix(text: string | undefined): string {
+  return text ? `, ${text}` : "";
 }
 
 function rate(rows: number, started: number): number {

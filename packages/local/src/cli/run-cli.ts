@@ -135,6 +135,7 @@ async function runAction(action: Action, io: CliIo): Promise<number> {
       level: config.logLevel,
       text: io.stdout.isTTY === true,
       print: screen.print,
+      status: screen.status,
     });
     const opening =
       <T extends { close(): Promise<void> }>(open: () => Promise<T>) =>
