@@ -2,7 +2,7 @@ import type { ChunkTarget, DeleteSideEffects, ReferenceCount, ReferencingKey } f
 import { chunkOrder } from "./chunk-queries";
 import type { MysqlPool } from "./create-mysql-pool";
 import { dayCondition, type SqlCondition } from "./day-range";
-import { fromDictionaryId, fromDictionaryName } from "./innodb-names";
+import { constraintOfId, fromDictionaryName } from "./innodb-names";
 import { mapMysqlError } from "./map-mysql-error";
 import { grantStatement, isAccessDenied, privilegeRefusal, qualifiedName } from "./privilege-refusal";
 import { quoteIdentifier } from "./quote-identifier";
@@ -70,11 +70,12 @@ function groupKeys(rows: readonly unknown[][], table: string, facts: ServerFacts
     facts.lowerCaseNames ? a.toLowerCase() === b.toLowerCase() : a === b;
   const keys = new Map<string, ReferencingKey & { childColumns: string[]; parentColumns: string[] }>();
   for (const [id, childName, type, column, referenced] of rows) {
-    let key = keys.get(String(id));
+    const keyOf = `${String(childName)}\n${String(id)}`;
+    let key = keys.get(keyOf);
     if (!key) {
       const child = fromDictionaryName(String(childName));
       key = {
-        constraint: fromDictionaryId(String(id)).name,
+        constraint: constraintOfId(String(id), String(childName)),
         childSchema: child.database,
         childTable: child.name,
         childColumns: [],
@@ -82,7 +83,7 @@ function groupKeys(rows: readonly unknown[][], table: string, facts: ServerFacts
         onDelete: onDeleteRule(Number(type)),
         selfReferencing: same(child.database, facts.database) && same(child.name, table),
       };
-      keys.set(String(id), key);
+      keys.set(keyOf, key);
     }
     key.childColumns.push(String(column));
     key.parentColumns.push(String(referenced));

@@ -3,13 +3,22 @@
 // as `@` and four hex digits of its code (`my-table` is `my@002dtable`). Some
 // letters beyond ASCII have shorter codes of their own; names with those are
 // refused rather than guessed, so no foreign key goes unseen by a wrong match.
+// A name is also matched as written, in case a server lists it unencoded.
 
 const PLAIN = /^[0-9A-Za-z_]$/;
 
-/** The dictionary's name of `database`.`table`, or undefined for a name this module cannot encode. */
-export function dictionaryName(database: string, table: string, lowerCase: boolean): string | undefined {
-  const parts = [database, table].map((part) => encodePart(lowerCase ? part.toLowerCase() : part));
-  return parts.every((part) => part !== undefined) ? parts.join("/") : undefined;
+/**
+ * The names `database`.`table` may have in the dictionary: encoded, and as
+ * written when that differs; undefined for a name this module cannot encode.
+ */
+export function dictionaryNames(database: string, table: string, lowerCase: boolean): string[] | undefined {
+  const [db, name] = [database, table].map((part) => (lowerCase ? part.toLowerCase() : part)) as [
+    string,
+    string,
+  ];
+  const encoded = [db, name].map(encodePart);
+  if (encoded.some((part) => part === undefined)) return undefined;
+  return [...new Set([encoded.join("/"), `${db}/${name}`])];
 }
 
 function encodePart(part: string): string | undefined {
@@ -29,10 +38,15 @@ export function fromDictionaryName(name: string): { readonly database: string; r
   return { database: decodePart(database), name: decodePart(table) };
 }
 
-/** A foreign key's dictionary id (`db/constraint`): the database is encoded, the constraint's name is not. */
-export function fromDictionaryId(id: string): { readonly database: string; readonly name: string } {
-  const [database, constraint] = split(id);
-  return { database: decodePart(database), name: constraint };
+/**
+ * The constraint name in a foreign key's dictionary id: `db/constraint` (the
+ * database encoded, the constraint not), or, from MariaDB 12.1 on, where
+ * constraint names are unique per table only, the bare constraint name.
+ * `childName` is the key's FOR_NAME, whose database part tells the two apart.
+ */
+export function constraintOfId(id: string, childName: string): string {
+  const [database] = split(childName);
+  return id.startsWith(`${database}/`) ? id.slice(database.length + 1) : id;
 }
 
 function split(name: string): [string, string] {

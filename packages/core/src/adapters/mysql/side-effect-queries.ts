@@ -1,5 +1,5 @@
 import { VerificationError } from "../../errors";
-import { dictionaryName } from "./innodb-names";
+import { dictionaryNames } from "./innodb-names";
 import type { ServerFacts } from "./server-facts";
 
 // Where a cleanup reads what a delete would do besides removing rows. Every
@@ -22,15 +22,17 @@ function dictionary(facts: ServerFacts): { readonly keys: string; readonly colum
     : { keys: "information_schema.INNODB_FOREIGN", columns: "information_schema.INNODB_FOREIGN_COLS" };
 }
 
-/** The condition on a dictionary row `f` whose referenced table is the cleaned one; binds its dictionary name. */
-function referencesTable(facts: ServerFacts): string {
-  return facts.lowerCaseNames ? "LOWER(f.REF_NAME) = ?" : "f.REF_NAME = BINARY ?";
+/** The condition on a dictionary row `f` whose referenced table is the cleaned one, and its values. */
+function referencesTable(facts: ServerFacts, table: string): { sql: string; values: string[] } {
+  const names = dictionaryNamesOf(facts, table);
+  const one = facts.lowerCaseNames ? "LOWER(f.REF_NAME) = ?" : "f.REF_NAME = BINARY ?";
+  return { sql: `(${names.map(() => one).join(" OR ")})`, values: names };
 }
 
-/** The table's name in InnoDB's dictionary; a name it spells in a way not read here refuses the cleanup. */
-export function dictionaryNameOf(facts: ServerFacts, table: string): string {
-  const name = dictionaryName(facts.database, table, facts.lowerCaseNames);
-  if (name !== undefined) return name;
+/** The table's names in InnoDB's dictionary; a name it spells in a way not read here refuses the cleanup. */
+function dictionaryNamesOf(facts: ServerFacts, table: string): string[] {
+  const names = dictionaryNames(facts.database, table, facts.lowerCaseNames);
+  if (names !== undefined) return names;
   throw new VerificationError(
     `cleanup of "${table}" refused: the name of the table or its database has characters beyond ASCII, ` +
       "which InnoDB's dictionary spells in a way the archiver does not read, so the foreign keys that " +
@@ -42,30 +44,33 @@ export function dictionaryNameOf(facts: ServerFacts, table: string): string {
 /** Each referencing key's column pairs: id, child table, type bits, child column, parent column. */
 export function referencingKeysQuery(facts: ServerFacts, table: string): { sql: string; values: unknown[] } {
   const { keys, columns } = dictionary(facts);
+  const references = referencesTable(facts, table);
   return {
     sql:
       `SELECT f.ID, f.FOR_NAME, f.TYPE, c.FOR_COL_NAME, c.REF_COL_NAME FROM ${keys} f ` +
-      `JOIN ${columns} c ON c.ID = f.ID WHERE ${referencesTable(facts)} ORDER BY f.ID, c.POS`,
-    values: [dictionaryNameOf(facts, table)],
+      `JOIN ${columns} c ON c.ID = f.ID WHERE ${references.sql} ORDER BY f.FOR_NAME, f.ID, c.POS`,
+    values: references.values,
   };
 }
 
 /**
- * One statement for every chunk: `k` rows (ids of referencing keys), `t`
- * rows (DELETE trigger names) and one `p` row (how many of the account's
- * grants give it TRIGGER on the table: 0 means the trigger list proves nothing).
+ * One statement for every chunk, rows of [kind, name, id]: `k` rows (each
+ * referencing key's child table and id), `t` rows (DELETE trigger names) and
+ * one `p` row (how many of the account's grants give it TRIGGER on the table:
+ * 0 means the trigger list proves nothing).
  */
 export function sideEffectIdsQuery(facts: ServerFacts, table: string): { sql: string; values: unknown[] } {
   const { keys } = dictionary(facts);
+  const references = referencesTable(facts, table);
   return {
     sql:
-      `SELECT 'k', f.ID FROM ${keys} f WHERE ${referencesTable(facts)} ` +
-      `UNION ALL ${DELETE_TRIGGERS_SQL} UNION ALL SELECT 'p', COUNT(*) FROM (${TRIGGER_GRANTS_SQL}) g`,
-    values: [dictionaryNameOf(facts, table), table, ...triggerGrantValues(facts, table)],
+      `SELECT 'k', f.FOR_NAME, f.ID FROM ${keys} f WHERE ${references.sql} ` +
+      `UNION ALL ${DELETE_TRIGGERS_SQL} UNION ALL SELECT 'p', COUNT(*), '' FROM (${TRIGGER_GRANTS_SQL}) g`,
+    values: [...references.values, table, ...triggerGrantValues(facts, table)],
   };
 }
 
-const DELETE_TRIGGERS_SQL = `SELECT 't', TRIGGER_NAME FROM information_schema.TRIGGERS
+const DELETE_TRIGGERS_SQL = `SELECT 't', TRIGGER_NAME, '' FROM information_schema.TRIGGERS
   WHERE EVENT_OBJECT_SCHEMA = DATABASE() AND EVENT_OBJECT_TABLE = ? AND EVENT_MANIPULATION = 'DELETE'`;
 
 /**
@@ -90,7 +95,7 @@ export function triggerGrantsQuery(facts: ServerFacts, table: string): { sql: st
   return { sql: `SELECT COUNT(*) FROM (${TRIGGER_GRANTS_SQL}) g`, values: triggerGrantValues(facts, table) };
 }
 
-/** The table's DELETE trigger names. */
+/** The table's DELETE trigger names (second column). */
 export function deleteTriggersQuery(table: string): { sql: string; values: unknown[] } {
   return { sql: DELETE_TRIGGERS_SQL, values: [table] };
 }

@@ -1,10 +1,10 @@
 import type { DeleteSideEffects, ReferencingKey } from "../../ports/day-deleter";
 import { requireTriggerGrant, sideEffectError } from "./delete-side-effects";
-import { fromDictionaryId } from "./innodb-names";
+import { constraintOfId, fromDictionaryName } from "./innodb-names";
 import type { Queryable, ServerFacts } from "./server-facts";
 import { sideEffectIdsQuery } from "./side-effect-queries";
 
-/** The ids of a table's referencing foreign keys (`database/constraint`, lower case) and its DELETE triggers. */
+/** The ids of a table's referencing foreign keys (`database/table/constraint`, lower case) and its DELETE triggers. */
 export interface SideEffectIds {
   readonly keys: readonly string[];
   readonly triggers: readonly string[];
@@ -36,12 +36,14 @@ export function createSideEffectWatch(facts: () => Promise<ServerFacts>) {
     const keys: string[] = [];
     const triggers: string[] = [];
     let grants = 0;
-    for (const [kind, id] of rows) {
+    for (const [kind, name, id] of rows) {
       if (kind === "k") {
-        const key = fromDictionaryId(String(id));
-        keys.push(`${key.database}/${key.name}`.toLowerCase());
-      } else if (kind === "t") triggers.push(String(id));
-      else grants = Number(id);
+        const child = fromDictionaryName(String(name));
+        keys.push(
+          `${child.database}/${child.name}/${constraintOfId(String(id), String(name))}`.toLowerCase(),
+        );
+      } else if (kind === "t") triggers.push(String(name));
+      else grants = Number(name);
     }
     requireTriggerGrant(server, table, grants);
     return { keys, triggers };
@@ -73,16 +75,16 @@ export function describes(effects: DeleteSideEffects, ids: SideEffectIds): boole
 }
 
 function keyId(key: ReferencingKey): string {
-  return `${key.childSchema}/${key.constraint}`.toLowerCase();
+  return `${key.childSchema}/${key.childTable}/${key.constraint}`.toLowerCase();
 }
 
 /** A key known only by its id: enough to name it in the refusal. */
 function unknownKey(id: string): ReferencingKey {
-  const [schema = "", constraint = id] = id.split("/");
+  const [schema = "", table = "", ...constraint] = id.split("/");
   return {
-    constraint,
+    constraint: constraint.join("/"),
     childSchema: schema,
-    childTable: "a table",
+    childTable: table,
     childColumns: [],
     parentColumns: [],
     onDelete: "unknown",
