@@ -47,7 +47,7 @@ export interface WorstSecond {
   readonly statusQueryMs: number;
   readonly workloadQueue: number;
   readonly longRunning: readonly string[];
-  /** Cleanup days of this phase logged within 3 s of it, with their longest chunk. */
+  /** Cleanup days of this phase logged near it, longest chunk first. */
   readonly cleanedDays: readonly string[];
 }
 
@@ -117,8 +117,11 @@ function aroundWorstSecond(
     statusQueryMs: max((s) => s.queryMs),
     workloadQueue: worst?.queueLength ?? 0,
     longRunning: [...new Set(near.flatMap((s) => s.longRunning))].slice(0, 8),
+    // The three days with the longest chunks logged within 1.5 s of it: a long chunk holds its locks and redo.
     cleanedDays: timeline.cleanedDays
-      .filter((d) => Math.abs(d.atMs - at) <= 3000 && d.atMs >= phase.startMs && d.atMs <= phase.endMs + 1000)
+      .filter((d) => Math.abs(d.atMs - at) <= 1500 && d.atMs >= phase.startMs && d.atMs <= phase.endMs + 1000)
+      .sort((a, b) => b.longestChunkMs - a.longestChunkMs)
+      .slice(0, 3)
       .map(
         (d) => `${d.day}: ${d.durationMs} ms, longest chunk ${d.longestChunkMs} ms, waited ${d.waitedMs} ms`,
       ),
