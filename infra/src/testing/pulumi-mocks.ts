@@ -5,6 +5,11 @@ export interface RegisteredResource {
   readonly type: string;
   readonly name: string;
   readonly custom: boolean;
+  /**
+   * The names of the resources the engine must finish before this one: those its inputs come
+   * from and those of `dependsOn` (a component stands for its children).
+   */
+  readonly dependencies: readonly string[];
   // biome-ignore lint/suspicious/noExplicitAny: resource inputs are untyped JSON from the engine protocol.
   readonly inputs: Record<string, any>;
 }
@@ -33,6 +38,7 @@ export const MOCK_PROJECT_NUMBER = "123456789012";
  */
 export async function runWithMocks(program: () => unknown, options: MockRunOptions): Promise<MockRun> {
   const resources: RegisteredResource[] = [];
+  const dependencies = new Map<string, string[]>();
   await pulumi.runtime.setMocks(
     {
       newResource(args) {
@@ -40,6 +46,7 @@ export async function runWithMocks(program: () => unknown, options: MockRunOptio
           type: args.type,
           name: args.name,
           custom: args.custom ?? true,
+          dependencies: dependencies.get(args.name) ?? [],
           inputs: args.inputs,
         });
         const computed = computedState(args.type, args.name, args.inputs);
@@ -54,10 +61,34 @@ export async function runWithMocks(program: () => unknown, options: MockRunOptio
     options.stack ?? "dev",
     false,
   );
+  recordDependencies(dependencies);
   pulumi.runtime.setAllConfig({ ...options.config }, [...(options.secretKeys ?? [])]);
   const outputs = (await pulumi.runtime.runInPulumiStack(async () => program())) as Record<string, unknown>;
   await waitForRegistrations();
   return { resources, outputs };
+}
+
+/**
+ * The mocks' newResource is not told what a resource depends on, but the engine is: the request
+ * the SDK sends the (mock) monitor lists it. Records it by resource name, before newResource runs.
+ */
+function recordDependencies(into: Map<string, string[]>): void {
+  interface RegisterRequest {
+    getName(): string;
+    getDependenciesList(): string[];
+  }
+  const monitor = pulumi.runtime.getMonitor() as unknown as {
+    registerResource(req: RegisterRequest, callback: unknown): unknown;
+  };
+  const register = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (req, callback) => {
+    // A URN ends in `::<name>`.
+    into.set(
+      req.getName(),
+      req.getDependenciesList().map((urn) => urn.slice(urn.lastIndexOf("::") + 2)),
+    );
+    return register(req, callback);
+  };
 }
 
 /** Registrations whose inputs wait on other outputs finish after the stack's outputs resolve. */
