@@ -99,9 +99,20 @@ export const envSchema = z.object({
   /** Cleanup tasks one local worker runs at once (copies use WORKER_CONCURRENCY). */
   CLEANUP_CONCURRENCY: intFrom(1, 64, 2),
   CLEANUP_PAUSE_MS: intFrom(0, 60_000, 0),
-  CLEANUP_MAX_REPLICA_LAG_SECONDS: intFrom(0, 86_400, 0),
+  /** Whole seconds with the replicas' status; fractions (0.5) need CLEANUP_REPLICA_HEARTBEAT_TABLE. */
+  CLEANUP_MAX_REPLICA_LAG_SECONDS: z.coerce.number().min(0).max(86_400).default(0),
   CLEANUP_REPLICA_URLS: z.string().optional(),
+  /**
+   * `database.table` of a pt-heartbeat table (`pt-heartbeat --update --utc` on the primary): each
+   * replica's lag is then the age of its newest `ts`, in fractional seconds, instead of its status.
+   */
+  CLEANUP_REPLICA_HEARTBEAT_TABLE: z
+    .string()
+    .regex(/^[A-Za-z0-9_$]+\.[A-Za-z0-9_$]+$/, "database.table, such as percona.heartbeat")
+    .optional(),
   CLEANUP_MAX_THREADS_RUNNING: intFrom(0, 100_000, 0),
+  /** Wait while InnoDB's history list (undo not yet purged) is longer than this; 0 turns it off. */
+  CLEANUP_MAX_HISTORY_LENGTH: intFrom(0, 1_000_000_000, 0),
   /** Wait while InnoDB's checkpoint age fills more than this share of the redo log; 0 turns it off. */
   CLEANUP_MAX_REDO_PERCENT: intFrom(0, 95, 0),
   /** Longest a cleanup task waits for lag or load to fall before it gives up and is retried later. */

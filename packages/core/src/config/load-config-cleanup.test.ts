@@ -9,8 +9,10 @@ describe("loadConfig: cleanup", () => {
       pauseMs: 0,
       maxReplicaLagSeconds: 0,
       replicaUrls: [],
+      replicaHeartbeatTable: undefined,
       maxThreadsRunning: 0,
       maxRedoPercent: 0,
+      maxHistoryLength: 0,
       maxWaitMs: 120_000,
     });
   });
@@ -24,6 +26,8 @@ describe("loadConfig: cleanup", () => {
       CLEANUP_REPLICA_URLS: " mysql://u:p@replica-1:3306 , mysql://replica-2 ,",
       CLEANUP_MAX_THREADS_RUNNING: "40",
       CLEANUP_MAX_REDO_PERCENT: "60",
+      CLEANUP_MAX_HISTORY_LENGTH: "200000",
+      CLEANUP_REPLICA_HEARTBEAT_TABLE: "percona.heartbeat",
       CLEANUP_MAX_WAIT_SECONDS: "30",
     }).cleanup;
     expect(cleanup).toEqual({
@@ -32,8 +36,10 @@ describe("loadConfig: cleanup", () => {
       pauseMs: 50,
       maxReplicaLagSeconds: 5,
       replicaUrls: ["mysql://u:p@replica-1:3306", "mysql://replica-2"],
+      replicaHeartbeatTable: "percona.heartbeat",
       maxThreadsRunning: 40,
       maxRedoPercent: 60,
+      maxHistoryLength: 200_000,
       maxWaitMs: 30_000,
     });
   });
@@ -52,8 +58,24 @@ describe("loadConfig: cleanup", () => {
     expect(message).not.toContain("secret");
   });
 
+  it("takes a fractional lag limit only with a heartbeat table, whose name must be database.table", () => {
+    const replicas = { CLEANUP_REPLICA_URLS: "mysql://replica-1", CLEANUP_MAX_REPLICA_LAG_SECONDS: "0.5" };
+    expect(() => loadConfig(replicas)).toThrow(
+      /CLEANUP_MAX_REPLICA_LAG_SECONDS: a fraction of a second needs CLEANUP_REPLICA_HEARTBEAT_TABLE/,
+    );
+    expect(
+      loadConfig({ ...replicas, CLEANUP_REPLICA_HEARTBEAT_TABLE: "percona.heartbeat" }).cleanup,
+    ).toMatchObject({ maxReplicaLagSeconds: 0.5, replicaHeartbeatTable: "percona.heartbeat" });
+    for (const table of ["heartbeat", "percona.heart beat", "a.b.c", "x;DROP"]) {
+      expect(() => loadConfig({ ...replicas, CLEANUP_REPLICA_HEARTBEAT_TABLE: table })).toThrow(
+        /CLEANUP_REPLICA_HEARTBEAT_TABLE/,
+      );
+    }
+  });
+
   it("rejects a chunk size of 0", () => {
     expect(() => loadConfig({ CLEANUP_CHUNK_ROWS: "0" })).toThrow(/CLEANUP_CHUNK_ROWS/);
     expect(() => loadConfig({ CLEANUP_MAX_REDO_PERCENT: "99" })).toThrow(/CLEANUP_MAX_REDO_PERCENT/);
+    expect(() => loadConfig({ CLEANUP_MAX_HISTORY_LENGTH: "-1" })).toThrow(/CLEANUP_MAX_HISTORY_LENGTH/);
   });
 });

@@ -101,9 +101,17 @@ function cleanupProblems(env: Readonly<Record<string, string | undefined>>): str
       (url) =>
         `CLEANUP_REPLICA_URLS: "${url.replace(/\/\/[^@/]*@/, "//***@")}" is not a mysql://host[:port] URL`,
     );
-  if (Number(env.CLEANUP_MAX_REPLICA_LAG_SECONDS ?? 0) > 0 && urls.length === 0) {
+  const lagLimit = Number(env.CLEANUP_MAX_REPLICA_LAG_SECONDS ?? 0);
+  if (lagLimit > 0 && urls.length === 0) {
     problems.push(
       "CLEANUP_MAX_REPLICA_LAG_SECONDS: set, but CLEANUP_REPLICA_URLS names no replica to measure",
+    );
+  }
+  // Seconds_Behind_Master counts whole seconds: a limit of 0.5 there would read as "no lag at all".
+  if (!Number.isInteger(lagLimit) && Number.isFinite(lagLimit) && !env.CLEANUP_REPLICA_HEARTBEAT_TABLE) {
+    problems.push(
+      "CLEANUP_MAX_REPLICA_LAG_SECONDS: a fraction of a second needs CLEANUP_REPLICA_HEARTBEAT_TABLE " +
+        "(replica status reports whole seconds)",
     );
   }
   return problems;
@@ -180,6 +188,11 @@ function toConfig(env: Env) {
       maxReplicaLagSeconds: env.CLEANUP_MAX_REPLICA_LAG_SECONDS,
       /** Replicas to watch (CLEANUP_REPLICA_URLS, comma-separated mysql:// URLs). */
       replicaUrls: splitList(env.CLEANUP_REPLICA_URLS),
+      /**
+       * `database.table` of a pt-heartbeat table (CLEANUP_REPLICA_HEARTBEAT_TABLE): replicas report
+       * the age of its newest `ts` as their lag instead of their status; undefined reads the status.
+       */
+      replicaHeartbeatTable: env.CLEANUP_REPLICA_HEARTBEAT_TABLE,
       /** Wait while the primary's Threads_running is above this (CLEANUP_MAX_THREADS_RUNNING); 0 turns it off. */
       maxThreadsRunning: env.CLEANUP_MAX_THREADS_RUNNING,
       /**
@@ -187,6 +200,11 @@ function toConfig(env: Env) {
        * log (CLEANUP_MAX_REDO_PERCENT); 0, the default, turns it off.
        */
       maxRedoPercent: env.CLEANUP_MAX_REDO_PERCENT,
+      /**
+       * Wait while InnoDB's history list length (undo not yet purged) is above this
+       * (CLEANUP_MAX_HISTORY_LENGTH); 0, the default, turns it off.
+       */
+      maxHistoryLength: env.CLEANUP_MAX_HISTORY_LENGTH,
       /** Longest wait for lag or load before the task gives up and is retried (CLEANUP_MAX_WAIT_SECONDS). */
       maxWaitMs: env.CLEANUP_MAX_WAIT_SECONDS * 1000,
     },

@@ -7,7 +7,7 @@
  */
 export interface AccessCheck {
   /** The part of the archiver that needs it. */
-  readonly for: "copy" | "cleanup" | "replica-lag throttle" | "redo throttle";
+  readonly for: "copy" | "cleanup" | "replica-lag throttle" | "redo throttle" | "history throttle";
   /** What it does with it, in an operator's words ("delete rows of `shop`.`orders`"). */
   readonly need: string;
   /** The privilege it takes, as GRANT spells it ("PROCESS", "TRIGGER ON `shop`.`orders`"). */

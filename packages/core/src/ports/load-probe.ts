@@ -1,9 +1,13 @@
 import type { AccessCheck } from "./access-check";
 
-/** One replica's lag; `seconds` is null when the replica cannot tell (replication stopped, not a replica, unreachable). */
+/**
+ * One replica's lag; `seconds` is null when the replica cannot tell (replication stopped, not a replica,
+ * unreachable, no heartbeat or a stale one).
+ */
 export interface ReplicaLag {
   /** host:port of the replica, never its credentials. */
   readonly replica: string;
+  /** Whole seconds from the replica's status, or fractional ones from a heartbeat table. */
   readonly seconds: number | null;
   /** Why `seconds` is null, for the log. */
   readonly reason?: string;
@@ -21,6 +25,7 @@ export interface RedoFill {
 export interface ThrottleSignals {
   readonly replicaLag: boolean;
   readonly redo: boolean;
+  readonly historyLength: boolean;
 }
 
 /**
@@ -31,9 +36,11 @@ export interface ThrottleSignals {
  * when the account may not read a replica's status: that throws a
  * VerificationError (reason `privilege`) naming the grant, since a throttle
  * that cannot read its signal must neither run blind nor wait forever;
- * `redoFill` throws the same when the account may not read the figure;
- * `threadsRunning` is the primary's `Threads_running`; `redoFill` is the
- * primary's redo log fill, or null when the server does not report it.
+ * `redoFill` and `historyLength` throw the same when the account may not
+ * read their figure; `threadsRunning` is the primary's `Threads_running`;
+ * `redoFill` is the primary's redo log fill and `historyLength` its InnoDB
+ * history list length (undo not yet purged), each null when the server does
+ * not report it.
  *
  * Leaves out: deciding whether to wait (the throttle does).
  */
@@ -43,5 +50,6 @@ export interface LoadProbe {
   accessChecks(signals: ThrottleSignals): Promise<readonly AccessCheck[]>;
   threadsRunning(): Promise<number>;
   redoFill(): Promise<RedoFill | null>;
+  historyLength(): Promise<number | null>;
   close(): Promise<void>;
 }

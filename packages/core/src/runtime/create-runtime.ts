@@ -34,6 +34,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const loadProbe = createMysqlLoadProbe({
     primary: pool,
     replicaUrls: config.cleanup.replicaUrls,
+    heartbeatTable: config.cleanup.replicaHeartbeatTable,
     password: config.mysql.password,
     // Replicas are reached by their URLs, with the primary's TLS settings (not through the Cloud SQL connector).
     poolOptions: mysqlTlsOptions(config.mysql.tls),

@@ -7,6 +7,7 @@ import { mapMysqlError } from "./map-mysql-error";
 import {
   grantStatement,
   isAccessDenied,
+  qualifiedName,
   replicaMonitorPrivilege,
   throttleRefusal,
 } from "./privilege-refusal";
@@ -16,6 +17,18 @@ import { serverFactsOf } from "./server-facts";
 const STATUS_STATEMENTS = ["SHOW REPLICA STATUS", "SHOW SLAVE STATUS"] as const;
 /** ER_PARSE_ERROR: the server predates `SHOW REPLICA STATUS` (MySQL < 8.0.22, MariaDB < 10.5.1). */
 const PARSE_ERROR = 1064;
+/** ER_BAD_DB_ERROR, ER_NO_SUCH_TABLE: the heartbeat table is not on the replica. */
+const NO_SUCH_TABLE = new Set([1049, 1146]);
+/** ER_BAD_FIELD_ERROR: a column this server does not have (INNODB_METRICS.STATUS on MariaDB). */
+const BAD_FIELD = 1054;
+/**
+ * A heartbeat older than this is taken as stale, not as lag: nothing may be
+ * writing it any more (pt-heartbeat --update stopped), or not in UTC. Either
+ * way the figure says nothing, and the replica is held as one whose lag is unknown.
+ */
+export const HEARTBEAT_STALE_SECONDS = 60;
+/** A heartbeat this far ahead of the replica's clock is in another time zone (or a clock is wrong). */
+const HEARTBEAT_AHEAD_SECONDS = 1;
 
 export interface MysqlLoadProbeOptions {
   /** The primary, whose Threads_running is read. */
@@ -24,6 +37,11 @@ export interface MysqlLoadProbeOptions {
   readonly replicaUrls: readonly string[];
   /** MYSQL_PASSWORD, used for a replica whose URL carries no password. */
   readonly password?: string | undefined;
+  /**
+   * `database.table` of a pt-heartbeat table whose `ts` is UTC (`pt-heartbeat --update --utc`):
+   * each replica's lag is the age of its newest `ts` on the replica's own clock instead of its status.
+   */
+  readonly heartbeatTable?: string | undefined;
   /** Pool options every replica connection gets too, such as the TLS ones of the primary. */
   readonly poolOptions?: Partial<PoolOptions>;
   /** Opens a replica's pool; tests pass fakes. */
@@ -36,10 +54,16 @@ export interface MysqlLoadProbeOptions {
  * `Seconds_Behind_Source` (MySQL 8.0.22+) or `Seconds_Behind_Master`; a
  * multi-source replica reports its largest lag. A replica that cannot be
  * reached, is not replicating, or reports NULL lag answers null with the
- * reason. Replicas are reached over one small pool each, opened on first use.
+ * reason. With a heartbeat table, lag is instead the age of the table's
+ * newest `ts` (written in UTC by pt-heartbeat on the primary) against the
+ * replica's UTC clock, in fractional seconds; no table, no row, a stale
+ * heartbeat or one in the future answers null with the reason. Replicas are
+ * reached over one small pool each, opened on first use.
  * Redo fill is MariaDB's `Innodb_checkpoint_age`, or MySQL's
  * `log_lsn_checkpoint_age` metric when enabled, against the redo capacity
  * (`innodb_redo_log_capacity`, or log file size times files in group).
+ * History length is MariaDB's `Innodb_history_list_length`, or MySQL's
+ * `trx_rseg_history_len` metric when enabled.
  */
 export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe {
   const connect =
@@ -56,9 +80,12 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
     statement: 0,
   }));
 
+  const heartbeat = options.heartbeatTable ? heartbeatOf(options.heartbeatTable) : undefined;
+
   async function lagOf(replica: (typeof replicas)[number]): Promise<ReplicaLag> {
     try {
       replica.pool ??= connect(replica.url, new URL(replica.url).password ? undefined : options.password);
+      if (heartbeat) return await heartbeatLag(replica.pool, replica.name, heartbeat);
       const rows = await replicaStatus(replica.pool, replica);
       if (rows.length === 0) return { replica: replica.name, seconds: null, reason: "not a replica" };
       let worst = 0;
@@ -77,27 +104,33 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
       }
       return { replica: replica.name, seconds: worst };
     } catch (error) {
-      if (isAccessDenied(error) && replica.pool) throw await replicaRefusal(replica.pool, replica.name);
+      if (isAccessDenied(error) && replica.pool) {
+        throw await replicaRefusal(replica.pool, replica.name, heartbeat);
+      }
       return { replica: replica.name, seconds: null, reason: `unreachable: ${(error as Error).message}` };
     }
   }
 
   async function replicaCheck(replica: (typeof replicas)[number]): Promise<AccessCheck> {
-    const need = `read the status of replica ${replica.name}`;
+    const need = heartbeat
+      ? `read the heartbeat ${heartbeat.name} on replica ${replica.name}`
+      : `read the status of replica ${replica.name}`;
     const part = "replica-lag throttle";
     try {
       const lag = await lagOf(replica);
       return {
         for: part,
         need,
-        privilege: "SLAVE MONITOR (MariaDB) or REPLICATION CLIENT (MySQL), on the replica",
+        privilege: heartbeat
+          ? `SELECT ON ${heartbeat.quoted}, on the replica`
+          : "SLAVE MONITOR (MariaDB) or REPLICATION CLIENT (MySQL), on the replica",
         // A replica that answers but is not replicating holds the throttle, which is what it is for.
         ok: !lag.reason?.startsWith("unreachable"),
         detail: lag.seconds === null ? (lag.reason ?? "no figure") : `lag ${lag.seconds} s`,
       };
     } catch (error) {
       if (!(error instanceof VerificationError) || !replica.pool) throw error;
-      const access = await replicaAccess(replica.pool);
+      const access = await replicaAccess(replica.pool, heartbeat);
       return {
         for: part,
         need,
@@ -135,9 +168,55 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
     }
   }
 
+  async function historyCheck(): Promise<AccessCheck> {
+    const need = "read InnoDB's history list length";
+    const part = "history throttle";
+    try {
+      const length = await historyLength();
+      return {
+        for: part,
+        need,
+        privilege: "none on MariaDB (a status variable); PROCESS on MySQL (INNODB_METRICS)",
+        ok: true,
+        detail:
+          length === null ? "not reported by this server: the throttle has no effect" : `${length} long`,
+      };
+    } catch (error) {
+      if (!(error instanceof VerificationError)) throw error;
+      return {
+        for: part,
+        need,
+        privilege: "PROCESS",
+        ok: false,
+        grant: grantStatement("PROCESS", "*.*", (await facts()).account),
+      };
+    }
+  }
+
+  /** Where this server reports the history list length, once known. */
+  const history: { source?: StatusOrMetric } = {};
+
+  async function historyLength(): Promise<number | null> {
+    try {
+      return await statusOrMetric(
+        options.primary,
+        history,
+        "Innodb_history_list_length",
+        "trx_rseg_history_len",
+      );
+    } catch (error) {
+      if (!isAccessDenied(error)) throw mapMysqlError(error);
+      throw throttleRefusal(
+        "history",
+        "PROCESS (MySQL reads the history list length from INNODB_METRICS)",
+        grantStatement("PROCESS", "*.*", (await facts()).account),
+      );
+    }
+  }
+
   let capacity: Promise<number | null> | undefined;
   /** Where this server reports the checkpoint age, once known (a server does not change kind). */
-  const checkpoint: { source?: CheckpointSource } = {};
+  const checkpoint: { source?: StatusOrMetric } = {};
   const facts = serverFactsOf(options.primary);
 
   async function redoFill(): Promise<RedoFill | null> {
@@ -145,7 +224,12 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
       capacity ??= redoCapacity(options.primary);
       const capacityBytes = await capacity;
       if (!capacityBytes) return null;
-      const checkpointAgeBytes = await checkpointAge(options.primary, checkpoint);
+      const checkpointAgeBytes = await statusOrMetric(
+        options.primary,
+        checkpoint,
+        "Innodb_checkpoint_age",
+        "log_lsn_checkpoint_age",
+      );
       if (checkpointAgeBytes === null) return null;
       return { checkpointAgeBytes, capacityBytes, percent: (100 * checkpointAgeBytes) / capacityBytes };
     } catch (error) {
@@ -166,10 +250,12 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
       const checks: Promise<AccessCheck>[] = [];
       if (signals.replicaLag) checks.push(...replicas.map(replicaCheck));
       if (signals.redo) checks.push(redoCheck());
+      if (signals.historyLength) checks.push(historyCheck());
       return Promise.all(checks);
     },
 
     redoFill,
+    historyLength,
 
     async threadsRunning() {
       try {
@@ -191,16 +277,33 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
 
 type StatusRow = Readonly<Record<string, unknown>>;
 
-/** What reading a replica's status takes on that replica's server, and the statement that grants it. */
-async function replicaAccess(pool: MysqlPool): Promise<{ privilege: string; grant: string }> {
+/**
+ * What reading a replica's lag takes on that replica's server, and the
+ * statement that grants it: SELECT on the heartbeat table when there is one,
+ * else the privilege its status takes.
+ */
+async function replicaAccess(
+  pool: MysqlPool,
+  heartbeat: Heartbeat | undefined,
+): Promise<{ privilege: string; grant: string }> {
   const facts = await serverFactsOf(pool)();
+  if (heartbeat) {
+    return {
+      privilege: `SELECT ON ${heartbeat.quoted}`,
+      grant: grantStatement("SELECT", heartbeat.quoted, facts.account),
+    };
+  }
   const privilege = replicaMonitorPrivilege(facts.version);
   return { privilege, grant: grantStatement(privilege, "*.*", facts.account) };
 }
 
-/** The refusal of a replica whose status the account may not read. */
-async function replicaRefusal(pool: MysqlPool, name: string): Promise<VerificationError> {
-  const { privilege, grant } = await replicaAccess(pool);
+/** The refusal of a replica whose lag the account may not read. */
+async function replicaRefusal(
+  pool: MysqlPool,
+  name: string,
+  heartbeat: Heartbeat | undefined,
+): Promise<VerificationError> {
+  const { privilege, grant } = await replicaAccess(pool, heartbeat);
   return throttleRefusal(`replica-lag (${name})`, `${privilege} on that replica`, grant);
 }
 
@@ -216,32 +319,109 @@ async function redoCapacity(pool: MysqlPool): Promise<number | null> {
   return fileSize ? fileSize * (variables.get("innodb_log_files_in_group") || 1) : null;
 }
 
-type CheckpointSource = "status" | "metric";
+type StatusOrMetric = "status" | "metric";
 
 /**
- * MariaDB reports the checkpoint age as a status; MySQL 8 as an InnoDB metric,
- * when that is enabled. The first answer tells which one this server is, so
- * later probes (one per cleanup chunk) ask only that one.
+ * MariaDB reports InnoDB's checkpoint age and history length as status
+ * variables; MySQL 8 as InnoDB metrics, when enabled. The first answer tells
+ * which one this server is, so later probes (one per cleanup chunk) ask only
+ * that one. Null when the server reports neither.
  */
-async function checkpointAge(pool: MysqlPool, known: { source?: CheckpointSource }): Promise<number | null> {
+async function statusOrMetric(
+  pool: MysqlPool,
+  known: { source?: StatusOrMetric },
+  status: string,
+  metric: string,
+): Promise<number | null> {
   if (known.source !== "metric") {
-    const [status] = await pool.query({
-      sql: "SHOW GLOBAL STATUS LIKE 'Innodb_checkpoint_age'",
-      rowsAsArray: true,
-    });
-    const reported = (status as unknown[][])[0]?.[1];
+    const [rows] = await pool.query({ sql: `SHOW GLOBAL STATUS LIKE '${status}'`, rowsAsArray: true });
+    const reported = (rows as unknown[][])[0]?.[1];
     if (reported !== undefined && reported !== null) {
       known.source = "status";
       return Number(reported);
     }
     known.source = "metric";
   }
-  const [metric] = await pool.query({
-    sql: "SELECT `COUNT` FROM information_schema.INNODB_METRICS WHERE NAME = 'log_lsn_checkpoint_age' AND STATUS = 'enabled'",
-    rowsAsArray: true,
-  });
-  const counted = (metric as unknown[][])[0]?.[0];
-  return counted === undefined || counted === null ? null : Number(counted);
+  try {
+    const [rows] = await pool.query({
+      sql: `SELECT \`COUNT\` FROM information_schema.INNODB_METRICS WHERE NAME = '${metric}' AND STATUS = 'enabled'`,
+      rowsAsArray: true,
+    });
+    const counted = (rows as unknown[][])[0]?.[0];
+    return counted === undefined || counted === null ? null : Number(counted);
+  } catch (error) {
+    // A MariaDB without the status has INNODB_METRICS without STATUS (it says ENABLED): not reported.
+    if ((error as { errno?: unknown }).errno === BAD_FIELD) return null;
+    throw error;
+  }
+}
+
+/** A heartbeat table as the queries and the messages name it. */
+interface Heartbeat {
+  /** `database`.`table`, quoted. */
+  readonly quoted: string;
+  /** database.table, as configured. */
+  readonly name: string;
+}
+
+function heartbeatOf(table: string): Heartbeat {
+  const [database = "", name = ""] = table.split(".");
+  return { quoted: qualifiedName(database, name), name: table };
+}
+
+/**
+ * The age of the newest heartbeat on the replica, against the replica's own
+ * UTC clock: `ts` as pt-heartbeat --utc writes it (UTC text, or a DATETIME;
+ * a TIMESTAMP column reads as UTC too, since every session of the archiver is
+ * in UTC). Measuring on the replica leaves the archiver's own clock out;
+ * what remains is the primary host's clock against the replica's, as for
+ * pt-heartbeat itself. The figure is the lag plus up to one heartbeat interval.
+ */
+async function heartbeatLag(pool: MysqlPool, replica: string, heartbeat: Heartbeat): Promise<ReplicaLag> {
+  let micros: unknown;
+  try {
+    const [rows] = await pool.query({
+      sql: `SELECT TIMESTAMPDIFF(MICROSECOND, CAST(MAX(ts) AS DATETIME(6)), UTC_TIMESTAMP(6)) FROM ${heartbeat.quoted}`,
+      rowsAsArray: true,
+    });
+    micros = (rows as unknown[][])[0]?.[0];
+  } catch (error) {
+    const errno = (error as { errno?: unknown }).errno;
+    if (typeof errno === "number" && NO_SUCH_TABLE.has(errno)) {
+      return { replica, seconds: null, reason: `no heartbeat table ${heartbeat.name} on the replica` };
+    }
+    throw error;
+  }
+  if (micros === null || micros === undefined) {
+    return {
+      replica,
+      seconds: null,
+      reason: `no heartbeat in ${heartbeat.name} (no row, or no ts it can read)`,
+    };
+  }
+  const seconds = Number(micros) / 1_000_000;
+  if (seconds < -HEARTBEAT_AHEAD_SECONDS) {
+    return {
+      replica,
+      seconds: null,
+      reason: `heartbeat ${round(-seconds)} s ahead of the replica's UTC clock (is it written in UTC, pt-heartbeat --utc?)`,
+    };
+  }
+  if (seconds > HEARTBEAT_STALE_SECONDS) {
+    return {
+      replica,
+      seconds: null,
+      reason:
+        `heartbeat ${round(seconds)} s old: the replica is that far behind, or nothing writes it on the ` +
+        "primary (pt-heartbeat --update --utc)",
+    };
+  }
+  // Clocks a little apart can put a fresh heartbeat slightly in the future: that is no lag.
+  return { replica, seconds: Math.max(0, Math.round(seconds * 1000) / 1000) };
+}
+
+function round(seconds: number): number {
+  return Math.round(seconds * 10) / 10;
 }
 
 async function replicaStatus(pool: MysqlPool, replica: { statement: number }): Promise<StatusRow[]> {

@@ -80,7 +80,7 @@ export async function cleanWholeDay(deps: CleanupDeps, input: WholeDayInput): Pr
       : await (await deps.warehouse()).dayFigures(at, keyColumn);
   if (!sameFigures(warehouse, record.figures)) return { kind: "verify" };
   const chunk = chunkOfRecord(target, record);
-  const waitedMs = await input.throttle.beforeChunk(true);
+  const { waitedMs } = await input.throttle.beforeChunk(true);
   await input.beforeDelete();
   const deleteStarted = performance.now();
   const newestFirst = input.sideEffects.referencingKeys.some((key) => key.selfReferencing);

@@ -30,6 +30,7 @@ export async function accessReport(
       ? deps.loadProbe.accessChecks({
           replicaLag: settings.maxReplicaLagSeconds > 0,
           redo: settings.maxRedoPercent > 0,
+          historyLength: settings.maxHistoryLength > 0,
         })
       : [],
   ]);

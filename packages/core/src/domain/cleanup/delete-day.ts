@@ -59,7 +59,7 @@ export async function deleteDay(input: DeleteDayInput): Promise<DeleteRun> {
   for (let index = input.cleanup.chunksDone; index < plan.chunks.length; index++) {
     const chunk = plan.chunks[index];
     if (!chunk) break;
-    tally.waitedMs += await throttle.beforeChunk(tally.chunks === 0);
+    tally.waitedMs += (await throttle.beforeChunk(tally.chunks === 0)).waitedMs;
     await input.beforeDelete();
     const outcome = await tally.time(() =>
       deleter.deleteChunk(target, chunk, input.sideEffects, { newestFirst: plan.newestFirst }),

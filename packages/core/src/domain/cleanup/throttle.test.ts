@@ -9,10 +9,12 @@ function scriptedProbe(
   lags: (number | null)[],
   threads: number[] = [],
   redo: (number | null)[] = [],
-): LoadProbe & { calls: number; redoCalls: number } {
+  history: (number | null)[] = [],
+): LoadProbe & { calls: number; redoCalls: number; historyCalls: number } {
   const probe = {
     calls: 0,
     redoCalls: 0,
+    historyCalls: 0,
     async replicaLags(): Promise<ReplicaLag[]> {
       // null is a figure here (lag unknown), so no ?? fallback.
       const seconds = lags[Math.min(probe.calls++, lags.length - 1)] as number | null;
@@ -33,6 +35,12 @@ function scriptedProbe(
       const capacityBytes = 96 * 1_048_576;
       return { percent, capacityBytes, checkpointAgeBytes: Math.round((percent / 100) * capacityBytes) };
     },
+    async historyLength(): Promise<number | null> {
+      const length =
+        history.length > 0 ? (history[Math.min(probe.historyCalls, history.length - 1)] as number | null) : 0;
+      probe.historyCalls += 1;
+      return length;
+    },
     async close() {},
   };
   return probe;
@@ -43,6 +51,7 @@ const settings = {
   maxReplicaLagSeconds: 10,
   maxThreadsRunning: 0,
   maxRedoPercent: 0,
+  maxHistoryLength: 0,
   maxWaitMs: 60_000,
 };
 
@@ -76,14 +85,14 @@ describe("createThrottle", () => {
 
   it("waits while a replica lags over the limit, and keeps the lease meanwhile", async () => {
     const { throttle, sleeps, waits } = throttleWith(scriptedProbe([30, 12, 11, 10]));
-    expect(await throttle.beforeChunk(true)).toBe(3000);
+    expect((await throttle.beforeChunk(true)).waitedMs).toBe(3000);
     expect(sleeps).toEqual([1000, 1000, 1000]);
     expect(waits()).toBe(3);
   });
 
   it("treats an unknown lag as too much", async () => {
     const { throttle } = throttleWith(scriptedProbe([null, null, 0]));
-    expect(await throttle.beforeChunk(true)).toBe(2000);
+    expect((await throttle.beforeChunk(true)).waitedMs).toBe(2000);
   });
 
   it("waits while Threads_running is over its limit", async () => {
@@ -91,21 +100,22 @@ describe("createThrottle", () => {
       maxReplicaLagSeconds: 0,
       maxThreadsRunning: 40,
     });
-    expect(await throttle.beforeChunk(true)).toBe(2000);
+    expect((await throttle.beforeChunk(true)).waitedMs).toBe(2000);
   });
 
   it("asks nothing when every throttle is off", async () => {
-    const probe = scriptedProbe([999], [999], [99]);
+    const probe = scriptedProbe([999], [999], [99], [999_999]);
     const { throttle } = throttleWith(probe, { maxReplicaLagSeconds: 0 });
-    expect(await throttle.beforeChunk(true)).toBe(0);
+    expect((await throttle.beforeChunk(true)).waitedMs).toBe(0);
     expect(probe.calls).toBe(0);
     expect(probe.redoCalls).toBe(0);
+    expect(probe.historyCalls).toBe(0);
   });
 
   it("waits in short steps while the redo log is fuller than its limit", async () => {
     const probe = scriptedProbe([0], [], [80, 62, 51, 50]);
     const { throttle, sleeps, logs } = throttleWith(probe, { maxReplicaLagSeconds: 0, maxRedoPercent: 50 });
-    expect(await throttle.beforeChunk(true)).toBe(300);
+    expect((await throttle.beforeChunk(true)).waitedMs).toBe(300);
     expect(sleeps).toEqual([100, 100, 100]);
     expect(logs[0]).toBe("cleanup waiting for load to fall");
   });
@@ -121,8 +131,8 @@ describe("createThrottle", () => {
   it("goes on, saying so once, when the server does not report its redo fill", async () => {
     const probe = scriptedProbe([0], [], [null, null]);
     const { throttle, sleeps, logs } = throttleWith(probe, { maxReplicaLagSeconds: 0, maxRedoPercent: 50 });
-    expect(await throttle.beforeChunk(true)).toBe(0);
-    expect(await throttle.beforeChunk(false)).toBe(0);
+    expect((await throttle.beforeChunk(true)).waitedMs).toBe(0);
+    expect((await throttle.beforeChunk(false)).waitedMs).toBe(0);
     expect(sleeps).toEqual([]);
     expect(logs).toEqual([
       "redo log fill not reported by this server; CLEANUP_MAX_REDO_PERCENT has no effect",
@@ -137,5 +147,55 @@ describe("createThrottle", () => {
       throttleWith(scriptedProbe([30]), { maxWaitMs: 2500 }).throttle.beforeChunk(true),
     ).rejects.toThrow(/lags 30 s \(limit 10 s\)/);
     expect(sleeps).toEqual([1000, 1000, 500]);
+  });
+
+  it("waits while InnoDB's history list is longer than its limit, naming the figure", async () => {
+    const probe = scriptedProbe([0], [], [], [250_000, 120_000, 100_000]);
+    const { throttle, sleeps, logs } = throttleWith(probe, {
+      maxReplicaLagSeconds: 0,
+      maxHistoryLength: 100_000,
+    });
+    expect(await throttle.beforeChunk(true)).toEqual({ waitedMs: 2000, byReason: { historyLength: 2000 } });
+    expect(sleeps).toEqual([1000, 1000]);
+    expect(logs[0]).toBe("cleanup waiting for load to fall");
+    await expect(
+      throttleWith(scriptedProbe([0], [], [], [250_000]), {
+        maxReplicaLagSeconds: 0,
+        maxHistoryLength: 100_000,
+        maxWaitMs: 1000,
+      }).throttle.beforeChunk(true),
+    ).rejects.toThrow(/InnoDB history list length is 250000 \(limit 100000\)/);
+  });
+
+  it("goes on, saying so once, when the server does not report its history length", async () => {
+    const probe = scriptedProbe([0], [], [], [null]);
+    const { throttle, logs } = throttleWith(probe, { maxReplicaLagSeconds: 0, maxHistoryLength: 10 });
+    expect((await throttle.beforeChunk(true)).waitedMs).toBe(0);
+    expect((await throttle.beforeChunk(false)).waitedMs).toBe(0);
+    expect(logs).toEqual([
+      "InnoDB history list length not reported by this server; CLEANUP_MAX_HISTORY_LENGTH has no effect",
+    ]);
+  });
+
+  it("reports the time waited by reason, the pause apart from the load, and keeps the day's totals", async () => {
+    // Lag over for one poll, then Threads_running for two, then the redo log for three short ones.
+    const probe = scriptedProbe([30, 0], [50, 1, 1, 1, 1, 50], [90, 90, 90, 10]);
+    const { throttle, logs } = throttleWith(probe, {
+      pauseMs: 250,
+      maxThreadsRunning: 40,
+      maxRedoPercent: 50,
+    });
+    const first = await throttle.beforeChunk(true);
+    expect(first).toEqual({
+      waitedMs: 2300,
+      byReason: { replicaLag: 1000, threadsRunning: 1000, redo: 300 },
+    });
+    const second = await throttle.beforeChunk(false);
+    expect(second).toEqual({ waitedMs: 1000, byReason: { pause: 250, threadsRunning: 1000 } });
+    expect(throttle.totals()).toEqual({
+      waitedMs: 3300,
+      byReason: { replicaLag: 1000, threadsRunning: 2000, redo: 300, pause: 250 },
+    });
+    expect(logs.filter((line) => line === "cleanup resumes after waiting")).toHaveLength(2);
   });
 });

@@ -10,11 +10,27 @@ const REDO_POLL_MS = 100;
 /** How often a long wait is logged again. */
 const LOG_EVERY_MS = 10_000;
 
+/** What held a chunk back: one of the throttles, or the configured pause between chunks. */
+export type WaitReason = "replicaLag" | "threadsRunning" | "historyLength" | "redo" | "pause";
+
+/** Time spent before chunks, in milliseconds. */
+export interface ThrottleWait {
+  /** Time held back by load: every throttle, not the pause (as the task's `waitedMs` always counted). */
+  readonly waitedMs: number;
+  /** Each reason's share, the pause included; a reason that cost nothing is left out. */
+  readonly byReason: Readonly<Partial<Record<WaitReason, number>>>;
+}
+
 export interface ThrottleOptions {
   readonly probe: LoadProbe;
   readonly settings: Pick<
     CleanupSettings,
-    "pauseMs" | "maxReplicaLagSeconds" | "maxThreadsRunning" | "maxRedoPercent" | "maxWaitMs"
+    | "pauseMs"
+    | "maxReplicaLagSeconds"
+    | "maxThreadsRunning"
+    | "maxRedoPercent"
+    | "maxHistoryLength"
+    | "maxWaitMs"
   >;
   readonly sleep: (ms: number) => Promise<void>;
   readonly logger: Logger;
@@ -29,23 +45,83 @@ export interface Throttle {
   /**
    * Waits before a chunk: the configured pause (except before the first chunk
    * of a run), then for as long as any replica lags over the limit, lag is
-   * unknown, Threads_running is over the limit, or InnoDB's checkpoint age
-   * fills more of the redo log than allowed. Resolves with the time
-   * spent waiting for load; throws TransientError after `maxWaitMs`, so the
-   * queue retries the task later and the day resumes where it stopped.
+   * unknown, Threads_running is over the limit, InnoDB's history list is
+   * longer than allowed, or its checkpoint age fills more of the redo log
+   * than allowed. Resolves with the time spent, by reason; throws
+   * TransientError after `maxWaitMs` of waiting for load, so the queue
+   * retries the task later and the day resumes where it stopped.
    */
-  beforeChunk(first: boolean): Promise<number>;
+  beforeChunk(first: boolean): Promise<ThrottleWait>;
+  /** Everything this throttle has waited so far, over all its chunks (for the task's log line). */
+  totals(): ThrottleWait;
+}
+
+interface Overload {
+  readonly reason: WaitReason;
+  /** In an operator's words, with the figure and its limit. */
+  readonly message: string;
+  readonly pollMs: number;
 }
 
 export function createThrottle(options: ThrottleOptions): Throttle {
   const { probe, settings, sleep, logger, context } = options;
-  let redoUnknownLogged = false;
+  const unknownLogged = new Set<string>();
+  const total = newTally();
 
-  async function overload(): Promise<{ reason: string; pollMs: number } | undefined> {
-    const busy = await loadReason();
-    if (busy !== undefined) return { reason: busy, pollMs: THROTTLE_POLL_MS };
-    const redo = await redoReason();
-    return redo === undefined ? undefined : { reason: redo, pollMs: REDO_POLL_MS };
+  /** The first signal over its limit, in the order the throttles are listed in docs/cleanup.md. */
+  async function overload(): Promise<Overload | undefined> {
+    return (
+      (await replicaReason()) ?? (await threadsReason()) ?? (await historyReason()) ?? (await redoReason())
+    );
+  }
+
+  async function replicaReason(): Promise<Overload | undefined> {
+    if (settings.maxReplicaLagSeconds <= 0) return undefined;
+    const held = (message: string): Overload => ({ reason: "replicaLag", message, pollMs: THROTTLE_POLL_MS });
+    for (const lag of await probe.replicaLags()) {
+      // Unknown lag is treated as too much: a stopped replica is exactly
+      // when deletes should not pile up in its relay log.
+      if (lag.seconds === null)
+        return held(`replica ${lag.replica} lag unknown (${lag.reason ?? "no figure"})`);
+      if (lag.seconds > settings.maxReplicaLagSeconds) {
+        return held(
+          `replica ${lag.replica} lags ${lag.seconds} s (limit ${settings.maxReplicaLagSeconds} s)`,
+        );
+      }
+    }
+    return undefined;
+  }
+
+  async function threadsReason(): Promise<Overload | undefined> {
+    if (settings.maxThreadsRunning <= 0) return undefined;
+    const running = await probe.threadsRunning();
+    if (running <= settings.maxThreadsRunning) return undefined;
+    return {
+      reason: "threadsRunning",
+      message: `Threads_running is ${running} (limit ${settings.maxThreadsRunning})`,
+      pollMs: THROTTLE_POLL_MS,
+    };
+  }
+
+  /**
+   * Every row a delete removes leaves undo that InnoDB's purge must clear
+   * once no open snapshot can still see it. A long history slows every
+   * reader on the server (each walks back through more versions), so deleting
+   * faster than purge keeps up only moves the cost onto the application.
+   */
+  async function historyReason(): Promise<Overload | undefined> {
+    if (settings.maxHistoryLength <= 0) return undefined;
+    const length = await probe.historyLength();
+    if (length === null) {
+      notReportedOnce("InnoDB history list length", "CLEANUP_MAX_HISTORY_LENGTH");
+      return undefined;
+    }
+    if (length <= settings.maxHistoryLength) return undefined;
+    return {
+      reason: "historyLength",
+      message: `InnoDB history list length is ${length} (limit ${settings.maxHistoryLength})`,
+      pollMs: THROTTLE_POLL_MS,
+    };
   }
 
   /**
@@ -54,70 +130,91 @@ export function createThrottle(options: ThrottleOptions): Throttle {
    * (seconds-long commits for the application too). Waiting below that keeps
    * each chunk short. A server that does not report the figure is not held.
    */
-  async function redoReason(): Promise<string | undefined> {
+  async function redoReason(): Promise<Overload | undefined> {
     if (settings.maxRedoPercent <= 0) return undefined;
     const fill = await probe.redoFill();
     if (fill === null) {
-      if (!redoUnknownLogged) {
-        logger.info(
-          "redo log fill not reported by this server; CLEANUP_MAX_REDO_PERCENT has no effect",
-          context,
-        );
-        redoUnknownLogged = true;
-      }
+      notReportedOnce("redo log fill", "CLEANUP_MAX_REDO_PERCENT");
       return undefined;
     }
     if (fill.percent <= settings.maxRedoPercent) return undefined;
     const mib = (bytes: number) => Math.round(bytes / 1_048_576);
-    return `redo log ${Math.round(fill.percent)}% full (checkpoint age ${mib(fill.checkpointAgeBytes)} of ${mib(fill.capacityBytes)} MiB, limit ${settings.maxRedoPercent}%)`;
+    return {
+      reason: "redo",
+      message: `redo log ${Math.round(fill.percent)}% full (checkpoint age ${mib(fill.checkpointAgeBytes)} of ${mib(fill.capacityBytes)} MiB, limit ${settings.maxRedoPercent}%)`,
+      pollMs: REDO_POLL_MS,
+    };
   }
 
-  async function loadReason(): Promise<string | undefined> {
-    if (settings.maxReplicaLagSeconds > 0) {
-      for (const lag of await probe.replicaLags()) {
-        // Unknown lag is treated as too much: a stopped replica is exactly
-        // when deletes should not pile up in its relay log.
-        if (lag.seconds === null) return `replica ${lag.replica} lag unknown (${lag.reason ?? "no figure"})`;
-        if (lag.seconds > settings.maxReplicaLagSeconds) {
-          return `replica ${lag.replica} lags ${lag.seconds} s (limit ${settings.maxReplicaLagSeconds} s)`;
-        }
-      }
-    }
-    if (settings.maxThreadsRunning > 0) {
-      const running = await probe.threadsRunning();
-      if (running > settings.maxThreadsRunning) {
-        return `Threads_running is ${running} (limit ${settings.maxThreadsRunning})`;
-      }
-    }
-    return undefined;
+  function notReportedOnce(figure: string, variable: string): void {
+    if (unknownLogged.has(variable)) return;
+    logger.info(`${figure} not reported by this server; ${variable} has no effect`, context);
+    unknownLogged.add(variable);
   }
 
   return {
     async beforeChunk(first) {
-      if (!first && settings.pauseMs > 0) await sleep(settings.pauseMs);
-      let waited = 0;
+      const chunk = newTally();
+      if (!first && settings.pauseMs > 0) {
+        await sleep(settings.pauseMs);
+        chunk.add("pause", settings.pauseMs);
+      }
       let lastLog = -Infinity;
       for (;;) {
         const busy = await overload();
         if (busy === undefined) {
-          if (waited > 0) logger.info("cleanup resumes after waiting", { ...context, waitedMs: waited });
-          return waited;
+          const wait = chunk.wait();
+          if (wait.waitedMs > 0) {
+            logger.info("cleanup resumes after waiting", {
+              ...context,
+              waitedMs: wait.waitedMs,
+              waitedByReason: wait.byReason,
+            });
+          }
+          total.addAll(wait);
+          return wait;
         }
-        const { reason } = busy;
+        const waited = chunk.wait().waitedMs;
         if (waited >= settings.maxWaitMs) {
+          total.addAll(chunk.wait());
           throw new TransientError(
-            `cleanup waited ${Math.round(waited / 1000)} s and ${reason}; the task will be retried and resume`,
+            `cleanup waited ${Math.round(waited / 1000)} s and ${busy.message}; the task will be retried and resume`,
           );
         }
         if (waited - lastLog >= LOG_EVERY_MS) {
-          logger.warn("cleanup waiting for load to fall", { ...context, reason, waitedMs: waited });
+          logger.warn("cleanup waiting for load to fall", {
+            ...context,
+            reason: busy.message,
+            signal: busy.reason,
+            waitedMs: waited,
+          });
           lastLog = waited;
         }
         await options.onWait?.();
         const step = Math.min(busy.pollMs, settings.maxWaitMs - waited);
         await sleep(step);
-        waited += step;
+        chunk.add(busy.reason, step);
       }
     },
+    totals: () => total.wait(),
   };
+}
+
+/** Milliseconds per reason, summed. */
+function newTally() {
+  const byReason: Partial<Record<WaitReason, number>> = {};
+  const tally = {
+    add(reason: WaitReason, ms: number) {
+      byReason[reason] = (byReason[reason] ?? 0) + ms;
+    },
+    addAll(wait: ThrottleWait) {
+      for (const [reason, ms] of Object.entries(wait.byReason)) tally.add(reason as WaitReason, ms);
+    },
+    wait(): ThrottleWait {
+      let waitedMs = 0;
+      for (const [reason, ms] of Object.entries(byReason)) if (reason !== "pause") waitedMs += ms;
+      return { waitedMs, byReason: { ...byReason } };
+    },
+  };
+  return tally;
 }

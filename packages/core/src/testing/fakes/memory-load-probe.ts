@@ -6,18 +6,20 @@ export interface MemoryLoadProbe extends LoadProbe {
   lags: ReplicaLag[];
   threads: number;
   redo: RedoFill | null;
+  history: number | null;
   /** Calls of replicaLags so far: one per throttle check. */
   polls: number;
   /** What accessChecks answers: each throttle's signal readable unless a test says otherwise. */
   access: AccessCheck[];
 }
 
-/** An idle source by default: no replicas, one running thread, no redo figures. */
+/** An idle source by default: no replicas, one running thread, no redo or history figures. */
 export function createMemoryLoadProbe(): MemoryLoadProbe {
   const probe: MemoryLoadProbe = {
     lags: [],
     threads: 1,
     redo: null,
+    history: null,
     polls: 0,
     access: [],
     async accessChecks() {
@@ -32,6 +34,9 @@ export function createMemoryLoadProbe(): MemoryLoadProbe {
     },
     async redoFill() {
       return probe.redo;
+    },
+    async historyLength() {
+      return probe.history;
     },
     async close() {},
   };
