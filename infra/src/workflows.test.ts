@@ -109,7 +109,7 @@ describe("deploy.yml", () => {
 
     const expected = {
       preview: {
-        if: "github.event_name == 'pull_request' && needs.stacks.outputs.dev == 'true'",
+        if: "github.event_name == 'pull_request' && needs.stacks.outputs.dev == 'true' && github.event.pull_request.head.repo.full_name == github.repository",
         environment: "dev",
         command: "preview",
         stack: "dev",
