@@ -1,0 +1,224 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { promisify } from "node:util";
+import mysql from "mysql2/promise";
+
+/**
+ * MariaDB servers of a test's own, for what the shared server cannot stand
+ * in for: a real replica to stop and start, server-wide figures nobody else
+ * moves. Each gets a fresh data directory (`mariadb-install-db
+ * --no-defaults`) in a temporary directory, `mariadbd --no-defaults` on a
+ * free loopback port (never the shared 3306), and an `admin` account with no
+ * password made by an init file kept out of the binary log. The test ends
+ * them by their PIDs in afterAll (`stop`), which also removes the directory.
+ *
+ * The live bench (scripts/bench/live/private-mariadb.ts) starts its servers
+ * the same way, with CPU pinning and the bench's own account.
+ */
+export const PRIVATE_ADMIN = "admin";
+
+export interface PrivateMariaDb {
+  readonly port: number;
+  readonly pid: number;
+  /** `mysql://admin@127.0.0.1:<port>`, with `/database` when given. */
+  url(database?: string): string;
+  connect(database?: string): Promise<mysql.Connection>;
+}
+
+export interface PrivateServers {
+  readonly primary: PrivateMariaDb;
+  /** Follows the primary by GTID from its first binary log; absent when only a primary was asked for. */
+  readonly replica: PrivateMariaDb | undefined;
+  /** Ends every server by its PID and removes the temporary directory. */
+  stop(): Promise<void>;
+}
+
+const run = promisify(execFile);
+
+/**
+ * Whether this machine can start private servers: `mariadbd` and
+ * `mariadb-install-db` on the PATH. Tests skip without them, except under CI
+ * (`CI` set), whose machines have them: there a missing binary fails.
+ */
+export function privateMariaDbAvailable(): boolean {
+  if (process.env.CI) return true;
+  const dirs = (process.env.PATH ?? "").split(delimiter).filter(Boolean);
+  const onPath = (name: string) =>
+    dirs.some((dir) => {
+      try {
+        accessSync(join(dir, name), constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  return onPath("mariadbd") && onPath("mariadb-install-db");
+}
+
+/** A primary (binary log, ROW format) and, with `replica`, a replica of it replicating everything from the start. */
+export async function startPrivateServers(options: { readonly replica: boolean }): Promise<PrivateServers> {
+  const baseDir = await mkdtemp(join(tmpdir(), "archiver-private-"));
+  // mariadbd drops to the mysql user when started as root; it must reach its directory.
+  await chmod(baseDir, 0o755);
+  const children: ChildProcess[] = [];
+  const stop = async () => {
+    for (const child of children.reverse()) await stopByPid(child);
+    await rm(baseDir, { recursive: true, force: true });
+  };
+  try {
+    const servers = await Promise.all([
+      startServer(baseDir, "primary", 1, children),
+      ...(options.replica ? [startServer(baseDir, "replica", 2, children)] : []),
+    ]);
+    const [primary, replica] = servers as [PrivateMariaDb, PrivateMariaDb | undefined];
+    if (replica) {
+      const connection = await replica.connect();
+      try {
+        await connection.query(
+          `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${primary.port}, MASTER_USER='${PRIVATE_ADMIN}',
+             MASTER_USE_GTID=slave_pos`,
+        );
+        await connection.query("START SLAVE");
+      } finally {
+        await connection.end();
+      }
+    }
+    return { primary, replica, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function startServer(
+  baseDir: string,
+  name: string,
+  serverId: number,
+  children: ChildProcess[],
+): Promise<PrivateMariaDb> {
+  const dir = join(baseDir, name);
+  const datadir = join(dir, "data");
+  await mkdir(dir, { recursive: true });
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) await chownToMysql(dir);
+  const user = asRoot ? ["--user=mysql"] : [];
+  await run("mariadb-install-db", ["--no-defaults", `--datadir=${datadir}`, "--skip-test-db", ...user]);
+  const initFile = join(dir, "init.sql");
+  await writeFile(
+    initFile,
+    `SET sql_log_bin=0;\nCREATE USER IF NOT EXISTS '${PRIVATE_ADMIN}'@'%';\n` +
+      `GRANT ALL ON *.* TO '${PRIVATE_ADMIN}'@'%' WITH GRANT OPTION;\n`,
+  );
+  await chmod(initFile, 0o644);
+  const port = await freePort();
+  const errorLog = join(dir, "error.log");
+  const child = spawn(
+    "mariadbd",
+    [
+      "--no-defaults",
+      `--datadir=${datadir}`,
+      `--port=${port}`,
+      `--socket=${join(dir, "mariadbd.sock")}`,
+      ...user,
+      "--bind-address=127.0.0.1",
+      // 127.0.0.1 must not resolve to 'localhost', whose accounts would shadow 'admin'@'%'.
+      "--skip-name-resolve",
+      `--init-file=${initFile}`,
+      `--log-error=${errorLog}`,
+      `--pid-file=${join(dir, "mariadbd.pid")}`,
+      `--server-id=${serverId}`,
+      "--innodb-buffer-pool-size=32M",
+      ...(serverId === 1 ? [`--log-bin=${join(dir, "binlog")}`, "--binlog-format=ROW"] : []),
+    ],
+    { stdio: "ignore" },
+  );
+  children.push(child);
+  const url = (database?: string) =>
+    `mysql://${PRIVATE_ADMIN}@127.0.0.1:${port}${database ? `/${database}` : ""}`;
+  const connect = (database?: string) =>
+    mysql.createConnection({ uri: url(database), multipleStatements: true, dateStrings: true });
+  await waitUntilUp(name, child, connect, errorLog);
+  return { port, pid: child.pid ?? 0, url, connect };
+}
+
+async function waitUntilUp(
+  name: string,
+  child: ChildProcess,
+  connect: () => Promise<mysql.Connection>,
+  errorLog: string,
+): Promise<void> {
+  const deadline = performance.now() + 60_000;
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      const log = await readFile(errorLog, "utf8").catch(() => "");
+      throw new Error(
+        `private ${name}: mariadbd exited (${child.exitCode ?? child.signalCode}):\n${log.slice(-2000)}`,
+      );
+    }
+    try {
+      await (await connect()).end();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error(`private ${name}: mariadbd did not accept connections within 60 s (see ${errorLog})`);
+}
+
+/** SIGTERM to this one PID, SIGKILL if it has not exited 20 s later. */
+async function stopByPid(child: ChildProcess): Promise<void> {
+  const pid = child.pid;
+  if (pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  process.kill(pid, "SIGTERM");
+  const timer = setTimeout(() => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(pid, "SIGKILL");
+  }, 20_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function chownToMysql(dir: string): Promise<void> {
+  const passwd = await readFile("/etc/passwd", "utf8");
+  const entry = passwd.split("\n").find((line) => line.startsWith("mysql:"));
+  if (!entry) throw new Error("there is no mysql user to run mariadbd as (is mariadb-server installed?)");
+  const [, , uid, gid] = entry.split(":");
+  await chown(dir, Number(uid), Number(gid));
+}
+
+/** A loopback port nothing listens on now (the OS picks it). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits until the replica has applied everything the primary has written so far. */
+export async function waitForReplica(servers: PrivateServers, timeoutSeconds = 30): Promise<void> {
+  const primary = await servers.primary.connect();
+  const replica = await servers.replica?.connect();
+  try {
+    if (!replica) return;
+    const [[position]] = (await primary.query("SELECT @@gtid_binlog_pos AS gtid")) as unknown as [
+      [{ gtid: string }],
+    ];
+    const [[waited]] = (await replica.query("SELECT MASTER_GTID_WAIT(?, ?) AS result", [
+      position.gtid,
+      timeoutSeconds,
+    ])) as unknown as [[{ result: number | string }]];
+    if (Number(waited.result) !== 0)
+      throw new Error(`the replica did not catch up within ${timeoutSeconds} s`);
+  } finally {
+    await Promise.allSettled([primary.end(), replica?.end()]);
+  }
+}
