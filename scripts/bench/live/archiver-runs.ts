@@ -68,6 +68,13 @@ export async function startArchiver(options: {
     Promise.all([rm(duckdbPath, { force: true }), rm(`${duckdbPath}.wal`, { force: true })]);
   await removeWarehouse();
   const cleanedDays: CleanedDay[] = [];
+  // The first warnings say what went wrong; a hundred retries of the same one bury the figures.
+  let complaints = 0;
+  const complain = (message: string, fields?: object) => {
+    complaints += 1;
+    if (complaints <= 10) console.error(`archiver: ${message}`, fields ?? "");
+    else if (complaints === 11) console.error("archiver: further warnings and errors are not printed");
+  };
   const logger = {
     debug() {},
     info(message: string, fields?: Readonly<Record<string, unknown>>) {
@@ -80,8 +87,8 @@ export async function startArchiver(options: {
         waitedMs: Number(fields.waitedMs),
       });
     },
-    warn: (message: string, fields?: object) => console.error(`archiver: ${message}`, fields ?? ""),
-    error: (message: string, fields?: object) => console.error(`archiver: ${message}`, fields ?? ""),
+    warn: (message: string, fields?: object) => complain(message, fields),
+    error: (message: string, fields?: object) => complain(message, fields),
   };
   const runtime = await createRuntime(config, { logger, clock: () => NOW });
   const worker = await runWorker(runtime);
@@ -96,7 +103,8 @@ export async function startArchiver(options: {
     await worker.drained();
     const seconds = (performance.now() - started) / 1000;
     const failed = worker.outcomes().failed.slice(failedBefore);
-    for (const failure of failed) console.error(`archiver task failed: ${failure.code} ${failure.message}`);
+    for (const failure of failed.slice(0, 5))
+      console.error(`archiver task failed: ${failure.code} ${failure.message}`);
     return { rows: rows() - before, seconds, detail: failed.length ? `${failed.length} tasks failed` : "" };
   };
 

@@ -42,6 +42,8 @@ let samplers: Samplers | undefined;
 let workload: RunningWorkload | undefined;
 let baseDir: string | undefined;
 let shutdown: Promise<void> | undefined;
+// A failed run keeps the servers' directories: their error logs say what went wrong.
+let failed = false;
 const shutDown = () => {
   shutdown ??= (async () => {
     await workload?.stop().catch(() => {});
@@ -50,7 +52,7 @@ const shutDown = () => {
     await servers.primary?.stop().catch(() => {});
     await servers.replica?.stop().catch(() => {});
     await stopAllProcesses();
-    if (baseDir && !options.keep) await rm(baseDir, { recursive: true, force: true });
+    if (baseDir && !options.keep && !failed) await rm(baseDir, { recursive: true, force: true });
     else if (baseDir) console.log(`kept the servers' directories: ${baseDir}`);
   })();
   return shutdown;
@@ -61,6 +63,7 @@ try {
   await main();
 } catch (error) {
   console.error(error);
+  failed = true;
   process.exitCode = 1;
 } finally {
   await shutDown();
@@ -82,7 +85,18 @@ async function main(): Promise<void> {
     `live bench: ${size.days} days × ${size.rowsPerDay.toLocaleString("en-US")} rows, ` +
       `${machine.cores} cores, load average ${machine.loadAverageAtStart.join(" ")}${options.pin ? ", pinned" : ""}`,
   );
-  const ready = await setUpPrivateServers({ baseDir, pin: options.pin, size, started: (s) => (servers = s) });
+  const ready = await setUpPrivateServers({
+    baseDir,
+    pin: options.pin,
+    size,
+    started: (s) => (servers = s),
+    // Nothing measured after a server died means anything: say why, end the rest, keep its log.
+    onUnexpectedExit: (name, log) => {
+      console.error(`\nThe ${name} server ended on its own, ${log}`);
+      failed = true;
+      void shutDown().finally(() => process.exit(1));
+    },
+  });
   const { primary, replica } = ready;
   archiver = await startArchiver({ primary, replica, outDir, clockMs });
   console.log(`archiver settings: ${JSON.stringify(archiver.settings)}`);

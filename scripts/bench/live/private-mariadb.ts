@@ -28,6 +28,11 @@ export interface MariaDbOptions {
   readonly primary: boolean;
   /** Run the server on this CPU alone (`taskset -c`). */
   readonly cpu?: number;
+  /**
+   * Called when the server ends without being asked to (a crash), with the
+   * end of its error log (where MariaDB writes its stack trace).
+   */
+  readonly onUnexpectedExit?: (name: string, errorLogTail: string) => void;
 }
 
 /**
@@ -87,6 +92,18 @@ export async function startPrivateMariaDb(options: MariaDbOptions): Promise<Priv
       multipleStatements: true,
       ...(database ? { database } : {}),
     });
+  let stopping = false;
+  child.once("exit", (code, signal) => {
+    if (stopping) return;
+    void readFile(errorLog, "utf8")
+      .catch(() => "")
+      .then((log) =>
+        options.onUnexpectedExit?.(
+          options.name,
+          `exit ${code ?? signal}\n${log.split("\n").slice(-60).join("\n")}`,
+        ),
+      );
+  });
   await waitUntilUp(options.name, child, connect, errorLog);
   return {
     name: options.name,
@@ -95,7 +112,10 @@ export async function startPrivateMariaDb(options: MariaDbOptions): Promise<Priv
     pid: child.pid ?? 0,
     url,
     connect,
-    stop: () => stopProcess(child, 60_000),
+    stop: () => {
+      stopping = true;
+      return stopProcess(child, 60_000);
+    },
   };
 }
 

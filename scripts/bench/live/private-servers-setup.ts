@@ -28,6 +28,7 @@ export async function setUpPrivateServers(options: {
   pin: boolean;
   size: TableSize;
   started: (servers: Partial<PrivateServers>) => void;
+  onUnexpectedExit: (name: string, errorLogTail: string) => void;
 }): Promise<PrivateServers> {
   if (options.pin) {
     await runChecked("taskset", "taskset", ["-a", "-p", "-c", "1", String(process.pid)]);
@@ -39,6 +40,7 @@ export async function setUpPrivateServers(options: {
     serverId: 1,
     primary: true,
     ...(options.pin ? { cpu: 0 } : {}),
+    onUnexpectedExit: options.onUnexpectedExit,
   });
   options.started({ primary });
   const replica = await startPrivateMariaDb({
