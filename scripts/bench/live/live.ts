@@ -210,7 +210,7 @@ async function writeOutputs(phases: readonly Phase[], machine: object, version: 
       workload: workload?.seconds ?? [],
       phases,
       baselineP99Ms,
-      title: `pnpm bench live, ${date}: workload p99 per second (baseline median ${baselineP99Ms.toFixed(1)} ms), MariaDB ${version.split("-")[0]}`,
+      title: `pnpm bench live${options.pin ? " --pin" : ""}, ${date}: workload p99 per second (baseline median ${baselineP99Ms.toFixed(1)} ms), MariaDB ${version.split("-")[0]}`,
     }),
   );
   const resultsPath = join(outDir, "bench-live.json");
