@@ -67,13 +67,17 @@ export async function startPrivateServers(options: { readonly replica: boolean }
   const children: ChildProcess[] = [];
   const stop = async () => {
     for (const child of children.reverse()) await stopByPid(child);
-    await rm(baseDir, { recursive: true, force: true });
+    await rm(baseDir, { recursive: true, force: true, maxRetries: 5 });
   };
   try {
-    const servers = await Promise.all([
+    // Both settled before anything is removed: a failed one must not pull the directory from under the other.
+    const started = await Promise.allSettled([
       startServer(baseDir, "primary", 1, children),
       ...(options.replica ? [startServer(baseDir, "replica", 2, children)] : []),
     ]);
+    const failed = started.find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
+    const servers = started.map((result) => (result as PromiseFulfilledResult<PrivateMariaDb>).value);
     const [primary, replica] = servers as [PrivateMariaDb, PrivateMariaDb | undefined];
     if (replica) {
       const connection = await replica.connect();
@@ -102,11 +106,23 @@ async function startServer(
 ): Promise<PrivateMariaDb> {
   const dir = join(baseDir, name);
   const datadir = join(dir, "data");
-  await mkdir(dir, { recursive: true });
+  // Its own temporary directory: servers bootstrapping side by side in /tmp have clashed on temporary tables.
+  const tmp = join(dir, "tmp");
+  await mkdir(tmp, { recursive: true });
   const asRoot = process.getuid?.() === 0;
-  if (asRoot) await chownToMysql(dir);
+  if (asRoot) await Promise.all([chownToMysql(dir), chownToMysql(tmp)]);
   const user = asRoot ? ["--user=mysql"] : [];
-  await run("mariadb-install-db", ["--no-defaults", `--datadir=${datadir}`, "--skip-test-db", ...user]);
+  await run("mariadb-install-db", [
+    "--no-defaults",
+    `--datadir=${datadir}`,
+    `--tmpdir=${tmp}`,
+    "--skip-test-db",
+    ...user,
+  ]).catch((error: { stderr?: string; stdout?: string; message: string }) => {
+    throw new Error(
+      `private ${name}: ${error.message}\n${(error.stderr || error.stdout || "").slice(-2000)}`,
+    );
+  });
   const initFile = join(dir, "init.sql");
   await writeFile(
     initFile,
@@ -121,6 +137,7 @@ async function startServer(
     [
       "--no-defaults",
       `--datadir=${datadir}`,
+      `--tmpdir=${tmp}`,
       `--port=${port}`,
       `--socket=${join(dir, "mariadbd.sock")}`,
       ...user,

@@ -2,33 +2,37 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VerificationError } from "../../errors";
 import { createTestAccount, DOCUMENTED_GRANTS, type TestAccount } from "../../testing/archiver-account";
 import { createTestDatabase, type TestDatabase } from "../../testing/test-services";
+import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
 import { createMysqlLoadProbe } from "./mysql-load-probe";
 
-// What reading a heartbeat takes of the account, on a real server: the test server is its own "replica" here
-// (it is not replicating, but a heartbeat table needs no replication to be read or refused).
+// What reading a heartbeat takes of the account, on a real server: the test server is its own primary and
+// "replica" here (it is not replicating, but a heartbeat table needs no replication to be read or refused).
 
 let shop: TestDatabase;
 let percona: TestDatabase;
 let account: TestAccount;
+let primary: MysqlPool;
 
 beforeAll(async () => {
   shop = await createTestDatabase("archiver_shop");
   percona = await createTestDatabase("archiver_percona");
   await percona.connection.query(`CREATE TABLE heartbeat (ts varchar(26) NOT NULL,
       server_id int unsigned NOT NULL PRIMARY KEY) ENGINE=InnoDB;
-    INSERT INTO heartbeat VALUES (DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%dT%H:%i:%s.%f'), 1)`);
+    INSERT INTO heartbeat VALUES (DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%dT%H:%i:%s.%f'), @@server_id)`);
   // The cleanup's documented grants, on the shop's database only: nothing on the heartbeat's.
   account = await createTestAccount(shop.name, DOCUMENTED_GRANTS.cleanup(shop.name));
+  primary = createMysqlPool({ url: account.url, password: undefined });
 });
 
 afterAll(async () => {
+  await primary?.end();
   await account?.drop();
   await Promise.allSettled([shop?.drop(), percona?.drop()]);
 });
 
 function probe() {
   return createMysqlLoadProbe({
-    primary: { query: () => Promise.reject(new Error("not used")) } as never,
+    primary,
     replicaUrls: [account.url],
     heartbeatTable: `${percona.name}.heartbeat`,
   });

@@ -26,7 +26,7 @@ const FACTS = [["archiver@%", "shop", "10.11.19-MariaDB", 0]];
 function heartbeatProbe(micros: unknown) {
   const replica = fakePool((sql) => (sql.startsWith("SELECT CURRENT_USER()") ? FACTS : micros));
   const probe = createMysqlLoadProbe({
-    primary: fakePool(() => []),
+    primary: fakePool((sql) => (sql === "SELECT @@server_id" ? [[1]] : [])),
     replicaUrls: ["mysql://u:pw@replica-a:3307"],
     heartbeatTable: "percona.heartbeat",
     connect: () => replica,
@@ -35,12 +35,30 @@ function heartbeatProbe(micros: unknown) {
 }
 
 describe("createMysqlLoadProbe: heartbeat lag", () => {
-  it("reads the age of the newest ts against the replica's UTC clock, in fractional seconds, not its status", async () => {
+  it("reads the age of the primary's newest ts against the replica's UTC clock, in fractional seconds, not its status", async () => {
     const { probe, replica } = heartbeatProbe([[734_512]]);
     expect(await probe.replicaLags()).toEqual([{ replica: "replica-a:3307", seconds: 0.735 }]);
     expect(replica.asked).toEqual([
-      "SELECT TIMESTAMPDIFF(MICROSECOND, CAST(MAX(ts) AS DATETIME(6)), UTC_TIMESTAMP(6)) FROM `percona`.`heartbeat`",
+      "SELECT TIMESTAMPDIFF(MICROSECOND, CAST(MAX(ts) AS DATETIME(6)), UTC_TIMESTAMP(6)) FROM `percona`.`heartbeat` WHERE server_id = 1",
     ]);
+  });
+
+  it("reads pt-heartbeat's legacy table (id, ts: no server_id) whole, asking for server_id only once", async () => {
+    const noColumn = serverError(1054, "Unknown column 'server_id' in 'where clause'");
+    const { probe, replica } = heartbeatProbe([[200_000]]);
+    const answers = [noColumn];
+    const query = replica.query.bind(replica);
+    replica.query = async (options) => {
+      const next = options.sql.includes("WHERE server_id") ? answers.shift() : undefined;
+      if (next) {
+        replica.asked.push(options.sql);
+        throw next;
+      }
+      return query(options);
+    };
+    expect(await probe.replicaLags()).toEqual([{ replica: "replica-a:3307", seconds: 0.2 }]);
+    expect(await probe.replicaLags()).toEqual([{ replica: "replica-a:3307", seconds: 0.2 }]);
+    expect(replica.asked.map((sql) => sql.includes("WHERE server_id"))).toEqual([true, false, false]);
   });
 
   it("takes a heartbeat slightly ahead (clocks a little apart) as no lag", async () => {
@@ -52,7 +70,7 @@ describe("createMysqlLoadProbe: heartbeat lag", () => {
     const cases: [unknown, RegExp][] = [
       [serverError(1146, "Table 'percona.heartbeat' doesn't exist"), /no heartbeat table percona.heartbeat/],
       [serverError(1049, "Unknown database 'percona'"), /no heartbeat table percona.heartbeat/],
-      [[[null]], /no heartbeat in percona.heartbeat/],
+      [[[null]], /no heartbeat from the primary \(server_id 1\) in percona.heartbeat/],
       [[[61_000_000]], /heartbeat 61 s old: .* nothing writes it on the primary/],
       [[[-3_600_000_000]], /heartbeat 3600 s ahead of the replica's UTC clock \(.*--utc/],
     ];

@@ -78,14 +78,46 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
     name: displayName(url),
     pool: undefined as MysqlPool | undefined,
     statement: 0,
+    /** The heartbeat table has pt-heartbeat's server_id column (not the legacy id, ts layout). */
+    heartbeatByServer: true,
   }));
 
   const heartbeat = options.heartbeatTable ? heartbeatOf(options.heartbeatTable) : undefined;
+  let primaryServerId: Promise<number> | undefined;
+
+  /**
+   * The primary's heartbeat row, as pt-heartbeat's --master-server-id picks
+   * it: where a replica runs its own --update too, its row is always fresh.
+   */
+  async function heartbeatOfPrimary(
+    replica: (typeof replicas)[number],
+    pool: MysqlPool,
+    table: Heartbeat,
+  ): Promise<ReplicaLag> {
+    let serverId: number | undefined;
+    if (replica.heartbeatByServer) {
+      try {
+        primaryServerId ??= options.primary
+          .query({ sql: "SELECT @@server_id", rowsAsArray: true })
+          .then(([rows]) => Number((rows as unknown[][])[0]?.[0]));
+        serverId = await primaryServerId;
+      } catch (error) {
+        primaryServerId = undefined;
+        const reason = `cannot read the primary's server_id: ${(error as Error).message}`;
+        return { replica: replica.name, seconds: null, reason };
+      }
+    }
+    const lag = await heartbeatLag(pool, replica.name, table, serverId);
+    if (lag !== "legacy") return lag;
+    // The legacy layout holds one row, written by the primary's pt-heartbeat.
+    replica.heartbeatByServer = false;
+    return heartbeatOfPrimary(replica, pool, table);
+  }
 
   async function lagOf(replica: (typeof replicas)[number]): Promise<ReplicaLag> {
     try {
       replica.pool ??= connect(replica.url, new URL(replica.url).password ? undefined : options.password);
-      if (heartbeat) return await heartbeatLag(replica.pool, replica.name, heartbeat);
+      if (heartbeat) return await heartbeatOfPrimary(replica, replica.pool, heartbeat);
       const rows = await replicaStatus(replica.pool, replica);
       if (rows.length === 0) return { replica: replica.name, seconds: null, reason: "not a replica" };
       let worst = 0;
@@ -370,18 +402,27 @@ function heartbeatOf(table: string): Heartbeat {
 }
 
 /**
- * The age of the newest heartbeat on the replica, against the replica's own
- * UTC clock: `ts` as pt-heartbeat --utc writes it (UTC text, or a DATETIME;
- * a TIMESTAMP column reads as UTC too, since every session of the archiver is
- * in UTC). Measuring on the replica leaves the archiver's own clock out;
- * what remains is the primary host's clock against the replica's, as for
- * pt-heartbeat itself. The figure is the lag plus up to one heartbeat interval.
+ * The age of the newest heartbeat on the replica (of the primary's row, when
+ * `serverId` names it), against the replica's own UTC clock: `ts` as
+ * pt-heartbeat --utc writes it (UTC text, or a DATETIME; a TIMESTAMP column
+ * reads as UTC too, since every session of the archiver is in UTC).
+ * Measuring on the replica leaves the archiver's own clock out; what remains
+ * is the primary host's clock against the replica's, as for pt-heartbeat
+ * itself. The figure is the lag plus up to one heartbeat interval. "legacy"
+ * when the table has no server_id column (pt-heartbeat's legacy id, ts layout).
  */
-async function heartbeatLag(pool: MysqlPool, replica: string, heartbeat: Heartbeat): Promise<ReplicaLag> {
+async function heartbeatLag(
+  pool: MysqlPool,
+  replica: string,
+  heartbeat: Heartbeat,
+  serverId: number | undefined,
+): Promise<ReplicaLag | "legacy"> {
   let micros: unknown;
   try {
     const [rows] = await pool.query({
-      sql: `SELECT TIMESTAMPDIFF(MICROSECOND, CAST(MAX(ts) AS DATETIME(6)), UTC_TIMESTAMP(6)) FROM ${heartbeat.quoted}`,
+      sql:
+        `SELECT TIMESTAMPDIFF(MICROSECOND, CAST(MAX(ts) AS DATETIME(6)), UTC_TIMESTAMP(6)) FROM ${heartbeat.quoted}` +
+        (serverId === undefined ? "" : ` WHERE server_id = ${Number(serverId)}`),
       rowsAsArray: true,
     });
     micros = (rows as unknown[][])[0]?.[0];
@@ -390,13 +431,15 @@ async function heartbeatLag(pool: MysqlPool, replica: string, heartbeat: Heartbe
     if (typeof errno === "number" && NO_SUCH_TABLE.has(errno)) {
       return { replica, seconds: null, reason: `no heartbeat table ${heartbeat.name} on the replica` };
     }
+    if (errno === BAD_FIELD && serverId !== undefined) return "legacy";
     throw error;
   }
   if (micros === null || micros === undefined) {
+    const whose = serverId === undefined ? "" : ` from the primary (server_id ${serverId})`;
     return {
       replica,
       seconds: null,
-      reason: `no heartbeat in ${heartbeat.name} (no row, or no ts it can read)`,
+      reason: `no heartbeat${whose} in ${heartbeat.name} (no row, or no ts it can read)`,
     };
   }
   const seconds = Number(micros) / 1_000_000;
