@@ -96,6 +96,8 @@ export const envSchema = z.object({
 
   // Cleanup (deletes).
   CLEANUP_CHUNK_ROWS: intFrom(1, 100_000, 5_000),
+  /** Join planned chunks into deletes of about this many milliseconds (0: one planned chunk per delete). */
+  CLEANUP_CHUNK_TARGET_MS: intFrom(0, 60_000, 0),
   /** Cleanup tasks one local worker runs at once (copies use WORKER_CONCURRENCY). */
   CLEANUP_CONCURRENCY: intFrom(1, 64, 2),
   CLEANUP_PAUSE_MS: intFrom(0, 60_000, 0),

@@ -5,6 +5,7 @@ describe("loadConfig: cleanup", () => {
   it("defaults to chunks of 5000, two tasks at once, no pause, throttles off, two minutes of patience", () => {
     expect(loadConfig({}).cleanup).toEqual({
       chunkRows: 5000,
+      chunkTargetMs: 0,
       concurrency: 2,
       pauseMs: 0,
       maxReplicaLagSeconds: 0,
@@ -20,6 +21,7 @@ describe("loadConfig: cleanup", () => {
   it("reads every CLEANUP_ variable, replica URLs split on commas", () => {
     const cleanup = loadConfig({
       CLEANUP_CHUNK_ROWS: "2000",
+      CLEANUP_CHUNK_TARGET_MS: "80",
       CLEANUP_CONCURRENCY: "1",
       CLEANUP_PAUSE_MS: "50",
       CLEANUP_MAX_REPLICA_LAG_SECONDS: "5",
@@ -32,6 +34,7 @@ describe("loadConfig: cleanup", () => {
     }).cleanup;
     expect(cleanup).toEqual({
       chunkRows: 2000,
+      chunkTargetMs: 80,
       concurrency: 1,
       pauseMs: 50,
       maxReplicaLagSeconds: 5,

@@ -178,6 +178,11 @@ function toConfig(env: Env) {
       /** Rows per delete chunk (CLEANUP_CHUNK_ROWS), each chunk its own transaction. */
       chunkRows: env.CLEANUP_CHUNK_ROWS,
       /**
+       * Deletes join consecutive planned chunks to last about this long (CLEANUP_CHUNK_TARGET_MS), at most
+       * MAX_DELETE_ROWS rows; 0 deletes one planned chunk at a time.
+       */
+      chunkTargetMs: env.CLEANUP_CHUNK_TARGET_MS,
+      /**
        * Cleanup tasks one local worker runs at once (CLEANUP_CONCURRENCY, default 2); on
        * Google Cloud the queue's maxConcurrentDispatches bounds every task.
        */

@@ -190,6 +190,7 @@ async function runDay(
     target: { ...target, by: plan.by },
     cleanup,
     plan,
+    chunkTargetMs: deps.settings.chunkTargetMs,
     sideEffects,
     beforeDelete: renew,
   });

@@ -1,5 +1,6 @@
 import type { CleanupPlan, CleanupState, DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayChunk, DayDeleter, DeleteSideEffects } from "../../ports/day-deleter";
+import { createChunkPacer, joinChunks } from "./chunk-pacer";
 import { chunkRefusal } from "./chunk-refusal";
 import type { Throttle } from "./throttle";
 
@@ -18,6 +19,9 @@ export interface DeleteRun {
   readonly waitedMs: number;
 }
 
+/** The most rows one delete takes, however fast the server deletes them. */
+export const MAX_DELETE_ROWS = 10_000;
+
 /** A plan this version can delete by. */
 export type ChunkPlan = Extract<CleanupPlan, { kind: "chunks" }>;
 
@@ -30,6 +34,8 @@ export interface DeleteDayInput {
   /** The day's state, `deleting`, as stored. */
   readonly cleanup: DayCleanup;
   readonly plan: ChunkPlan;
+  /** Join planned chunks into deletes of about this many milliseconds (see createChunkPacer); 0 never joins. */
+  readonly chunkTargetMs: number;
   /**
    * The foreign keys that reference the table and the triggers the task
    * allowed: each chunk makes sure, under its locks, that no referencing row
@@ -56,11 +62,19 @@ export async function deleteDay(input: DeleteDayInput): Promise<DeleteRun> {
   const { scope } = target;
   let rowsDeleted = input.cleanup.rowsDeleted;
   const tally = newTally();
-  for (let index = input.cleanup.chunksDone; index < plan.chunks.length; index++) {
-    const chunk = plan.chunks[index];
-    if (!chunk) break;
+  const unitRows = Math.max(1, Math.max(...plan.chunks.map((chunk) => chunk.rows)));
+  // Newest-first plans (a self-referencing key) run their chunks in falling order: never joined.
+  const pacer = createChunkPacer({
+    targetMs: plan.newestFirst ? 0 : input.chunkTargetMs,
+    max: Math.max(1, Math.floor(MAX_DELETE_ROWS / unitRows)),
+  });
+  for (let index = input.cleanup.chunksDone; index < plan.chunks.length; ) {
+    const taken = plan.chunks.slice(index, index + pacer.next(plan.chunks.length - index));
+    if (taken.length === 0) break;
+    const chunk = joinChunks(taken);
     tally.waitedMs += (await throttle.beforeChunk(tally.chunks === 0)).waitedMs;
     await input.beforeDelete();
+    const started = performance.now();
     const outcome = await tally.time(() =>
       deleter.deleteChunk(target, chunk, input.sideEffects, { newestFirst: plan.newestFirst }),
     );
@@ -77,10 +91,12 @@ export async function deleteDay(input: DeleteDayInput): Promise<DeleteRun> {
     if (refusal) throw refusal;
     if (outcome.kind === "deleted") rowsDeleted += outcome.rows;
     else tally.rowsFoundGone += chunk.rows;
+    pacer.observe(outcome.kind === "deleted" ? outcome.rows : 0, performance.now() - started, unitRows);
+    index += taken.length;
     // After the last chunk the caller marks the day done; a crash before
     // that finds the chunk "absent" on retry, which is all this write would say.
-    if (index === plan.chunks.length - 1) break;
-    await state.recordProgress(scope, { chunksDone: index + 1, rowsDeleted });
+    if (index >= plan.chunks.length) break;
+    await state.recordProgress(scope, { chunksDone: index, rowsDeleted });
   }
   return tally.result(rowsDeleted);
 }
