@@ -12,7 +12,7 @@ import { requireChunkPlan, requireCopiedBy, requireStillClean, requireTriggersAl
 import { keepDayLease } from "./day-lease";
 import { deleteDay } from "./delete-day";
 import { chunkByOf } from "./plan-cleanup";
-import { createThrottle } from "./throttle";
+import { createThrottle, type WaitReason } from "./throttle";
 import { type LedgerView, readLedger, verifyAndPlan } from "./verify-and-plan";
 
 /**
@@ -41,6 +41,8 @@ export interface DayCleanupReport {
   readonly longestChunkMs: number;
   /** Time this attempt waited for replica lag or load. */
   readonly waitedMs: number;
+  /** That time and the pauses between chunks, by what held the task (replicaLag, historyLength, pause...). */
+  readonly waitedByReason: Readonly<Partial<Record<WaitReason, number>>>;
   /** True when this attempt continued a day an earlier attempt had started deleting. */
   readonly resumed: boolean;
 }
@@ -139,6 +141,7 @@ async function runDay(
     chunks: 0,
     longestChunkMs: 0,
     waitedMs: 0,
+    waitedByReason: {},
     rowsFoundGone: 0,
   };
   if (existing?.status === "done") {
@@ -173,7 +176,10 @@ async function runDay(
       beforeDelete: renew,
       warehouseFigures: early.warehouseFigures,
     });
-    if (whole.kind === "cleaned") return { ...base, ...whole.run, outcome: "cleaned", resumed: false };
+    if (whole.kind === "cleaned") {
+      const waitedByReason = throttle.totals().byReason;
+      return { ...base, ...whole.run, waitedByReason, outcome: "cleaned", resumed: false };
+    }
     if (whole.kind === "already-clean") {
       return { ...base, outcome: "already-clean", rowsDeleted: 0, resumed: false };
     }
@@ -199,5 +205,5 @@ async function runDay(
     chunksDone: plan.chunks.length,
     doneAt: deps.clock().toISOString(),
   });
-  return { ...base, ...run, outcome: "cleaned", resumed };
+  return { ...base, ...run, waitedByReason: throttle.totals().byReason, outcome: "cleaned", resumed };
 }
