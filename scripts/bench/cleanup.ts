@@ -4,7 +4,7 @@
  * migration leaves by copying every day into a DuckDB file with the real copy
  * task (copyDay: records figures and fills mig_bench_cleanup), queues the
  * cleanup with startCleanup (dry_run false), then runs the real cleanDay for
- * every queued day, CLEANUP_CONCURRENCY (default 2) at a time as the worker
+ * every queued day, CLEANUP_CONCURRENCY (default 1) at a time as the worker
  * would. Prints one JSON line: rows deleted per second of the 365 cleanup
  * tasks (verification included; queueing them is timed apart) and the
  * longest single chunk (one delete transaction).

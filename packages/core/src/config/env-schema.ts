@@ -99,7 +99,7 @@ export const envSchema = z.object({
   /** Join planned chunks into deletes of about this many milliseconds (0: one planned chunk per delete). */
   CLEANUP_CHUNK_TARGET_MS: intFrom(0, 60_000, 0),
   /** Cleanup tasks one local worker runs at once (copies use WORKER_CONCURRENCY). */
-  CLEANUP_CONCURRENCY: intFrom(1, 64, 2),
+  CLEANUP_CONCURRENCY: intFrom(1, 64, 1),
   CLEANUP_PAUSE_MS: intFrom(0, 60_000, 0),
   /** Whole seconds with the replicas' status; fractions (0.5) need CLEANUP_REPLICA_HEARTBEAT_TABLE. */
   CLEANUP_MAX_REPLICA_LAG_SECONDS: z.coerce.number().min(0).max(86_400).default(0),

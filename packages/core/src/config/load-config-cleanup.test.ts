@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "./load-config";
 
 describe("loadConfig: cleanup", () => {
-  it("defaults to chunks of 5000, two tasks at once, no pause, throttles off, two minutes of patience", () => {
+  it("defaults to chunks of 5000, one task at once, no pause, throttles off, two minutes of patience", () => {
     expect(loadConfig({}).cleanup).toEqual({
       chunkRows: 5000,
       chunkTargetMs: 0,
-      concurrency: 2,
+      concurrency: 1,
       pauseMs: 0,
       maxReplicaLagSeconds: 0,
       replicaUrls: [],

@@ -183,7 +183,7 @@ function toConfig(env: Env) {
        */
       chunkTargetMs: env.CLEANUP_CHUNK_TARGET_MS,
       /**
-       * Cleanup tasks one local worker runs at once (CLEANUP_CONCURRENCY, default 2); on
+       * Cleanup tasks one local worker runs at once (CLEANUP_CONCURRENCY, default 1); on
        * Google Cloud the queue's maxConcurrentDispatches bounds every task.
        */
       concurrency: env.CLEANUP_CONCURRENCY,
