@@ -12,6 +12,7 @@ import {
   keyedRows,
   keyedSchema,
 } from "../../testing/warehouse-contract-fixtures";
+import { DuckDbFileInUseError } from "./duckdb-errors";
 import { createDuckDbWarehouse } from "./duckdb-warehouse";
 import { type DuckDbSettings, openSharedDatabase } from "./shared-database";
 import { folder, warehouseFolder } from "./testing/warehouse-folder";
@@ -151,7 +152,7 @@ describe("DuckDB warehouse files", () => {
     }
   });
 
-  it("reports a file locked by another process as a TransientError", async () => {
+  it("reports a file another process keeps locked as a TransientError naming the file and the holder", async () => {
     const path = join(folder, "locked.duckdb");
     const api = createRequire(import.meta.url).resolve("@duckdb/node-api");
     const holder = spawn(process.execPath, [
@@ -165,9 +166,15 @@ describe("DuckDB warehouse files", () => {
         holder.stdout.on("data", (data) => String(data).includes("holding") && resolve());
         holder.on("exit", (code) => reject(new Error(`lock holder exited with ${code}`)));
       });
-      const attempt = createDuckDbWarehouse({ path, dataset: "archive" });
+      const attempt = createDuckDbWarehouse({ path, dataset: "archive", lockWaitMs: 300 });
       await expect(attempt).rejects.toBeInstanceOf(TransientError);
-      await expect(attempt).rejects.toThrow(/Could not set lock/);
+      await expect(attempt).rejects.toBeInstanceOf(DuckDbFileInUseError);
+      await expect(attempt).rejects.toThrow(
+        `DuckDB file ${path} is in use by another process (PID ${holder.pid}, `,
+      );
+      await expect(attempt).rejects.toSatisfy((error: Error) =>
+        /Could not set lock/.test(String((error.cause as Error).message)),
+      );
     } finally {
       holder.kill();
     }

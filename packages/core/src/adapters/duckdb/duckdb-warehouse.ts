@@ -19,16 +19,42 @@ import {
 } from "./duckdb-catalog";
 import { createConnectionPool } from "./duckdb-connection-pool";
 import { createDuckDbDayRecords } from "./duckdb-day-records";
-import { withDuckDbErrors } from "./duckdb-errors";
+import { DuckDbFileInUseError, isDuckDbLockError, withDuckDbErrors } from "./duckdb-errors";
 import { readDuckDbDay } from "./duckdb-read-day";
 import { replaceDayInTransaction } from "./replace-day";
-import { type DuckDbSettings, openSharedDatabase } from "./shared-database";
+import { type DuckDbSettings, openSharedDatabase, type SharedDatabase } from "./shared-database";
 
 export interface DuckDbWarehouseOptions extends DuckDbSettings {
   /** Database file, or ":memory:". The parent folder of a file is created. */
   readonly path: string;
   /** The default dataset (a DuckDB schema); created on open so an empty warehouse can be inspected. */
   readonly dataset: string;
+  /**
+   * How long to wait for a file another process holds (a CLI command that
+   * opened it a moment earlier) before giving up with DuckDbFileInUseError.
+   * Default DUCKDB_LOCK_WAIT_MS.
+   */
+  readonly lockWaitMs?: number;
+}
+
+/** Long enough for another short command (a cleanup dry run, `status --rebuild`) to finish with the file. */
+export const DUCKDB_LOCK_WAIT_MS = 5_000;
+
+/**
+ * Opens the shared database, waiting up to `waitMs` while another process
+ * holds the file (trying again every 100-500 ms); then DuckDbFileInUseError.
+ */
+async function openWaitingForLock(options: DuckDbWarehouseOptions): Promise<SharedDatabase> {
+  const deadline = performance.now() + (options.lockWaitMs ?? DUCKDB_LOCK_WAIT_MS);
+  for (let pause = 100; ; pause = Math.min(pause * 2, 500)) {
+    try {
+      return await openSharedDatabase(options.path, options);
+    } catch (error) {
+      if (!isDuckDbLockError(error)) throw error;
+      if (performance.now() + pause > deadline) throw new DuckDbFileInUseError(options.path, error);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
 }
 
 /** The DuckDB warehouse, plus a way to read a day back for tests and inspection tools. */
@@ -50,12 +76,13 @@ const DDL_KEY = "\u0000ddl";
  * DuckDB sees no conflict between their inserts, and the day would hold two
  * copies; replaces of different days run side by side. Schema changes run one
  * at a time, and a shape already ensured is not checked again. A
- * DuckDB conflict that still happens, or a file locked by another process,
- * surfaces as TransientError.
+ * DuckDB conflict that still happens surfaces as TransientError; a file
+ * another process holds is waited for a few seconds, then refused with
+ * DuckDbFileInUseError (a TransientError) naming the file and the holder.
  */
 export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Promise<DuckDbWarehouse> {
   if (!options.path.startsWith(":memory:")) await mkdir(dirname(options.path), { recursive: true });
-  const database = await withDuckDbErrors("open", () => openSharedDatabase(options.path, options));
+  const database = await withDuckDbErrors("open", () => openWaitingForLock(options));
   const { instance, locks } = database;
   const inFlight = new Set<Promise<unknown>>();
   let closed = false;
