@@ -8,7 +8,10 @@ import { startDevWorker } from "./start-dev-worker";
 /**
  * `pnpm dev`: the local stack on PORT (default 3000): the API
  * service, the functions and a queue worker, all in this process. Prints its
- * URLs; Ctrl-C stops it.
+ * URLs; Ctrl-C, or SIGTERM/SIGINT to this process or to the `pnpm dev` that
+ * started it, stops it: the script `exec`s node (no tsx or shell in between
+ * that pnpm's signal would stop while this process lived on, holding the port
+ * and the DuckDB file).
  */
 const config = loadLocalConfig();
 const logger = createJsonLogger({ level: config.logLevel, base: { component: "local-stack" } });
@@ -37,6 +40,8 @@ async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info(`stopping on ${signal}`);
+  // A request or task that does not end lets go of nothing: after 10 s the process ends regardless.
+  setTimeout(() => process.exit(1), 10_000).unref();
   await Promise.allSettled([server.close(), "close" in worker ? worker.close() : undefined]);
   // Only once nothing can still be using it: the worker's tasks and the functions' requests share it.
   await closeSharedRuntime().catch(() => {});
