@@ -20,6 +20,9 @@ export async function readMessage(source: MessageSource, io: CliIo): Promise<unk
           throw new InvalidInputError("--file", `cannot read ${source.file}: ${(error as Error).message}`);
         })
       : await text(io.stdin));
+  if (raw.trim() === "") {
+    throw new InvalidInputError("message", "no message given (use --message, --file or stdin)");
+  }
   try {
     return JSON.parse(raw);
   } catch {

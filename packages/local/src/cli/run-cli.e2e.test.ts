@@ -91,6 +91,14 @@ describe("archiver CLI", () => {
     expect((await status()).queue.tasks).toBe(0);
   });
 
+  it("says no message was given when stdin is empty, with exit 2", async () => {
+    const result = await run(["publish"], "");
+    expect(result).toMatchObject({
+      code: 2,
+      stderr: "error: message: no message given (use --message, --file or stdin)\n",
+    });
+  });
+
   it("publishes from a file and from stdin, then status counts the queued tasks", async () => {
     const file = join(dir, "message.json");
     await writeFile(file, message(3));

@@ -1,7 +1,16 @@
 import { z } from "zod";
 
+/** What a flag was given instead of a boolean, in the words of the JSON it came in. */
+function notBoolean(input: unknown): string {
+  if (typeof input === "string") return `, not the string ${JSON.stringify(input)}`;
+  if (typeof input === "number") return ", not a number";
+  if (input === null) return ", not null";
+  if (Array.isArray(input)) return ", not an array";
+  return typeof input === "object" ? ", not an object" : "";
+}
+
 const jsonBoolean = z.boolean({
-  error: 'must be a JSON boolean (true or false, not a string such as "false")',
+  error: (issue) => `must be a JSON boolean (true or false)${notBoolean(issue.input)}`,
 });
 
 /** The cleanup message, as validated. Flags must be JSON booleans. */

@@ -120,6 +120,17 @@ describe("parseMessage: cleanup mode", () => {
     },
   );
 
+  it.each([
+    [1, "must be a JSON boolean (true or false), not a number"],
+    ["false", 'must be a JSON boolean (true or false), not the string "false"'],
+    [null, "must be a JSON boolean (true or false), not null"],
+    [{}, "must be a JSON boolean (true or false), not an object"],
+  ])("says what a flag was given instead of a boolean: %j", (bad, words) => {
+    const error = rejection({ clean_table: "t", filter_column: "c", allow_delete_triggers: bad });
+    expect(error.message).toContain(words);
+    expect(error.message).not.toMatch(/string/.test(words) ? /number/ : /string/);
+  });
+
   it("takes dry_run false only as a JSON boolean", () => {
     expect(parseMessage({ clean_table: "t", filter_column: "c", dry_run: false }).message).toMatchObject({
       dry_run: false,
