@@ -155,3 +155,49 @@ describe("stopping pnpm dev", () => {
     90_000,
   );
 });
+
+describe("pnpm dev that cannot start", () => {
+  /** dev.ts as `pnpm dev` runs it, with only `env` (no `.env` is read from the temp folder). */
+  function startDev(env: Record<string, string>) {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, "packages/local/src/server/dev.ts")],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "error", ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const err: string[] = [];
+    child.stderr.on("data", (chunk) => err.push(String(chunk)));
+    return new Promise<{ code: number | null; stderr: string }>((resolve) =>
+      child.once("exit", (code) => resolve({ code, stderr: err.join("") })),
+    );
+  }
+
+  it("says why in one error: line, without a stack trace", async () => {
+    expect(await startDev({ PORT: "abc", DUCKDB_PATH: join(dir, "bad-port.duckdb") })).toEqual({
+      code: 2,
+      stderr: expect.stringMatching(/^error: invalid configuration: PORT: [^\n]*\n$/),
+    });
+
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as { port: number };
+    try {
+      const result = await startDev({
+        PORT: String(port),
+        MYSQL_URL: db.url,
+        REDIS_URL: testRedisUrl,
+        DUCKDB_PATH: join(dir, "taken.duckdb"),
+        LOCAL_QUEUE_PREFIX: prefix,
+      });
+      expect(result).toEqual({
+        code: 1,
+        stderr: `error: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`,
+      });
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  }, 60_000);
+});

@@ -1,4 +1,5 @@
 import "dotenv/config";
+import { archiverErrorCode } from "@table-archiver/core";
 import { createJsonLogger } from "@table-archiver/core/logging";
 import { closeSharedRuntime } from "@table-archiver/core/runtime";
 import { loadLocalConfig } from "../config/load-local-config";
@@ -13,10 +14,24 @@ import { startDevWorker } from "./start-dev-worker";
  * that pnpm's signal would stop while this process lived on, holding the port
  * and the DuckDB file).
  */
-const config = loadLocalConfig();
+/**
+ * A stack that cannot start (a bad variable, the port taken) says why in one
+ * `error: ` line, as the CLI does, rather than with a stack trace; exit 2 for
+ * bad configuration, 1 otherwise.
+ */
+async function orExit<T>(start: () => T | Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(archiverErrorCode(error) === "INVALID_CONFIG" ? 2 : 1);
+  }
+}
+
+const config = await orExit(() => loadLocalConfig());
 const logger = createJsonLogger({ level: config.logLevel, base: { component: "local-stack" } });
-const server: LocalServer = await buildLocalServer({ config, logger, archiverFunctions: true });
-const base = await server.listen();
+const server: LocalServer = await orExit(() => buildLocalServer({ config, logger, archiverFunctions: true }));
+const base = await orExit(() => server.listen());
 const worker = await startDevWorker();
 
 const lines = [
