@@ -50,7 +50,11 @@ export function acceptedLines(outcome: Exclude<EntryOutcome, { outcome: "rejecte
     return outcome.plans.map(
       (p) =>
         `accepted: ${p.table}: ${count(p.added, "day")} enqueued${p.days.length ? ` (${p.days[0]} .. ${p.days.at(-1)})` : ""}, cutoff ${p.cutoff}` +
-        (p.alreadyQueued ? `, ${number(p.alreadyQueued)} already queued` : ""),
+        (p.alreadyQueued ? `, ${number(p.alreadyQueued)} already queued` : "") +
+        (p.migratedElsewhere
+          ? `; ${count(p.migratedElsewhere, "day")} of the range already migrated to ${p.otherDestinations.join(", ")}, ` +
+            `not ${p.destination} (each day is copied once)`
+          : ""),
     );
   }
   return [cleanupLine(outcome.summary)];

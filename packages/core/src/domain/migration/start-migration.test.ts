@@ -104,6 +104,38 @@ describe("startMigration planning", () => {
     ]);
   });
 
+  it("says which days of the range were already migrated to another destination, in the plan and its log line", async () => {
+    table("events", ["2025-01-01 01:00:00", "2025-01-02 01:00:00", "2025-01-03 01:00:00"]);
+    for (const day of ["2025-01-01", "2025-01-02"]) {
+      await copyDay(fx.copyDeps(), {
+        kind: "copy",
+        table: "events",
+        destination: "events_archive",
+        filterColumn: "created_at",
+        day,
+      });
+    }
+    const [elsewhere] = await plan(["events"], {
+      destination_tables: ["archive.events_new"],
+      tasks_enqueued_limit: 10,
+    });
+    expect(elsewhere).toMatchObject({
+      destination: "archive.events_new",
+      days: ["2025-01-03"],
+      migratedElsewhere: 2,
+      otherDestinations: ["events_archive"],
+    });
+    expect(fx.logged(/planned migration days/).at(-1)).toMatchObject({
+      migratedElsewhere: 2,
+      otherDestinations: ["events_archive"],
+    });
+
+    // The same destination, however it is written, is no other one.
+    const [same] = await plan(["events"], { destination_tables: ["ARCHIVE.events_archive"] });
+    expect(same).toMatchObject({ migratedElsewhere: 0, otherDestinations: [] });
+    expect(fx.logged(/planned migration days/).at(-1)).not.toHaveProperty("migratedElsewhere");
+  });
+
   it("selects whole days from the day of min_date_limit_iso on", async () => {
     table("events", ["2025-03-01 23:00:00", "2025-03-02 00:00:00", "2025-03-03 12:00:00"]);
     const [result] = await plan(["events"], {

@@ -22,10 +22,19 @@ export interface StartMigrationDeps {
 
 export interface TablePlan {
   readonly table: string;
+  /** The destination the message names, as written. */
+  readonly destination: string;
   readonly cutoff: CalendarDay;
   readonly days: readonly CalendarDay[];
   readonly added: number;
   readonly alreadyQueued: number;
+  /**
+   * Days of the message's range already migrated to another destination than
+   * the one it names (so not planned again), and those destinations as their
+   * copies recorded them; 0 and [] when none.
+   */
+  readonly migratedElsewhere: number;
+  readonly otherDestinations: readonly string[];
   readonly planMs: number;
 }
 
@@ -63,6 +72,7 @@ export async function startMigration(
       limit: message.tasks_enqueued_limit,
       exclude: new Set([...migrated, ...queued]),
     });
+    const elsewhere = await migratedElsewhere(deps, name, table.destinationName, migrated, from, cutoff);
     const planMs = performance.now() - started;
     const tasks = days.map(
       (day): CopyDayTask => ({
@@ -84,9 +94,60 @@ export async function startMigration(
       enqueued: result.added,
       alreadyQueued: result.alreadyQueued,
       migratedBefore: migrated.length,
+      ...(elsewhere.days > 0
+        ? { migratedElsewhere: elsewhere.days, otherDestinations: elsewhere.destinations }
+        : {}),
       planMs: Math.round(planMs * 10) / 10,
     });
-    plans.push({ table: name, cutoff, days, ...result, planMs });
+    plans.push({
+      table: name,
+      destination: table.destinationName,
+      cutoff,
+      days,
+      ...result,
+      migratedElsewhere: elsewhere.days,
+      otherDestinations: elsewhere.destinations,
+      planMs,
+    });
   }
   return plans;
+}
+
+/**
+ * Of the migrated days in [from, before), those whose copy went to another
+ * destination than `destination`: a message naming a new destination plans
+ * none of them again (each day is copied once), and says so rather than
+ * leave the operator with "0 days enqueued". Names are compared as written,
+ * without case; one read of the copy records.
+ */
+async function migratedElsewhere(
+  deps: StartMigrationDeps,
+  table: string,
+  destination: string,
+  migrated: readonly CalendarDay[],
+  from: CalendarDay,
+  before: CalendarDay,
+): Promise<{ days: number; destinations: string[] }> {
+  const inRange = migrated.filter((day) => day >= from && day < before);
+  if (inRange.length === 0) return { days: 0, destinations: [] };
+  const records = await deps.ledger.copiedDays(table, inRange);
+  const wanted = sameDestination(destination, deps.destinations);
+  let days = 0;
+  const destinations = new Set<string>();
+  for (const record of records.values()) {
+    if (wanted(record.destination)) continue;
+    days++;
+    destinations.add(record.destination);
+  }
+  return { days, destinations: [...destinations].sort() };
+}
+
+/** Whether a recorded destination names the same table as `destination` (`t` is `<default dataset>.t`). */
+function sameDestination(destination: string, rules: DestinationRules): (other: string) => boolean {
+  const key = (name: string) => {
+    const parts = name.toLowerCase().split(".");
+    return parts.length === 1 ? `${rules.defaultDataset.toLowerCase()}.${parts[0]}` : parts.join(".");
+  };
+  const wanted = key(destination);
+  return (other) => key(other) === wanted;
 }
