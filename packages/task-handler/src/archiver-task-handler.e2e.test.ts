@@ -1,4 +1,4 @@
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -38,6 +38,8 @@ const copy = (day: string, extra: object = {}) => ({
   ...extra,
 });
 
+let dir: string | undefined;
+
 beforeAll(async () => {
   db = await createTestDatabase();
   await db.connection.query(
@@ -46,7 +48,7 @@ beforeAll(async () => {
   await db.connection.query(
     `INSERT INTO ${table} (created_at, amount) VALUES ('2020-01-01 00:00:00', 1.10), ('2020-01-01 23:59:59.999999', 2.20), ('2020-01-02 00:00:00', 3.30)`,
   );
-  const dir = await mkdtemp(join(tmpdir(), "task-handler-"));
+  dir = await mkdtemp(join(tmpdir(), "task-handler-"));
   const env = {
     MYSQL_URL: db.url,
     REDIS_URL: testRedisUrl,
@@ -85,6 +87,7 @@ afterAll(async () => {
   await closeSharedRuntime();
   await deleteTestKeys({ prefixes: [queuePrefix], tables: [table] });
   await db?.drop();
+  if (dir) await rm(dir, { recursive: true, force: true });
   vi.unstubAllEnvs();
 });
 

@@ -1,6 +1,6 @@
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createJsonLogger } from "../adapters/logging/json-logger";
 import { createRedisClient } from "../adapters/redis/create-redis-client";
 import { loadConfig } from "../config";
@@ -28,7 +28,7 @@ export interface TestRuntime {
   readonly queuePrefix: string;
   /** Every table the runtime's ledger or cleanup state was asked about. */
   readonly tables: ReadonlySet<string>;
-  /** Closes the runtime and deletes what it wrote in Redis: its queue and its tables' records. */
+  /** Closes the runtime, deletes what it wrote in Redis (its queue and its tables' records) and its DuckDB folder. */
   close(): Promise<void>;
 }
 
@@ -77,6 +77,8 @@ export async function createTestRuntime(options: {
         await deleteTableRecords(redis, tables);
       } finally {
         redis.disconnect();
+        // The warehouse's folder too: each test runtime makes its own in the system temp directory.
+        await rm(dirname(duckdbPath), { recursive: true, force: true });
       }
     },
   };

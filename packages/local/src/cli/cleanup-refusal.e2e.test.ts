@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
@@ -20,12 +20,14 @@ let env: Record<string, string>;
 const table = uniqueName("orders");
 const days = ["2020-01-01", "2020-01-02", "2020-01-03"];
 
+let dir: string | undefined;
+
 beforeAll(async () => {
   db = await createTestDatabase();
   env = {
     MYSQL_URL: db.url,
     REDIS_URL: testRedisUrl,
-    DUCKDB_PATH: join(await mkdtemp(join(tmpdir(), "cli-refusal-")), "w.duckdb"),
+    DUCKDB_PATH: join((dir = await mkdtemp(join(tmpdir(), "cli-refusal-"))), "w.duckdb"),
     LOCAL_QUEUE_PREFIX: uniqueName("cli"),
     LOG_LEVEL: "error",
     TASK_ATTEMPTS: "1",
@@ -39,6 +41,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
   const redis = createRedisClient({ url: testRedisUrl, auth: undefined });
   try {
     if (env) await deleteKeysWithPrefix(redis, env.LOCAL_QUEUE_PREFIX ?? "");

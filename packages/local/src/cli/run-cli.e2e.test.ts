@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
@@ -40,6 +40,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
   if (env) await deleteTestKeys({ prefixes: [env.LOCAL_QUEUE_PREFIX ?? ""], tables: [table] });
   await db?.drop();
 });
