@@ -24,10 +24,11 @@ let dir: string | undefined;
 
 beforeAll(async () => {
   db = await createTestDatabase();
+  dir = await mkdtemp(join(tmpdir(), "cli-refusal-"));
   env = {
     MYSQL_URL: db.url,
     REDIS_URL: testRedisUrl,
-    DUCKDB_PATH: join((dir = await mkdtemp(join(tmpdir(), "cli-refusal-"))), "w.duckdb"),
+    DUCKDB_PATH: join(dir, "w.duckdb"),
     LOCAL_QUEUE_PREFIX: uniqueName("cli"),
     LOG_LEVEL: "error",
     TASK_ATTEMPTS: "1",
