@@ -5,6 +5,7 @@ import { getTestServer } from "@google-cloud/functions-framework/testing";
 import { loadConfig } from "@table-archiver/core/config";
 import { closeSharedRuntime, createRuntime, type Runtime } from "@table-archiver/core/runtime";
 import {
+  captureLogLines,
   createTestDatabase,
   deleteTestKeys,
   type TestDatabase,
@@ -21,6 +22,9 @@ let base: string;
 let observer: Runtime;
 const prefix = uniqueName("entry");
 const table = uniqueName("orders");
+
+// The rejections these tests provoke are logged as the function logs them; kept here, out of the run's output.
+const logs = captureLogLines();
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -44,6 +48,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  logs.restore();
   server?.close();
   await closeSharedRuntime();
   await observer?.close();

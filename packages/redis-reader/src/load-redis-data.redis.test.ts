@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import * as functions from "@google-cloud/functions-framework";
 import { getTestServer } from "@google-cloud/functions-framework/testing";
 import { createRedisClient } from "@table-archiver/core/redis";
-import { testRedisUrl, uniqueName } from "@table-archiver/core/testing";
+import { captureLogLines, testRedisUrl, uniqueName } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // The deployed function reads REDIS_URL when its first request arrives.
@@ -31,6 +31,9 @@ const call = (body: unknown, init: RequestInit = {}) =>
     ...init,
   });
 
+// The refusals these tests provoke are logged as the function logs them; kept here, out of the run's output.
+const logs = captureLogLines();
+
 beforeAll(async () => {
   await redis.sadd(`mig_${table}`, ...days);
   // Sets under the refused names exist, so a refusal cannot be an empty read.
@@ -39,6 +42,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  logs.restore();
   await redis.del(`mig_${table}`, ...tricks);
   await reader.close();
   await closeLoadRedisData();

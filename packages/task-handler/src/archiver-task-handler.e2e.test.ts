@@ -8,6 +8,7 @@ import { getTestServer } from "@google-cloud/functions-framework/testing";
 import { loadConfig } from "@table-archiver/core/config";
 import { closeSharedRuntime, createRuntime, sharedRuntime } from "@table-archiver/core/runtime";
 import {
+  captureLogLines,
   createTestDatabase,
   deleteTestKeys,
   type TestDatabase,
@@ -39,6 +40,9 @@ const copy = (day: string, extra: object = {}) => ({
 });
 
 let dir: string | undefined;
+
+// The task failures these tests provoke are logged as the function logs them; kept here, out of the run's output.
+const logs = captureLogLines();
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -89,6 +93,7 @@ afterAll(async () => {
   await db?.drop();
   if (dir) await rm(dir, { recursive: true, force: true });
   vi.unstubAllEnvs();
+  logs.restore();
 });
 
 async function post(body: unknown, headers: Record<string, string> = {}, url = base) {

@@ -1,4 +1,5 @@
 export { createTestAccount, DOCUMENTED_GRANTS, type TestAccount } from "./archiver-account";
+export { captureLogLines } from "./captured-log-lines";
 export { copyRecordOf } from "./day-record-contract";
 export * from "./fakes";
 export * from "./test-runtime";
