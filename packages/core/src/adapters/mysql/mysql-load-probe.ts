@@ -3,33 +3,21 @@ import { VerificationError } from "../../errors";
 import type { AccessCheck } from "../../ports/access-check";
 import type { LoadProbe, RedoFill, ReplicaLag } from "../../ports/load-probe";
 import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
+import { redoCapacity, type StatusOrMetric, statusOrMetric } from "./innodb-figures";
 import { mapMysqlError } from "./map-mysql-error";
 import {
   grantStatement,
   isAccessDenied,
-  qualifiedName,
   replicaMonitorPrivilege,
   throttleRefusal,
 } from "./privilege-refusal";
+import { type Heartbeat, heartbeatLag, heartbeatOf } from "./replica-heartbeat";
 import { serverFactsOf } from "./server-facts";
 
 /** The statement each server understands, newest spelling first. */
 const STATUS_STATEMENTS = ["SHOW REPLICA STATUS", "SHOW SLAVE STATUS"] as const;
 /** ER_PARSE_ERROR: the server predates `SHOW REPLICA STATUS` (MySQL < 8.0.22, MariaDB < 10.5.1). */
 const PARSE_ERROR = 1064;
-/** ER_BAD_DB_ERROR, ER_NO_SUCH_TABLE: the heartbeat table is not on the replica. */
-const NO_SUCH_TABLE = new Set([1049, 1146]);
-/** ER_BAD_FIELD_ERROR: a column this server does not have (INNODB_METRICS.STATUS on MariaDB). */
-const BAD_FIELD = 1054;
-/**
- * A heartbeat older than this is taken as stale, not as lag: nothing may be
- * writing it any more (pt-heartbeat --update stopped), or not in UTC. Either
- * way the figure says nothing, and the replica is held as one whose lag is unknown.
- */
-export const HEARTBEAT_STALE_SECONDS = 60;
-/** A heartbeat this far ahead of the replica's clock is in another time zone (or a clock is wrong). */
-const HEARTBEAT_AHEAD_SECONDS = 1;
-
 export interface MysqlLoadProbeOptions {
   /** The primary, whose Threads_running is read. */
   readonly primary: MysqlPool;
@@ -173,45 +161,22 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
     }
   }
 
-  async function redoCheck(): Promise<AccessCheck> {
-    const need = "read InnoDB's checkpoint age";
-    const part = "redo throttle";
-    const privilege = "none on MariaDB (a status variable); PROCESS on MySQL (INNODB_METRICS)";
+  /** An InnoDB figure's check: readable (with what it reads now), or the PROCESS grant MySQL needs for it. */
+  async function figureCheck<T>(
+    part: AccessCheck["for"],
+    need: string,
+    read: () => Promise<T | null>,
+    describe: (figure: T) => string,
+  ): Promise<AccessCheck> {
     try {
-      const fill = await redoFill();
-      return {
-        for: part,
-        need,
-        privilege,
-        ok: true,
-        detail: fill
-          ? `${Math.round(fill.percent)}% full`
-          : "not reported by this server: the throttle has no effect",
-      };
-    } catch (error) {
-      if (!(error instanceof VerificationError)) throw error;
-      return {
-        for: part,
-        need,
-        privilege: "PROCESS",
-        ok: false,
-        grant: grantStatement("PROCESS", "*.*", (await facts()).account),
-      };
-    }
-  }
-
-  async function historyCheck(): Promise<AccessCheck> {
-    const need = "read InnoDB's history list length";
-    const part = "history throttle";
-    try {
-      const length = await historyLength();
+      const figure = await read();
       return {
         for: part,
         need,
         privilege: "none on MariaDB (a status variable); PROCESS on MySQL (INNODB_METRICS)",
         ok: true,
         detail:
-          length === null ? "not reported by this server: the throttle has no effect" : `${length} long`,
+          figure === null ? "not reported by this server: the throttle has no effect" : describe(figure),
       };
     } catch (error) {
       if (!(error instanceof VerificationError)) throw error;
@@ -281,8 +246,26 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
     async accessChecks(signals) {
       const checks: Promise<AccessCheck>[] = [];
       if (signals.replicaLag) checks.push(...replicas.map(replicaCheck));
-      if (signals.redo) checks.push(redoCheck());
-      if (signals.historyLength) checks.push(historyCheck());
+      if (signals.redo) {
+        checks.push(
+          figureCheck(
+            "redo throttle",
+            "read InnoDB's checkpoint age",
+            redoFill,
+            (fill) => `${Math.round(fill.percent)}% full`,
+          ),
+        );
+      }
+      if (signals.historyLength) {
+        checks.push(
+          figureCheck(
+            "history throttle",
+            "read InnoDB's history list length",
+            historyLength,
+            (n) => `${n} long`,
+          ),
+        );
+      }
       return Promise.all(checks);
     },
 
@@ -337,134 +320,6 @@ async function replicaRefusal(
 ): Promise<VerificationError> {
   const { privilege, grant } = await replicaAccess(pool, heartbeat);
   return throttleRefusal(`replica-lag (${name})`, `${privilege} on that replica`, grant);
-}
-
-async function redoCapacity(pool: MysqlPool): Promise<number | null> {
-  const [rows] = await pool.query({
-    sql: "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_redo_log_capacity', 'innodb_log_file_size', 'innodb_log_files_in_group')",
-    rowsAsArray: true,
-  });
-  const variables = new Map((rows as unknown[][]).map(([name, value]) => [String(name), Number(value)]));
-  const capacity = variables.get("innodb_redo_log_capacity");
-  if (capacity) return capacity;
-  const fileSize = variables.get("innodb_log_file_size");
-  return fileSize ? fileSize * (variables.get("innodb_log_files_in_group") || 1) : null;
-}
-
-type StatusOrMetric = "status" | "metric";
-
-/**
- * MariaDB reports InnoDB's checkpoint age and history length as status
- * variables; MySQL 8 as InnoDB metrics, when enabled. The first answer tells
- * which one this server is, so later probes (one per cleanup chunk) ask only
- * that one. Null when the server reports neither.
- */
-async function statusOrMetric(
-  pool: MysqlPool,
-  known: { source?: StatusOrMetric },
-  status: string,
-  metric: string,
-): Promise<number | null> {
-  if (known.source !== "metric") {
-    const [rows] = await pool.query({ sql: `SHOW GLOBAL STATUS LIKE '${status}'`, rowsAsArray: true });
-    const reported = (rows as unknown[][])[0]?.[1];
-    if (reported !== undefined && reported !== null) {
-      known.source = "status";
-      return Number(reported);
-    }
-    known.source = "metric";
-  }
-  try {
-    const [rows] = await pool.query({
-      sql: `SELECT \`COUNT\` FROM information_schema.INNODB_METRICS WHERE NAME = '${metric}' AND STATUS = 'enabled'`,
-      rowsAsArray: true,
-    });
-    const counted = (rows as unknown[][])[0]?.[0];
-    return counted === undefined || counted === null ? null : Number(counted);
-  } catch (error) {
-    // A MariaDB without the status has INNODB_METRICS without STATUS (it says ENABLED): not reported.
-    if ((error as { errno?: unknown }).errno === BAD_FIELD) return null;
-    throw error;
-  }
-}
-
-/** A heartbeat table as the queries and the messages name it. */
-interface Heartbeat {
-  /** `database`.`table`, quoted. */
-  readonly quoted: string;
-  /** database.table, as configured. */
-  readonly name: string;
-}
-
-function heartbeatOf(table: string): Heartbeat {
-  const [database = "", name = ""] = table.split(".");
-  return { quoted: qualifiedName(database, name), name: table };
-}
-
-/**
- * The age of the newest heartbeat on the replica (of the primary's row, when
- * `serverId` names it), against the replica's own UTC clock: `ts` as
- * pt-heartbeat --utc writes it (UTC text, or a DATETIME; a TIMESTAMP column
- * reads as UTC too, since every session of the archiver is in UTC).
- * Measuring on the replica leaves the archiver's own clock out; what remains
- * is the primary host's clock against the replica's, as for pt-heartbeat
- * itself. The figure is the lag plus up to one heartbeat interval. "legacy"
- * when the table has no server_id column (pt-heartbeat's legacy id, ts layout).
- */
-async function heartbeatLag(
-  pool: MysqlPool,
-  replica: string,
-  heartbeat: Heartbeat,
-  serverId: number | undefined,
-): Promise<ReplicaLag | "legacy"> {
-  let micros: unknown;
-  try {
-    const [rows] = await pool.query({
-      sql:
-        `SELECT TIMESTAMPDIFF(MICROSECOND, CAST(MAX(ts) AS DATETIME(6)), UTC_TIMESTAMP(6)) FROM ${heartbeat.quoted}` +
-        (serverId === undefined ? "" : ` WHERE server_id = ${Number(serverId)}`),
-      rowsAsArray: true,
-    });
-    micros = (rows as unknown[][])[0]?.[0];
-  } catch (error) {
-    const errno = (error as { errno?: unknown }).errno;
-    if (typeof errno === "number" && NO_SUCH_TABLE.has(errno)) {
-      return { replica, seconds: null, reason: `no heartbeat table ${heartbeat.name} on the replica` };
-    }
-    if (errno === BAD_FIELD && serverId !== undefined) return "legacy";
-    throw error;
-  }
-  if (micros === null || micros === undefined) {
-    const whose = serverId === undefined ? "" : ` from the primary (server_id ${serverId})`;
-    return {
-      replica,
-      seconds: null,
-      reason: `no heartbeat${whose} in ${heartbeat.name} (no row, or no ts it can read)`,
-    };
-  }
-  const seconds = Number(micros) / 1_000_000;
-  if (seconds < -HEARTBEAT_AHEAD_SECONDS) {
-    return {
-      replica,
-      seconds: null,
-      reason: `heartbeat ${round(-seconds)} s ahead of the replica's UTC clock (is it written in UTC, pt-heartbeat --utc?)`,
-    };
-  }
-  if (seconds > HEARTBEAT_STALE_SECONDS) {
-    return {
-      replica,
-      seconds: null,
-      reason:
-        `heartbeat ${round(seconds)} s old: the replica is that far behind, or nothing writes it on the ` +
-        "primary (pt-heartbeat --update --utc)",
-    };
-  }
-  // Clocks a little apart can put a fresh heartbeat slightly in the future: that is no lag.
-  return { replica, seconds: Math.max(0, Math.round(seconds * 1000) / 1000) };
-}
-
-function round(seconds: number): number {
-  return Math.round(seconds * 10) / 10;
 }
 
 async function replicaStatus(pool: MysqlPool, replica: { statement: number }): Promise<StatusRow[]> {
