@@ -5,7 +5,7 @@
  * whole time; a heartbeat measures the replica's lag and a sampler the
  * primary's purge debt and redo. Phases, each followed by a quiet gap:
  * baseline, archiver copy, pt-archiver copy, archiver cleanup, pt-archiver
- * purge. Prints a table per phase and the goal's ratios (issue 23), and
+ * purge. Prints a table per phase and the goal's ratios against pt-archiver, and
  * draws the workload's p99 over time as an SVG. A measurement: it prints the
  * targets, it never fails on them.
  *
@@ -192,7 +192,7 @@ function report(input: { phases: readonly Phase[]; machine: object; left: object
   console.log(phaseTable(figures, baselineP99Ms));
   console.log(`\n${CATCH_UP_NOTE}; lag and history are read from the phase's start to the end of its gap.`);
   console.log(`rows left: ${JSON.stringify(input.left)} (pt-archiver keeps the highest key)\n`);
-  console.log("Goal (issue 23), this run:");
+  console.log("Goal (against pt-archiver, this run):");
   for (const line of ratioLines(goalRatios(new Map(figures.map((f) => [f.name, f])))))
     console.log(`  ${line}`);
   for (const line of limitLines(figures, baselineP99Ms)) console.log(`  ${line}`);
