@@ -74,7 +74,6 @@ export async function deleteDay(input: DeleteDayInput): Promise<DeleteRun> {
     const chunk = joinChunks(taken);
     tally.waitedMs += (await throttle.beforeChunk(tally.chunks === 0)).waitedMs;
     await input.beforeDelete();
-    const started = performance.now();
     const outcome = await tally.time(() =>
       deleter.deleteChunk(target, chunk, input.sideEffects, { newestFirst: plan.newestFirst }),
     );
@@ -91,7 +90,7 @@ export async function deleteDay(input: DeleteDayInput): Promise<DeleteRun> {
     if (refusal) throw refusal;
     if (outcome.kind === "deleted") rowsDeleted += outcome.rows;
     else tally.rowsFoundGone += chunk.rows;
-    pacer.observe(outcome.kind === "deleted" ? outcome.rows : 0, performance.now() - started, unitRows);
+    pacer.observe(outcome.kind === "deleted" ? outcome.rows : 0, tally.lastMs, unitRows);
     index += taken.length;
     // After the last chunk the caller marks the day done; a crash before
     // that finds the chunk "absent" on retry, which is all this write would say.
@@ -110,6 +109,8 @@ function newTally() {
   let longestChunkMs = 0;
   const tally = {
     chunks: 0,
+    /** How long the last chunk's delete took. */
+    lastMs: 0,
     waitedMs: 0,
     rowsFoundGone: 0,
     async time<T>(run: () => Promise<T>): Promise<T> {
@@ -118,7 +119,8 @@ function newTally() {
         return await run();
       } finally {
         tally.chunks += 1;
-        longestChunkMs = Math.max(longestChunkMs, performance.now() - started);
+        tally.lastMs = performance.now() - started;
+        longestChunkMs = Math.max(longestChunkMs, tally.lastMs);
       }
     },
     result(rowsDeleted: number): DeleteRun {
