@@ -1,9 +1,8 @@
-import type { ChildProcess } from "node:child_process";
-import { chmod, chown, mkdir, readFile, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { freePort, prepareMariaDbFiles, waitUntilUp } from "@table-archiver/core/testing";
 import mysql from "mysql2/promise";
-import { runChecked, startProcess, stopProcess } from "./child-processes";
+import { startProcess, stopProcess } from "./child-processes";
 
 /** The one account the bench and its tools use on its private servers: no password, loopback only. */
 export const BENCH_USER = "bench";
@@ -36,49 +35,17 @@ export interface MariaDbOptions {
 }
 
 /**
- * A MariaDB server of the bench's own: a fresh data directory made by
- * `mariadb-install-db --no-defaults`, `mariadbd --no-defaults` on a free
- * loopback port (never the shared server on 3306), and the `bench` account
- * created by an init file that is kept out of the binary log, so that the
- * replica, which creates its own, does not replay it and stop.
+ * A MariaDB server of the bench's own, laid out as the tests' private servers
+ * are (prepareMariaDbFiles: a fresh data directory, `mariadbd --no-defaults`
+ * on a free loopback port, never the shared server on 3306, and the `bench`
+ * account), started through the bench's process registry so that Ctrl-C ends
+ * it, pinned to one CPU when asked.
  */
 export async function startPrivateMariaDb(options: MariaDbOptions): Promise<PrivateMariaDb> {
   const dir = join(options.baseDir, options.name);
-  const datadir = join(dir, "data");
-  await mkdir(dir, { recursive: true });
-  // mariadbd drops to the mysql user when started as root; that user must own its directory.
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) await chownToMysql(dir);
-  const user = asRoot ? ["--user=mysql"] : [];
-  await runChecked(`${options.name}: mariadb-install-db`, "mariadb-install-db", [
-    "--no-defaults",
-    `--datadir=${datadir}`,
-    ...user,
-  ]);
-  const initFile = join(dir, "init.sql");
-  await writeFile(
-    initFile,
-    `SET sql_log_bin=0;\nCREATE USER IF NOT EXISTS '${BENCH_USER}'@'%';\n` +
-      `GRANT ALL ON *.* TO '${BENCH_USER}'@'%' WITH GRANT OPTION;\n`,
-  );
-  await chmod(initFile, 0o644);
+  const files = await prepareMariaDbFiles(dir, BENCH_USER);
   const port = await freePort();
-  const errorLog = join(dir, "error.log");
-  const serverArgs = [
-    "--no-defaults",
-    `--datadir=${datadir}`,
-    `--port=${port}`,
-    `--socket=${join(dir, "mariadbd.sock")}`,
-    ...user,
-    "--bind-address=127.0.0.1",
-    // 127.0.0.1 must not resolve to 'localhost', whose anonymous account would shadow 'bench'@'%'.
-    "--skip-name-resolve",
-    `--init-file=${initFile}`,
-    `--log-error=${errorLog}`,
-    `--pid-file=${join(dir, "mariadbd.pid")}`,
-    `--server-id=${options.serverId}`,
-    ...(options.primary ? [`--log-bin=${join(dir, "binlog")}`, "--binlog-format=ROW"] : []),
-  ];
+  const serverArgs = files.args(port, options.serverId, options.primary);
   const child =
     options.cpu === undefined
       ? startProcess(options.name, "mariadbd", serverArgs)
@@ -95,7 +62,7 @@ export async function startPrivateMariaDb(options: MariaDbOptions): Promise<Priv
   let stopping = false;
   child.once("exit", (code, signal) => {
     if (stopping) return;
-    void readFile(errorLog, "utf8")
+    void readFile(files.errorLog, "utf8")
       .catch(() => "")
       .then((log) =>
         options.onUnexpectedExit?.(
@@ -104,7 +71,7 @@ export async function startPrivateMariaDb(options: MariaDbOptions): Promise<Priv
         ),
       );
   });
-  await waitUntilUp(options.name, child, connect, errorLog);
+  await waitUntilUp(options.name, child, connect, files.errorLog, 120_000);
   return {
     name: options.name,
     port,
@@ -117,50 +84,4 @@ export async function startPrivateMariaDb(options: MariaDbOptions): Promise<Priv
       return stopProcess(child, 60_000);
     },
   };
-}
-
-async function waitUntilUp(
-  name: string,
-  child: ChildProcess,
-  connect: () => Promise<mysql.Connection>,
-  errorLog: string,
-): Promise<void> {
-  const deadline = performance.now() + 120_000;
-  while (performance.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      const log = await readFile(errorLog, "utf8").catch(() => "");
-      throw new Error(
-        `${name}: mariadbd exited (${child.exitCode ?? child.signalCode}):\n${log.slice(-2000)}`,
-      );
-    }
-    try {
-      const connection = await connect();
-      await connection.end();
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-  throw new Error(`${name}: mariadbd did not accept connections within 120 s (see ${errorLog})`);
-}
-
-async function chownToMysql(dir: string): Promise<void> {
-  const passwd = await readFile("/etc/passwd", "utf8");
-  const entry = passwd.split("\n").find((line) => line.startsWith("mysql:"));
-  if (!entry) throw new Error("there is no mysql user to run mariadbd as (is mariadb-server installed?)");
-  const [, , uid, gid] = entry.split(":");
-  await chown(dir, Number(uid), Number(gid));
-}
-
-/** A loopback port nothing listens on now (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

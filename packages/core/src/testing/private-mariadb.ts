@@ -1,11 +1,10 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
-import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { promisify } from "node:util";
 import mysql from "mysql2/promise";
+import { freePort, prepareMariaDbFiles, waitUntilUp } from "./mariadb-server";
 
 /**
  * MariaDB servers of a test's own, for what the shared server cannot stand
@@ -17,7 +16,7 @@ import mysql from "mysql2/promise";
  * them by their PIDs in afterAll (`stop`), which also removes the directory.
  *
  * The live bench (scripts/bench/live/private-mariadb.ts) starts its servers
- * the same way, with CPU pinning and the bench's own account.
+ * from the same files (mariadb-server.ts), with CPU pinning and its own account.
  */
 export const PRIVATE_ADMIN = "admin";
 
@@ -37,12 +36,10 @@ export interface PrivateServers {
   stop(): Promise<void>;
 }
 
-const run = promisify(execFile);
-
 /**
  * Whether this machine can start private servers: `mariadbd` and
- * `mariadb-install-db` on the PATH. Tests skip without them, except under CI
- * (`CI` set), whose machines have them: there a missing binary fails.
+ * `mariadb-install-db` on the PATH. Tests skip without them, saying so, except
+ * under CI (`CI` set), whose machines have them: there a missing binary fails.
  */
 export function privateMariaDbAvailable(): boolean {
   if (process.env.CI) return true;
@@ -56,7 +53,12 @@ export function privateMariaDbAvailable(): boolean {
         return false;
       }
     });
-  return onPath("mariadbd") && onPath("mariadb-install-db");
+  const available = onPath("mariadbd") && onPath("mariadb-install-db");
+  if (!available)
+    console.log(
+      "skipped: mariadbd or mariadb-install-db is not on the PATH (apt-get install mariadb-server)",
+    );
+  return available;
 }
 
 /** A primary (binary log, ROW format) and, with `replica`, a replica of it replicating everything from the start. */
@@ -104,86 +106,22 @@ async function startServer(
   serverId: number,
   children: ChildProcess[],
 ): Promise<PrivateMariaDb> {
-  const dir = join(baseDir, name);
-  const datadir = join(dir, "data");
-  // Its own temporary directory: servers bootstrapping side by side in /tmp have clashed on temporary tables.
-  const tmp = join(dir, "tmp");
-  await mkdir(tmp, { recursive: true });
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) await Promise.all([chownToMysql(dir), chownToMysql(tmp)]);
-  const user = asRoot ? ["--user=mysql"] : [];
-  await run("mariadb-install-db", [
-    "--no-defaults",
-    `--datadir=${datadir}`,
-    `--tmpdir=${tmp}`,
-    "--skip-test-db",
-    ...user,
-  ]).catch((error: { stderr?: string; stdout?: string; message: string }) => {
-    throw new Error(
-      `private ${name}: ${error.message}\n${(error.stderr || error.stdout || "").slice(-2000)}`,
-    );
-  });
-  const initFile = join(dir, "init.sql");
-  await writeFile(
-    initFile,
-    `SET sql_log_bin=0;\nCREATE USER IF NOT EXISTS '${PRIVATE_ADMIN}'@'%';\n` +
-      `GRANT ALL ON *.* TO '${PRIVATE_ADMIN}'@'%' WITH GRANT OPTION;\n`,
-  );
-  await chmod(initFile, 0o644);
+  const files = await prepareMariaDbFiles(join(baseDir, name), PRIVATE_ADMIN);
   const port = await freePort();
-  const errorLog = join(dir, "error.log");
   const child = spawn(
     "mariadbd",
-    [
-      "--no-defaults",
-      `--datadir=${datadir}`,
-      `--tmpdir=${tmp}`,
-      `--port=${port}`,
-      `--socket=${join(dir, "mariadbd.sock")}`,
-      ...user,
-      "--bind-address=127.0.0.1",
-      // 127.0.0.1 must not resolve to 'localhost', whose accounts would shadow 'admin'@'%'.
-      "--skip-name-resolve",
-      `--init-file=${initFile}`,
-      `--log-error=${errorLog}`,
-      `--pid-file=${join(dir, "mariadbd.pid")}`,
-      `--server-id=${serverId}`,
-      "--innodb-buffer-pool-size=32M",
-      ...(serverId === 1 ? [`--log-bin=${join(dir, "binlog")}`, "--binlog-format=ROW"] : []),
-    ],
-    { stdio: "ignore" },
+    [...files.args(port, serverId, serverId === 1), "--innodb-buffer-pool-size=32M"],
+    {
+      stdio: "ignore",
+    },
   );
   children.push(child);
   const url = (database?: string) =>
     `mysql://${PRIVATE_ADMIN}@127.0.0.1:${port}${database ? `/${database}` : ""}`;
   const connect = (database?: string) =>
     mysql.createConnection({ uri: url(database), multipleStatements: true, dateStrings: true });
-  await waitUntilUp(name, child, connect, errorLog);
+  await waitUntilUp(`private ${name}`, child, connect, files.errorLog, 60_000);
   return { port, pid: child.pid ?? 0, url, connect };
-}
-
-async function waitUntilUp(
-  name: string,
-  child: ChildProcess,
-  connect: () => Promise<mysql.Connection>,
-  errorLog: string,
-): Promise<void> {
-  const deadline = performance.now() + 60_000;
-  while (performance.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      const log = await readFile(errorLog, "utf8").catch(() => "");
-      throw new Error(
-        `private ${name}: mariadbd exited (${child.exitCode ?? child.signalCode}):\n${log.slice(-2000)}`,
-      );
-    }
-    try {
-      await (await connect()).end();
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  throw new Error(`private ${name}: mariadbd did not accept connections within 60 s (see ${errorLog})`);
 }
 
 /** SIGTERM to this one PID, SIGKILL if it has not exited 20 s later. */
@@ -197,27 +135,6 @@ async function stopByPid(child: ChildProcess): Promise<void> {
   }, 20_000);
   await exited;
   clearTimeout(timer);
-}
-
-async function chownToMysql(dir: string): Promise<void> {
-  const passwd = await readFile("/etc/passwd", "utf8");
-  const entry = passwd.split("\n").find((line) => line.startsWith("mysql:"));
-  if (!entry) throw new Error("there is no mysql user to run mariadbd as (is mariadb-server installed?)");
-  const [, , uid, gid] = entry.split(":");
-  await chown(dir, Number(uid), Number(gid));
-}
-
-/** A loopback port nothing listens on now (the OS picks it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Waits until the replica has applied everything the primary has written so far. */
