@@ -1,8 +1,8 @@
 import type { LogicalType } from "../../domain/types/logical-type";
 import type { SourceColumn, TableSchema } from "../../domain/types/table-schema";
-import { toLogicalType } from "../../domain/types/to-logical-type";
 import type { MysqlPool } from "./create-mysql-pool";
 import { mapMysqlError } from "./map-mysql-error";
+import { toLogicalType } from "./mysql-logical-type";
 import { quoteIdentifier } from "./quote-identifier";
 
 // Views are left out: the archiver deletes what it copied, which a view cannot promise.

@@ -1,5 +1,5 @@
 import type { SourceColumn, TableSchema } from "../../domain/types/table-schema";
-import { toLogicalType } from "../../domain/types/to-logical-type";
+import { toLogicalType } from "./mysql-logical-type";
 import { quoteIdentifier } from "./quote-identifier";
 
 /** How to read a table's rows as canonical values. */
