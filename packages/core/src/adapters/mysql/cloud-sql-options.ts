@@ -2,7 +2,7 @@ import { AuthTypes, Connector, IpAddressTypes } from "@google-cloud/cloud-sql-co
 import type { PoolOptions } from "mysql2/promise";
 import type { Config } from "../../config";
 import { TransientError } from "../../errors";
-import type { MysqlConnectionOptions } from "./open-mysql-pool";
+import type { MysqlConnectionOptions } from "./mysql-connection-options";
 
 /** CLOUD_SQL_INSTANCE (`instance`), CLOUD_SQL_IAM_AUTH (`iamAuth`) and CLOUD_SQL_IP_TYPE (`ipType`), parsed. */
 export type CloudSqlSettings = NonNullable<Config["mysql"]["cloudSql"]>;

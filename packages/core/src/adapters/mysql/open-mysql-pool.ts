@@ -2,13 +2,10 @@ import type { PoolOptions } from "mysql2/promise";
 import type { Config } from "../../config";
 import type { CloudSqlConnector, CloudSqlSettings } from "./cloud-sql-options";
 import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
+import type { MysqlConnectionOptions } from "./mysql-connection-options";
 import { type MysqlTlsSettings, mysqlTlsOptions } from "./mysql-tls-options";
 
-/** Pool options to merge over the MYSQL_URL ones, and what to release after the pool ended. */
-export interface MysqlConnectionOptions {
-  readonly options: Partial<PoolOptions>;
-  close(): Promise<void>;
-}
+export type { MysqlConnectionOptions } from "./mysql-connection-options";
 
 /** How the source is reached, beyond MYSQL_URL: `config.mysql` carries both. */
 export interface MysqlConnectionSettings {
