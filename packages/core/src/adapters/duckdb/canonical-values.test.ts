@@ -67,6 +67,8 @@ describe("datetimes", () => {
     "2024-05-06T12:00:00",
     "2024-05-06 12:00:00.1234567",
     "2024-05-06 12:00:00.",
+    "2024-05-06 12:00:00+02",
+    "2024-05-06",
   ])("refuses %j", (text) => expect(() => parseDateTimeMicros(text)).toThrow(/not a canonical datetime/));
 });
 
