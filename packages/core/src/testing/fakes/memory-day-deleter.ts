@@ -25,45 +25,85 @@ export interface MemoryDayDeleter extends DayDeleter {
 
 const NONE: DeleteSideEffects = { referencingKeys: [], deleteTriggers: [] };
 
+/** A row of the table with what it is ordered and cut by. */
+interface Entry {
+  readonly row: Row;
+  readonly at: string;
+  readonly key: bigint;
+}
+
 /**
  * Deletes days of a MemorySource's tables as the port promises: chunks are
  * planned in rising key (or filter value) order with the source's own
  * fingerprint, and a chunk is deleted only when its rows are still exactly
  * the planned ones, the table gained no foreign key or trigger, and nothing
- * references its rows; otherwise nothing is deleted. Leaves out what only a
- * database has: locks, transactions and ON DELETE rules (a reference always
- * refuses), and references between rows of the table itself.
+ * references its rows; otherwise nothing is deleted. References from other
+ * tables are the ones setReferences declares; those of a self-referencing
+ * key are read from the table's own rows, newer rows of the rows in question
+ * not counting (they are deleted first). Leaves out what only a database
+ * has: locks, transactions and ON DELETE rules (a reference always refuses,
+ * so `newestFirst` changes nothing here).
  */
 export function createMemoryDayDeleter(source: MemorySource): MemoryDayDeleter {
   const effects = new Map<string, DeleteSideEffects>();
   const references = new Map<string, readonly string[]>();
 
-  /** The rows of the target's day, each with what it is ordered and cut by, in that order. */
-  function dayRows(target: ChunkTarget): { row: Row; at: string; key: bigint }[] {
+  /** Every row of the target's table, each with what it is ordered and cut by. */
+  function tableRows(target: ChunkTarget): Entry[] {
     const { scope, by } = target;
     const schema = source.schemaOf(scope.table);
     const filter = columnIndex(schema, scope.column);
     const key = by.kind === "key" ? columnIndex(schema, by.column) : -1;
     return source
       .rows(scope.table)
-      .filter((row) => dayOfValue(row[filter]) === scope.day)
-      .map((row) => ({ row, at: String(row[filter]), key: key < 0 ? 0n : keyOf(row, key) }))
-      .sort((a, b) => (by.kind === "key" ? compare(a.key, b.key) : compare(a.at, b.at)));
+      .map((row) => ({ row, at: String(row[filter]), key: key < 0 ? 0n : keyOf(row, key) }));
+  }
+
+  /** The rows of the target's day among `rows`, in the target's order. */
+  function dayRows(target: ChunkTarget, rows = tableRows(target)): Entry[] {
+    const filter = columnIndex(source.schemaOf(target.scope.table), target.scope.column);
+    return rows
+      .filter(({ row }) => dayOfValue(row[filter]) === target.scope.day)
+      .sort((a, b) => (target.by.kind === "key" ? compare(a.key, b.key) : compare(a.at, b.at)));
   }
 
   function inChunk(target: ChunkTarget, chunk: DayChunk) {
-    return ({ at, key }: { at: string; key: bigint }) =>
+    return ({ at, key }: Entry) =>
       target.by.kind === "key"
         ? key >= BigInt(chunk.first) && key <= BigInt(chunk.last)
         : at >= chunk.first && at <= chunk.last;
   }
 
-  function referencing(target: ChunkTarget, keys: readonly ReferencingKey[], rows: readonly Row[]) {
+  /** Per key, the rows that reference `members` (entries of `all`, every row of the table). */
+  function referencing(
+    target: ChunkTarget,
+    keys: readonly ReferencingKey[],
+    members: readonly Entry[],
+    all: readonly Entry[],
+  ) {
     const schema = source.schemaOf(target.scope.table);
+    const later = (a: Entry, b: Entry) => (target.by.kind === "key" ? a.key > b.key : a.at > b.at);
     return keys.map((key): ReferenceCount => {
       const parent = columnIndex(schema, key.parentColumns[0] ?? "");
-      const values = new Set(rows.map((row) => String(row[parent])));
-      return { key, rows: (references.get(key.constraint) ?? []).filter((v) => values.has(v)).length };
+      if (!key.selfReferencing) {
+        const values = new Set(members.map(({ row }) => String(row[parent])));
+        return { key, rows: (references.get(key.constraint) ?? []).filter((v) => values.has(v)).length };
+      }
+      const child = columnIndex(schema, key.childColumns[0] ?? "");
+      const children = new Map<string, Entry[]>();
+      for (const entry of all) {
+        const value = entry.row[child];
+        if (value === null || value === undefined) continue;
+        children.set(String(value), [...(children.get(String(value)) ?? []), entry]);
+      }
+      const inSet = new Set(members);
+      let rows = 0;
+      for (const member of members) {
+        for (const entry of children.get(String(member.row[parent])) ?? []) {
+          if (!(inSet.has(entry) && later(entry, member))) rows += 1;
+        }
+      }
+      return { key, rows };
     });
   }
 
@@ -76,11 +116,8 @@ export function createMemoryDayDeleter(source: MemorySource): MemoryDayDeleter {
     },
 
     async countReferences(target, keys) {
-      return referencing(
-        target,
-        keys,
-        dayRows(target).map(({ row }) => row),
-      );
+      const all = tableRows(target);
+      return referencing(target, keys, dayRows(target, all), all);
     },
 
     async planChunks(target, chunkRows) {
@@ -103,7 +140,8 @@ export function createMemoryDayDeleter(source: MemorySource): MemoryDayDeleter {
 
     async deleteChunk(target, chunk, sideEffects, options = {}) {
       const { scope } = target;
-      const day = dayRows(target);
+      const all = tableRows(target);
+      const day = dayRows(target, all);
       const found = day.filter(inChunk(target, chunk));
       const figures = chunkOf(target, found);
       if (options.wholeDay && day.length !== found.length) {
@@ -127,8 +165,9 @@ export function createMemoryDayDeleter(source: MemorySource): MemoryDayDeleter {
       };
       if (added.referencingKeys.length > 0 || added.deleteTriggers.length > 0)
         return { kind: "side-effects-added", added };
-      const rows = found.map(({ row }) => row);
-      const counts = referencing(target, sideEffects.referencingKeys, rows).filter((count) => count.rows > 0);
+      const counts = referencing(target, sideEffects.referencingKeys, found, all).filter(
+        (count) => count.rows > 0,
+      );
       if (counts.length > 0) return { kind: "referenced", references: counts };
       const gone = new Set(found.map(({ row }) => JSON.stringify(row)));
       const deleted = source.deleteRows(scope.table, (row) => gone.has(JSON.stringify(row)));
@@ -136,16 +175,21 @@ export function createMemoryDayDeleter(source: MemorySource): MemoryDayDeleter {
     },
 
     describeDelete(scope, range) {
+      const column = `\`${scope.column}\``;
+      const next = addDays(scope.day, 1);
+      // As MySQL's day condition: on a month's last day, partial zero dates (`2024-02-00`) sort
+      // inside the range, and stay out.
+      const noZero = next.endsWith("-01") ? ` AND MONTH(${column}) <> 0 AND DAYOFMONTH(${column}) <> 0` : "";
       const keyed = range ? ` AND \`${range.column}\` BETWEEN ${range.min} AND ${range.max}` : "";
       return (
-        `DELETE FROM \`${scope.table}\` WHERE \`${scope.column}\` >= '${startOfDay(scope.day)}' ` +
-        `AND \`${scope.column}\` < '${startOfDay(addDays(scope.day, 1))}'${keyed}`
+        `DELETE FROM \`${scope.table}\` WHERE ${column} >= '${startOfDay(scope.day)}' ` +
+        `AND ${column} < '${startOfDay(next)}'${noZero}${keyed}`
       );
     },
   };
 }
 
-function chunkOf(target: ChunkTarget, group: readonly { row: Row; at: string; key: bigint }[]) {
+function chunkOf(target: ChunkTarget, group: readonly Entry[]) {
   const schema = target.schema;
   const fingerprint = fingerprintOf(
     schema,
