@@ -3,8 +3,8 @@ import type { Redis } from "ioredis";
 import { type TaskPayload, taskKey } from "../../domain/tasks/task-payload";
 import type { EnqueueResult, TaskQueue } from "../../ports/task-queue";
 import { QUEUE_NAME } from "../../ports/task-queue";
+import { createQueuedDaysBook } from "../redis/queued-days-book";
 import { type CloudTasksErrorContext, grpcCode, mapCloudTasksError, Status } from "./cloud-tasks-errors";
-import { createQueuedDaysBook } from "./queued-days-book";
 import { retryHorizonMs } from "./retry-horizon";
 import { createTaskRequest, hourlyRun, queuePath, type TaskTarget } from "./task-request";
 
@@ -43,24 +43,27 @@ const RERUN_SUFFIXES = ["", "r1", "r2", "r3"];
  * `stats` read mask; an estimate that Cloud Tasks keeps current).
  *
  * Bookkeeping: Cloud Tasks counts per queue, not per table, so queued days are
- * kept in Redis, one sorted set per (kind, table) scored by enqueue time:
- * added before each create (and removed again if the create fails), removed
- * by `settle()`. An entry older than the queue's retry horizon (its max retry
- * duration, or the sum of its backoffs over max attempts, plus dispatch
- * deadlines) is stale and ignored, so a task that died for good without being
- * settled stops blocking its day. A stale entry for a task still waiting in a
- * backlog can at worst let the day be enqueued twice, and copying a day twice
- * is idempotent.
+ * kept in the queued-days book in Redis (see createQueuedDaysBook): added
+ * before each create (and removed again if the create fails), removed by
+ * `settle()`. The book cannot see a Cloud Task, so an entry older than the
+ * queue's retry horizon (its max retry duration, or the sum of its backoffs
+ * over max attempts, plus dispatch deadlines) is stale and ignored, so a task
+ * that died for good without being settled stops blocking its day. A stale
+ * entry for a task still waiting in a backlog can at worst let the day be
+ * enqueued twice, and copying a day twice is idempotent.
  */
 export function createCloudTasksQueue(options: CloudTasksQueueOptions): TaskQueue {
   const parent = queuePath(options.project, options.location);
   const tasks = new v2.CloudTasksClient(options.clientOptions);
   const admin = new v2beta3.CloudTasksClient(options.clientOptions);
-  const book = createQueuedDaysBook(
-    options.ledgerRedis,
-    options.bookkeepingPrefix ?? `archiver:cloud-tasks:${options.project}:${options.location}`,
-  );
   const now = () => (options.clock ?? (() => new Date()))();
+  const bookPrefix =
+    options.bookkeepingPrefix ?? `archiver:cloud-tasks:${options.project}:${options.location}`;
+  const book = createQueuedDaysBook(options.ledgerRedis, {
+    key: (kind, table) => `${bookPrefix}:queued:${kind}:${table}`,
+    clock: () => now().getTime(),
+    horizonMs: () => horizonMs(),
+  });
   const context = (action: CloudTasksErrorContext["action"]): CloudTasksErrorContext => ({
     action,
     queuePath: parent,
@@ -112,13 +115,12 @@ export function createCloudTasksQueue(options: CloudTasksQueueOptions): TaskQueu
 
     async enqueue(list): Promise<EnqueueResult> {
       const unique = [...new Map(list.map((task) => [taskKey(task), task])).values()];
-      const enqueuedAt = now();
-      const run = hourlyRun(enqueuedAt);
-      await book.add(unique, enqueuedAt.getTime());
+      const run = hourlyRun(now());
+      await book.add(unique);
       const outcomes = await mapLimited(unique, CONCURRENCY, (task) => create(task, run));
       const failed = unique.filter((_, index) => outcomes[index]?.status === "rejected");
       if (failed.length > 0) {
-        await book.remove(failed);
+        await book.settle(failed);
         const first = outcomes.find((outcome) => outcome.status === "rejected") as PromiseRejectedResult;
         throw mapCloudTasksError(first.reason, context("creating a task"));
       }
@@ -138,13 +140,8 @@ export function createCloudTasksQueue(options: CloudTasksQueueOptions): TaskQueu
       }
     },
 
-    async queuedDays(kind, table) {
-      return book.days(kind, table, now().getTime() - (await horizonMs()));
-    },
-
-    async settle(task) {
-      await book.remove([task]);
-    },
+    queuedDays: (kind, table) => book.days(kind, table),
+    settle: (task) => book.settle([task]),
 
     async close() {
       await Promise.allSettled([tasks.close(), admin.close()]);

@@ -118,15 +118,37 @@ describe("createLocalTaskQueue", () => {
     await queue.enqueue([copy("orders", "2020-03-01"), copy("orders", "2020-03-02")]);
     const indexKey = localQueueKeys(prefix).queuedDays("copy", "orders");
     // A day left behind by a crash between a job's end and its bookkeeping.
-    await redis.sadd(indexKey, "2019-12-31");
+    await redis.zadd(indexKey, Date.now(), "2019-12-31");
 
     expect([...(await queue.queuedDays("copy", "orders"))].sort()).toEqual(["2020-03-01", "2020-03-02"]);
-    expect(await redis.sismember(indexKey, "2019-12-31")).toBe(0);
+    expect(await redis.zscore(indexKey, "2019-12-31")).toBeNull();
 
     await redis.del(`${prefix}:jobs-migration:copy|orders|2020-03-01`);
     await queue.settle(copy("orders", "2020-03-01"));
     await queue.settle(copy("orders", "2020-03-02"));
-    expect((await redis.smembers(indexKey)).sort()).toEqual(["2020-03-02"]);
+    expect((await redis.zrange(indexKey, "0", "-1")).sort()).toEqual(["2020-03-02"]);
+    await queue.close();
+  });
+
+  it("reads the queued days of a queue whose book is a plain set of days, under the same key", async () => {
+    const { queue, prefix } = open();
+    await queue.enqueue([copy("orders", "2020-03-01"), copy("orders", "2020-03-02")]);
+    // How the book looked before its entries carried an enqueue time, with a day whose job is gone.
+    const indexKey = localQueueKeys(prefix).queuedDays("copy", "orders");
+    await redis.del(indexKey);
+    await redis.sadd(indexKey, "2020-03-01", "2020-03-02", "2019-12-31");
+
+    expect([...(await queue.queuedDays("copy", "orders"))].sort()).toEqual(["2020-03-01", "2020-03-02"]);
+    expect(await redis.type(indexKey)).toBe("zset");
+    expect(await queue.enqueue([copy("orders", "2020-03-02"), copy("orders", "2020-03-03")])).toEqual({
+      added: 1,
+      alreadyQueued: 1,
+    });
+    expect((await redis.zrange(indexKey, "0", "-1")).sort()).toEqual([
+      "2020-03-01",
+      "2020-03-02",
+      "2020-03-03",
+    ]);
     await queue.close();
   });
 

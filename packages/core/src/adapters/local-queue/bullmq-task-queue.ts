@@ -4,10 +4,11 @@ import { parseTaskPayload, type TaskPayload } from "../../domain/tasks/task-payl
 import type { EnqueueResult, TaskQueue } from "../../ports/task-queue";
 import { QUEUE_NAME } from "../../ports/task-queue";
 import { bullmqConnection } from "../redis/bullmq-connection";
+import { classifyJobs } from "../redis/bullmq-job-presence";
 import type { RedisSettings } from "../redis/create-redis-client";
 import { withRedisErrors } from "../redis/map-redis-error";
-import { LOCAL_BACKOFF_TYPE, localJobId } from "./local-queue-keys";
-import { createQueuedDaysIndex } from "./queued-days-index";
+import { createQueuedDaysBook } from "../redis/queued-days-book";
+import { LOCAL_BACKOFF_TYPE, localJobId, localJobIdPrefix, localQueueKeys } from "./local-queue-keys";
 
 /** Where the queue's Redis is: ioredis options, or config (then `bullmqConnection(redis, "producer")`). */
 export type LocalQueueConnection =
@@ -43,11 +44,12 @@ const LIVE_STATES = ["waiting", "delayed", "active", "prioritized", "waiting-chi
  * day that failed for good. Jobs carry `attempts` and an exponential backoff
  * that the local worker computes; completed jobs are removed at once.
  *
- * `queuedDays` reads a per-(kind, table) Redis set maintained at enqueue and
- * checked against the jobs on every read (see createQueuedDaysIndex), so it
- * costs O(that table's queued days), not O(every job in the queue). `settle`
- * drops one day from that set when its job is no longer live; it is
- * bookkeeping only, since reads prune anyway.
+ * `queuedDays` reads the queued-days book (see createQueuedDaysBook), filled
+ * at enqueue and checked against the jobs on every read, so it costs O(that
+ * table's queued days), not O(every job in the queue). Its entries never go
+ * stale by age: a BullMQ job is known here, so its day stays exactly while
+ * the job is live. `settle` drops one day from the book when its job is no
+ * longer live; it is bookkeeping only, since reads prune anyway.
  *
  * Redis failures surface as TransientError. BullMQ itself loads on first use,
  * so importing the core does not pay for it in functions that use Cloud Tasks.
@@ -56,7 +58,11 @@ export function createLocalTaskQueue(options: LocalTaskQueueOptions): TaskQueue 
   const redis = new Redis(localQueueRedisOptions(options));
   // Failures reach callers as rejected commands; the event would only repeat them.
   redis.on("error", () => {});
-  const index = createQueuedDaysIndex(redis, options.prefix);
+  const keys = localQueueKeys(options.prefix);
+  const book = createQueuedDaysBook(redis, {
+    key: keys.queuedDays,
+    jobs: { keys, idPrefix: localJobIdPrefix },
+  });
   const jobOptions: JobsOptions = {
     attempts: options.attempts,
     backoff: { type: LOCAL_BACKOFF_TYPE },
@@ -100,7 +106,7 @@ export function createLocalTaskQueue(options: LocalTaskQueueOptions): TaskQueue 
     if (unique.size === 0) return { added: 0, alreadyQueued: 0 };
     const queue = await bull();
     const ids = [...unique.keys()];
-    const presence = await index.classify(ids);
+    const presence = await classifyJobs(redis, keys, ids);
     const finished = ids.filter((_, i) => presence[i] === "finished");
     await removeJobs(queue, finished);
     const toAdd = ids.filter((_, i) => presence[i] !== "live");
@@ -112,8 +118,9 @@ export function createLocalTaskQueue(options: LocalTaskQueueOptions): TaskQueue 
         }),
       );
     }
-    // After the jobs exist, so a concurrent read never prunes a day whose job is about to appear.
-    await index.add([...unique.values()]);
+    // After the jobs exist, so a concurrent read never prunes a day whose job is about to appear;
+    // days already queued are added again, so a lost entry heals.
+    await book.add([...unique.values()]);
     return { added: toAdd.length, alreadyQueued: tasks.length - toAdd.length };
   }
 
@@ -121,11 +128,8 @@ export function createLocalTaskQueue(options: LocalTaskQueueOptions): TaskQueue 
     name: QUEUE_NAME,
     enqueue: (tasks) => withRedisErrors(() => enqueue(tasks)),
     count: () => withRedisErrors(async () => (await bull()).getJobCountByTypes(...LIVE_STATES)),
-    queuedDays: (kind, table) => withRedisErrors(async () => new Set(await index.liveDays(kind, table))),
-    settle: (task) =>
-      withRedisErrors(async () => {
-        await index.liveDays(task.kind, task.table, [task.day]);
-      }),
+    queuedDays: (kind, table) => book.days(kind, table),
+    settle: (task) => book.settle([task]),
     async close() {
       await ready?.close();
       // Disconnecting also ends an open still waiting for Redis, so close never hangs.

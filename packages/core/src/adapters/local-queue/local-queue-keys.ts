@@ -28,7 +28,7 @@ export function localQueueKeys(prefix: string) {
     job: `${base}:`,
     failed: `${base}:failed`,
     completed: `${base}:completed`,
-    /** Our index of days that may have a live job, per (kind, table). */
+    /** The queued-days book of (kind, table): days that may have a live job (see createQueuedDaysBook). */
     queuedDays: (kind: TaskKind, table: string) => `${base}:archiver-days:${kind}:${table}`,
   };
 }
