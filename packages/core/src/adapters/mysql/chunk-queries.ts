@@ -11,29 +11,61 @@ export function chunkOrder(target: ChunkTarget, alias?: string): string {
 }
 
 /**
- * The chunks of a day, planned by the server in one statement, one short row
- * per chunk: first, last, rows, content fingerprint, and for key chunks the
- * key sum.
- * - key chunks: the day's rows numbered in key order, `chunkRows` to a chunk;
- * - time chunks: the day's rows grouped by filter value; an instant goes to
- *   chunk (rows before it) DIV chunkRows, so a chunk never splits one instant
- *   and holds at most `chunkRows` rows unless a single instant holds more.
+ * Where a day's key chunks start, after the first: every `chunkRows`-th key
+ * of the day in key order. Numbered through the filter column's index alone
+ * (it holds the primary key), so no row is read or hashed here.
  */
-export function chunkPlanQuery(target: ChunkTarget, chunkRows: number): SqlCondition {
+export function keyChunkStartsQuery(target: ChunkTarget, chunkRows: number): SqlCondition {
+  const { scope } = target;
+  const day = dayCondition(quoteIdentifier(scope.column), scope.day);
+  const order = chunkOrder(target);
+  return {
+    sql: `SELECT CAST(k AS CHAR) FROM (
+           SELECT ${order} AS k, ROW_NUMBER() OVER (ORDER BY ${order}) - 1 AS n
+           FROM ${quoteIdentifier(scope.table)} WHERE ${day.sql}
+         ) AS numbered WHERE n > 0 AND n MOD ${chunkRows} = 0 ORDER BY k`,
+    values: day.values,
+  };
+}
+
+/**
+ * The figures of a day's key chunks, given where each starts after the first
+ * (keyChunkStartsQuery): one short row per chunk, first and last key, rows,
+ * content fingerprint and key sum, in key order. One pass over the day's
+ * rows, grouped by INTERVAL (a binary search among the starts): no window,
+ * no sort of the rows.
+ */
+export function keyChunkFiguresQuery(target: ChunkTarget, starts: readonly string[]): SqlCondition {
   const { scope, schema, by } = target;
+  if (by.kind !== "key") throw new Error("key chunk figures need a key column");
+  const day = dayCondition(quoteIdentifier(scope.column), scope.day);
+  const k = chunkOrder(target);
+  const figures = `CAST(MIN(${k}) AS CHAR), CAST(MAX(${k}) AS CHAR), COUNT(*), ${fingerprintSum(schema)}, CAST(SUM(${k}) AS CHAR)`;
+  const from = `FROM ${quoteIdentifier(scope.table)} WHERE ${day.sql}`;
+  if (starts.length === 0) {
+    return { sql: `SELECT ${figures} ${from} HAVING COUNT(*) > 0`, values: day.values };
+  }
+  const cast = by.unsigned ? "UNSIGNED" : "SIGNED";
+  const bounds = starts.map(() => `CAST(? AS ${cast})`).join(", ");
+  return {
+    sql: `SELECT ${figures} ${from} GROUP BY INTERVAL(${k}, ${bounds}) ORDER BY MIN(${k})`,
+    values: [...day.values, ...starts.map(integerText)],
+  };
+}
+
+/**
+ * The time chunks of a day, planned by the server in one statement, one
+ * short row per chunk (first, last, rows, content fingerprint): the day's
+ * rows grouped by filter value; an instant goes to chunk (rows before it) DIV
+ * chunkRows, so a chunk never splits one instant and holds at most
+ * `chunkRows` rows unless a single instant holds more.
+ */
+export function timeChunkPlanQuery(target: ChunkTarget, chunkRows: number): SqlCondition {
+  const { scope, schema } = target;
   const table = quoteIdentifier(scope.table);
   const day = dayCondition(quoteIdentifier(scope.column), scope.day);
   const hash = rowHashNumber(schema);
   const order = chunkOrder(target);
-  if (by.kind === "key") {
-    return {
-      sql: `SELECT CAST(MIN(k) AS CHAR), CAST(MAX(k) AS CHAR), COUNT(*), CAST(SUM(h) AS CHAR), CAST(SUM(k) AS CHAR) FROM (
-           SELECT ${order} AS k, ${hash} AS h, ROW_NUMBER() OVER (ORDER BY ${order}) - 1 AS n
-           FROM ${table} WHERE ${day.sql}
-         ) AS numbered GROUP BY n DIV ${chunkRows} ORDER BY MIN(k)`,
-      values: day.values,
-    };
-  }
   return {
     sql: `SELECT MIN(v), MAX(v), CAST(SUM(n) AS UNSIGNED), CAST(SUM(h) AS CHAR) FROM (
          SELECT v, n, h, (SUM(n) OVER (ORDER BY v) - n) DIV ${chunkRows} AS g FROM (

@@ -6,7 +6,14 @@ import type {
   DayScope,
   DeleteSideEffects,
 } from "../../ports/day-deleter";
-import { chunkCondition, chunkOrder, chunkPlanQuery, lockChunkQuery } from "./chunk-queries";
+import {
+  chunkCondition,
+  chunkOrder,
+  keyChunkFiguresQuery,
+  keyChunkStartsQuery,
+  lockChunkQuery,
+  timeChunkPlanQuery,
+} from "./chunk-queries";
 import type { MysqlPool, MysqlPoolConnection } from "./create-mysql-pool";
 import { dayCondition } from "./day-range";
 import {
@@ -60,7 +67,10 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
     async planChunks(target, chunkRows) {
       if (!Number.isSafeInteger(chunkRows) || chunkRows < 1)
         throw new Error(`chunk size must be a positive integer, got ${chunkRows}`);
-      const query = chunkPlanQuery(target, chunkRows);
+      const query =
+        target.by.kind === "key"
+          ? keyChunkFiguresQuery(target, await keyChunkStarts(pool, target, chunkRows))
+          : timeChunkPlanQuery(target, chunkRows);
       const rows = (await run(pool, target.scope, query.sql, [...query.values])) as unknown[][];
       return rows.map((row) =>
         target.by.kind === "key"
@@ -175,6 +185,17 @@ async function lockAndDelete(
   // the two statements; a delete that removed more than it locked rolls back.
   if (deleted !== found.rows) return { kind: "changed", rows: deleted, fingerprint: "unknown" };
   return { kind: "deleted", rows: deleted };
+}
+
+/**
+ * Where the day's key chunks start, after the first. Read apart from their
+ * figures: rows that arrive in between only make a chunk a little larger,
+ * since the figures are then counted over the key ranges these starts bound.
+ */
+async function keyChunkStarts(pool: MysqlPool, target: ChunkTarget, chunkRows: number): Promise<string[]> {
+  const query = keyChunkStartsQuery(target, chunkRows);
+  const rows = (await run(pool, target.scope, query.sql, [...query.values])) as unknown[][];
+  return rows.map((row) => String(row[0]));
 }
 
 /** Rows of the chunk's day now, through the filter column's index alone. */
