@@ -73,6 +73,12 @@ export const envSchema = z.object({
   LOCAL_QUEUE_PREFIX: z.string().min(1).default("archiver"),
   ARCHIVER_TIMEZONE: timeZone.default("UTC"),
   COPY_BATCH_ROWS: intFrom(100, 1_000_000, 2_048),
+  /**
+   * A copy rests this many times as long as the source took to send each batch (gh-ost's nice
+   * ratio): 1 leaves the server alone half the time a copy reads. Per copy, so it adds up over
+   * the copies that run at once.
+   */
+  COPY_NICE_RATIO: z.coerce.number().min(0).max(100).default(0),
   WORKER_CONCURRENCY: intFrom(1, 64, 4),
   TASK_ATTEMPTS: intFrom(1, 100, 5),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
@@ -101,6 +107,12 @@ export const envSchema = z.object({
   /** Cleanup tasks one local worker runs at once (copies use WORKER_CONCURRENCY). */
   CLEANUP_CONCURRENCY: intFrom(1, 64, 1),
   CLEANUP_PAUSE_MS: intFrom(0, 60_000, 0),
+  /**
+   * After each delete, rest this many times as long as it took before the next one (gh-ost's nice
+   * ratio), across the days a process cleans one after another: 1 leaves the server alone half the
+   * time a cleanup runs.
+   */
+  CLEANUP_NICE_RATIO: z.coerce.number().min(0).max(100).default(0),
   /** Whole seconds with the replicas' status; fractions (0.5) need CLEANUP_REPLICA_HEARTBEAT_TABLE. */
   CLEANUP_MAX_REPLICA_LAG_SECONDS: z.coerce.number().min(0).max(86_400).default(0),
   CLEANUP_REPLICA_URLS: z.string().optional(),

@@ -170,6 +170,8 @@ function toConfig(env: Env) {
     queue: env.QUEUE === "cloud-tasks" ? cloudTasksQueue(env) : localQueue(env),
     timeZone: env.ARCHIVER_TIMEZONE,
     copyBatchRows: env.COPY_BATCH_ROWS,
+    /** Rest per unit of a copy's read time (COPY_NICE_RATIO). */
+    copyNiceRatio: env.COPY_NICE_RATIO,
     /** Copy tasks one local worker runs at once. */
     workerConcurrency: env.WORKER_CONCURRENCY,
     logLevel: env.LOG_LEVEL,
@@ -189,6 +191,8 @@ function toConfig(env: Env) {
       concurrency: env.CLEANUP_CONCURRENCY,
       /** Pause between chunks (CLEANUP_PAUSE_MS). */
       pauseMs: env.CLEANUP_PAUSE_MS,
+      /** Rest per unit of delete time, before the next delete (CLEANUP_NICE_RATIO). */
+      niceRatio: env.CLEANUP_NICE_RATIO,
       /** Wait while any replica lags more than this (CLEANUP_MAX_REPLICA_LAG_SECONDS); 0 turns it off. */
       maxReplicaLagSeconds: env.CLEANUP_MAX_REPLICA_LAG_SECONDS,
       /** Replicas to watch (CLEANUP_REPLICA_URLS, comma-separated mysql:// URLs). */

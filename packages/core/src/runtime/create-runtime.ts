@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createJsonLogger } from "../adapters/logging/json-logger";
 import { createMysqlAccountCheck } from "../adapters/mysql/mysql-account-check";
 import { createMysqlDayDeleter } from "../adapters/mysql/mysql-day-deleter";
@@ -11,6 +12,7 @@ import { createRedisCleanupState } from "../adapters/redis/redis-cleanup-state";
 import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-ledger";
 import type { Config } from "../config";
 import { type CopyDayDeps, recopyDay } from "../domain/copy/copy-day";
+import { createNicePace } from "../domain/pacing/nice-pace";
 import { VerificationError } from "../errors";
 import type { Logger } from "../ports/logger";
 import type { TaskQueue } from "../ports/task-queue";
@@ -61,6 +63,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     timeZone: config.timeZone,
     destinations,
     batchRows: config.copyBatchRows,
+    niceRatio: config.copyNiceRatio,
   };
   return {
     config,
@@ -86,6 +89,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       clock,
       destinations,
       settings: config.cleanup,
+      pace: createNicePace({ ratio: config.cleanup.niceRatio, sleep: (ms) => sleep(ms) }),
       recopy: (task) => recopyDay(copy, task),
     },
     warehouse: openWarehouse,

@@ -4,6 +4,7 @@ import type { DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayScope } from "../../ports/day-deleter";
 import type { CalendarDay } from "../days/calendar-day";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
+import { createNicePace } from "../pacing/nice-pace";
 import type { CleanDayTask } from "../tasks/task-payload";
 import type { TableSchema } from "../types/table-schema";
 import { cleanWholeDay, type EarlyFigures, fitsOneChunk, warehouseFiguresEarly } from "./clean-whole-day";
@@ -157,6 +158,9 @@ async function runDay(
     probe: deps.loadProbe,
     settings: deps.settings,
     sleep: deps.sleep ?? ((ms: number) => sleep(ms)),
+    pace:
+      deps.pace ??
+      createNicePace({ ratio: deps.settings.niceRatio, sleep: deps.sleep ?? ((ms) => sleep(ms)) }),
     logger: deps.logger,
     context: { table: scope.table, day: scope.day },
     onWait: renew,

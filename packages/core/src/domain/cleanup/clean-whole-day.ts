@@ -89,6 +89,7 @@ export async function cleanWholeDay(deps: CleanupDeps, input: WholeDayInput): Pr
     wholeDay: true,
   });
   const chunkMs = Math.round((performance.now() - deleteStarted) * 10) / 10;
+  input.throttle.afterChunk(chunkMs);
   // The full verification names every figure of a changed day, and copies it again when asked.
   if (outcome.kind === "changed") return { kind: "verify" };
   const refusal = chunkRefusal(outcome, `${scope.table} ${scope.day}`, "its rows are kept", () => "");

@@ -10,6 +10,7 @@ import type { SourceDatabase } from "../../ports/source-database";
 import type { TaskQueue } from "../../ports/task-queue";
 import type { Warehouse } from "../../ports/warehouse";
 import type { DestinationRules } from "../migration/resolve-tables";
+import type { NicePace } from "../pacing/nice-pace";
 import type { CopyDayTask } from "../tasks/task-payload";
 
 /** Chunking, pacing and throttles (CLEANUP_* variables). */
@@ -39,6 +40,11 @@ export interface CleanupDeps {
    * `recopy_changed_days`.
    */
   readonly recopy: (task: CopyDayTask) => Promise<CopiedDayRecord>;
+  /**
+   * The rest owed after each delete (CLEANUP_NICE_RATIO), shared by the days
+   * this process cleans one after another; absent, each task paces itself.
+   */
+  readonly pace?: NicePace;
   /** Waits between chunks and while throttled; tests pass a fake. */
   readonly sleep?: (ms: number) => Promise<void>;
 }

@@ -91,6 +91,7 @@ export async function deleteDay(input: DeleteDayInput): Promise<DeleteRun> {
     if (outcome.kind === "deleted") rowsDeleted += outcome.rows;
     else tally.rowsFoundGone += chunk.rows;
     pacer.observe(outcome.kind === "deleted" ? outcome.rows : 0, tally.lastMs, unitRows);
+    throttle.afterChunk(tally.lastMs);
     index += taken.length;
     // After the last chunk the caller marks the day done; a crash before
     // that finds the chunk "absent" on retry, which is all this write would say.

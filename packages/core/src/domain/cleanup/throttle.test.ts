@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../adapters/logging/json-logger";
 import { TransientError } from "../../errors";
 import type { LoadProbe, RedoFill, ReplicaLag } from "../../ports/load-probe";
+import { createNicePace } from "../pacing/nice-pace";
 import { createThrottle } from "./throttle";
 
 /** A probe that answers the next figures of its scripts on each call. */
@@ -75,6 +76,30 @@ function throttleWith(probe: LoadProbe, overrides: Partial<typeof settings> = {}
 }
 
 describe("createThrottle", () => {
+  it("rests after each delete as its pace says, the first chunk of a task included, counted as pause", async () => {
+    let now = 0;
+    const sleeps: number[] = [];
+    const sleep = async (ms: number) => {
+      sleeps.push(ms);
+      now += ms;
+    };
+    const pace = createNicePace({ ratio: 2, sleep, now: () => now });
+    const make = () =>
+      createThrottle({ probe: scriptedProbe([0]), settings, sleep, pace, logger: silentLogger, context: {} });
+    const first = make();
+    expect(await first.beforeChunk(true)).toEqual({ waitedMs: 0, byReason: {} });
+    now += 30;
+    first.afterChunk(30);
+    // The next task shares the pace: its first chunk still owes the rest of the last delete.
+    const next = make();
+    expect(await next.beforeChunk(true)).toEqual({ waitedMs: 0, byReason: { pause: 60 } });
+    now += 10;
+    next.afterChunk(10);
+    now += 15;
+    expect(await next.beforeChunk(false)).toEqual({ waitedMs: 0, byReason: { pause: 5 } });
+    expect(sleeps).toEqual([60, 5]);
+  });
+
   it("pauses between chunks, never before the first", async () => {
     const { throttle, sleeps } = throttleWith(scriptedProbe([0]), { pauseMs: 250 });
     await throttle.beforeChunk(true);

@@ -1,6 +1,7 @@
 import { TransientError } from "../../errors";
 import type { LoadProbe } from "../../ports/load-probe";
 import type { LogFields, Logger } from "../../ports/logger";
+import type { NicePace } from "../pacing/nice-pace";
 import type { CleanupSettings } from "./cleanup-deps";
 
 /** How often a throttled task asks again. */
@@ -33,6 +34,8 @@ export interface ThrottleOptions {
     | "maxWaitMs"
   >;
   readonly sleep: (ms: number) => Promise<void>;
+  /** The rest owed after each delete (CLEANUP_NICE_RATIO), counted as "pause"; absent, none. */
+  readonly pace?: NicePace;
   readonly logger: Logger;
   /** Fields every log line of this throttle carries (table, day). */
   readonly context: LogFields;
@@ -44,7 +47,7 @@ export interface ThrottleOptions {
 export interface Throttle {
   /**
    * Waits before a chunk: the configured pause (except before the first chunk
-   * of a run), then for as long as any replica lags over the limit, lag is
+   * of a run) and the rest the pace says the last delete left owing, then for as long as any replica lags over the limit, lag is
    * unknown, Threads_running is over the limit, InnoDB's history list is
    * longer than allowed, or its checkpoint age fills more of the redo log
    * than allowed. Resolves with the time spent, by reason; throws
@@ -52,6 +55,8 @@ export interface Throttle {
    * retries the task later and the day resumes where it stopped.
    */
   beforeChunk(first: boolean): Promise<ThrottleWait>;
+  /** Records how long the chunk's delete kept the server busy: the pace's rest follows from it. */
+  afterChunk(ms: number): void;
   /** Everything this throttle has waited so far, over all its chunks (for the task's log line). */
   totals(): ThrottleWait;
 }
@@ -159,6 +164,8 @@ export function createThrottle(options: ThrottleOptions): Throttle {
         await sleep(settings.pauseMs);
         chunk.add("pause", settings.pauseMs);
       }
+      const rested = (await options.pace?.rest()) ?? 0;
+      if (rested > 0) chunk.add("pause", rested);
       let lastLog = -Infinity;
       for (;;) {
         const busy = await overload();
@@ -196,6 +203,7 @@ export function createThrottle(options: ThrottleOptions): Throttle {
         chunk.add(busy.reason, step);
       }
     },
+    afterChunk: (ms) => options.pace?.worked(ms),
     totals: () => total.wait(),
   };
 }

@@ -161,6 +161,25 @@ describe("copyDay", () => {
     expect((await fx.ledger.copiedDay("events", DAY))?.figures.rows).toBe(250);
   });
 
+  it("rests between batches at COPY_NICE_RATIO, in proportion to the time each took to arrive", async () => {
+    const times = Array.from({ length: 250 }, (_, i) => `${DAY} ${String(i % 24).padStart(2, "0")}:00:00`);
+    fx.source.createTable(eventsSchema("events"), eventsAt(times));
+    const slow = streaming(async function* (batches) {
+      for await (const batch of batches) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        yield batch;
+      }
+    });
+    const rests: number[] = [];
+    const deps = fx.copyDeps({ source: slow, niceRatio: 3, sleep: async (ms) => void rests.push(ms) });
+    await copyDay(deps, copyTask("events", DAY));
+    // Three batches of at most 100 rows, a rest after each (the last before the end of the stream:
+    // the fingerprint the source computes next is work on the server too).
+    expect(rests).toHaveLength(3);
+    for (const ms of rests) expect(ms).toBeGreaterThanOrEqual(50);
+    expect(await fx.warehouse.countRows(archive("events"))).toBe(250);
+  });
+
   it("never records a day whose warehouse holds other than the rows read", async () => {
     threeRowDay();
     const lossy = streaming(async function* (batches) {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { InvalidInputError, VerificationError } from "../../errors";
 import type { Clock } from "../../ports/clock";
 import type { Logger } from "../../ports/logger";
@@ -6,6 +7,7 @@ import type { SourceDatabase } from "../../ports/source-database";
 import type { Warehouse } from "../../ports/warehouse";
 import { todayIn } from "../days/cutoff-day";
 import { type DestinationRules, describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
+import { createNicePace, paceBatches } from "../pacing/nice-pace";
 import { datasetOf, restoreCopyRecord } from "../records/durable-day-record";
 import type { CopyDayTask } from "../tasks/task-payload";
 import { describeFigures } from "../types/day-figures";
@@ -24,6 +26,10 @@ export interface CopyDayDeps {
   readonly timeZone: string;
   readonly destinations: DestinationRules;
   readonly batchRows: number;
+  /** Rest per unit of the source's read time (COPY_NICE_RATIO); 0 or absent reads at full speed. */
+  readonly niceRatio?: number;
+  /** Waits for the pace; tests pass a fake. */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -79,6 +85,11 @@ async function copyAndRecord(
   const warehouse = await deps.warehouse();
   await warehouse.ensureTable(destination, schema, task.filterColumn);
   const stream = deps.source.streamDay(schema, task.filterColumn, task.day, deps.batchRows);
+  const pace = createNicePace({
+    ratio: deps.niceRatio ?? 0,
+    sleep: deps.sleep ?? ((ms: number) => sleep(ms)),
+  });
+  const batches = paceBatches(stream.batches, pace);
   const key = integerKeyColumn(schema)?.name;
   const at: WarehouseDay = { destination, filterColumn: task.filterColumn, day: task.day };
   let record: CopiedDayRecord | undefined;
@@ -89,7 +100,7 @@ async function copyAndRecord(
   await warehouse.replaceDay(
     at,
     schema,
-    options.keepHeldRows ? await keepHeldRows(warehouse, at, schema, stream.batches) : stream.batches,
+    options.keepHeldRows ? await keepHeldRows(warehouse, at, schema, batches) : batches,
     key,
     async ({ rowsWritten, figures: counted }) => {
       const read = stream.stats();

@@ -1,0 +1,76 @@
+/**
+ * A pace set as a share of the server's time, the way gh-ost's nice ratio
+ * works: work that kept the server busy for t ms is followed by a rest of
+ * `ratio` × t ms before the next. Ratio 1 leaves the server alone half the
+ * time the archiver runs; 0 never rests. The rest is owed, not slept at once:
+ * whatever else happened since (a throttle's wait, the queue's delivery of
+ * the next task) counts towards it, so a pace shared by consecutive tasks
+ * costs nothing when the tasks are already far apart.
+ */
+export interface NicePace {
+  readonly ratio: number;
+  /** Waits off what the last work left owing; resolves with the milliseconds waited. */
+  rest(): Promise<number>;
+  /** Records work that just ended and kept the server busy for `ms`. */
+  worked(ms: number): void;
+  /** Runs `work`, timing it on this pace's clock, and records it as worked. */
+  measure<T>(work: () => Promise<T>): Promise<T>;
+}
+
+export interface NicePaceOptions {
+  /** Rest per unit of work (0 to 100). */
+  readonly ratio: number;
+  readonly sleep: (ms: number) => Promise<void>;
+  /** Milliseconds on a monotonic clock; performance.now by default. */
+  readonly now?: () => number;
+}
+
+export function createNicePace(options: NicePaceOptions): NicePace {
+  const now = options.now ?? (() => performance.now());
+  let restUntil = Number.NEGATIVE_INFINITY;
+  const pace: NicePace = {
+    ratio: options.ratio,
+    async rest() {
+      const owed = Math.round(restUntil - now());
+      if (owed <= 0) return 0;
+      await options.sleep(owed);
+      return owed;
+    },
+    worked(ms) {
+      if (options.ratio <= 0 || ms <= 0) return;
+      restUntil = Math.max(restUntil, now() + options.ratio * ms);
+    },
+    async measure(work) {
+      const started = now();
+      try {
+        return await work();
+      } finally {
+        pace.worked(now() - started);
+      }
+    },
+  };
+  return pace;
+}
+
+/**
+ * Paces a stream of batches: the time spent waiting for each batch is the
+ * source's work (with backpressure it sends nothing while the consumer
+ * writes), and the next batch is asked for only after the rest it owes.
+ */
+export async function* paceBatches<T>(batches: AsyncIterable<T>, pace: NicePace): AsyncGenerator<T> {
+  if (pace.ratio <= 0) {
+    yield* batches;
+    return;
+  }
+  const iterator = batches[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      await pace.rest();
+      const next = await pace.measure(() => iterator.next());
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}
