@@ -129,7 +129,13 @@ export type ChunkOutcome =
  * remembering progress; the caller does those.
  */
 export interface DayDeleter {
-  /** The table's referencing foreign keys and DELETE triggers, read from information_schema now. */
+  /**
+   * The table's referencing foreign keys and DELETE triggers, as the server's
+   * dictionary describes them: read now, or at most a couple of seconds ago
+   * (many tasks of one table ask at once). Each chunk's delete asks again under
+   * its locks and stops at any key or trigger its task was not told of, so a
+   * slightly old answer never lets a delete reach further than it was told.
+   */
   sideEffects(table: string): Promise<DeleteSideEffects>;
   /**
    * Rows of each referencing table that reference rows of the day now. For a
