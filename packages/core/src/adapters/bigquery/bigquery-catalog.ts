@@ -1,12 +1,13 @@
-import type { BigQuery, Table, TableMetadata } from "@google-cloud/bigquery";
+import type { TableMetadata } from "@google-cloud/bigquery";
 import { type Destination, formatDestination } from "../../domain/types/destination";
 import type { TableSchema } from "../../domain/types/table-schema";
 import { VerificationError } from "../../errors";
+import type { BigQueryClient, BigQueryTableHandle } from "./bigquery-client";
 import { isAlreadyExists, isNotFound } from "./bigquery-errors";
 import { type BigQueryField, bigQueryFields, planSchema } from "./bigquery-types";
 
 export interface BigQueryCatalogOptions {
-  readonly client: BigQuery;
+  readonly client: BigQueryClient;
   /** Project of destinations that name none. */
   readonly project: string;
   /** Location of new datasets and of every request. */
@@ -16,7 +17,7 @@ export interface BigQueryCatalogOptions {
 /** The destination tables of a BigQuery warehouse: finding them, and making them fit the source. */
 export interface BigQueryCatalog {
   /** The destination's table, or another table of its dataset by `id` (a partition, `table$YYYYMMDD`). */
-  tableOf(destination: Destination, id?: string): Table;
+  tableOf(destination: Destination, id?: string): BigQueryTableHandle;
   /** The table's metadata; undefined when it does not exist. Creates nothing. */
   readTable(destination: Destination): Promise<TableMetadata | undefined>;
   /**
@@ -48,7 +49,7 @@ export function createBigQueryCatalog(options: BigQueryCatalogOptions): BigQuery
     return client.dataset(destination.dataset, { projectId: destination.project ?? project, location });
   }
 
-  function tableOf(destination: Destination, id = destination.table): Table {
+  function tableOf(destination: Destination, id = destination.table): BigQueryTableHandle {
     return datasetOf(destination).table(id, { location });
   }
 

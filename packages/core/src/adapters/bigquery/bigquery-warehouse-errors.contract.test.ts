@@ -4,7 +4,7 @@ import { ConfigError, TransientError, VerificationError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
 import { batchesOf, dayOf, order, ordersSchema } from "../../testing/orders-fixture";
 import type { BigQueryStandIn } from "./testing/rest-stand-in";
-import { openStandInWarehouse } from "./testing/stand-in-client";
+import { openRestStandInWarehouse } from "./testing/stand-in-client";
 
 // Contract tests of the warehouse adapter's error mapping: the local stand-in
 // of the BigQuery REST API plays back the errors BigQuery answers with, and the
@@ -21,7 +21,7 @@ function destination(): Destination {
 }
 
 beforeAll(async () => {
-  ({ standIn, warehouse, close } = await openStandInWarehouse());
+  ({ standIn, warehouse, close } = await openRestStandInWarehouse());
 });
 
 afterAll(async () => {
@@ -46,7 +46,6 @@ describe("BigQuery warehouse adapter errors, played back by the local REST stand
     );
     await expect(failure).rejects.toBeInstanceOf(VerificationError);
     await expect(failure).rejects.toThrow(/Could not convert value to NUMERIC\. Field: id/);
-    expect(await warehouse.dayFigures(dayOf(target, "2024-08-01"))).toEqual({ rows: 0 });
   });
 
   it.each([

@@ -4,15 +4,16 @@ import { partitionId } from "./load-job";
 import { decodeNdjsonRow } from "./testing/ndjson-decoder";
 import { openStandInWarehouse, STAND_IN_PROJECT } from "./testing/stand-in-client";
 
-// The shared warehouse contract suite, run against the local stand-in of the
-// BigQuery REST API through the real client library. The stand-in applies each
-// load job to rows it holds (WRITE_TRUNCATE of one partition, BigQuery's
-// value checks, schema additions) and `readDay` decodes the NDJSON lines the
-// adapter uploaded, so this proves the adapter's requests and encoding are
-// complete and lossless. What BigQuery itself then stores (its JSON
-// normalisation, NUMERIC printing) only the live suite can show.
+// The shared warehouse contract suite, run against the in-memory BigQuery
+// stand-in (memoryBigQuery): it applies each load job to rows it holds
+// (WRITE_TRUNCATE of one partition, BigQuery's value checks, schema
+// additions) and answers the adapter's queries over them; `readDay` decodes
+// the NDJSON lines the adapter uploaded. So the adapter behaves as the DuckDB
+// one does, and its encoding is complete and lossless. What the client
+// library sends is the REST contract tests' concern; what BigQuery itself
+// stores (its JSON normalisation, NUMERIC printing) only the live suite shows.
 
-describeWarehouseContract("BigQuery adapter against the local REST stand-in", async () => {
+describeWarehouseContract("BigQuery adapter against the in-memory stand-in", async () => {
   const { standIn, warehouse, close } = await openStandInWarehouse();
   return {
     warehouse,

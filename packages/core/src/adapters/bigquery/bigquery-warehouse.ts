@@ -1,4 +1,4 @@
-import { BigQuery, type Job } from "@google-cloud/bigquery";
+import { BigQuery } from "@google-cloud/bigquery";
 import { emptyDayFigures } from "../../domain/types/day-figures";
 import { type Destination, formatDestination } from "../../domain/types/destination";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
@@ -7,6 +7,7 @@ import { VerificationError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
 import { refuseToShrink } from "../warehouse/shrink-refusal";
 import { createBigQueryCatalog } from "./bigquery-catalog";
+import type { BigQueryClient, BigQueryLoadJob } from "./bigquery-client";
 import { createBigQueryDayRecords } from "./bigquery-day-records";
 import { isNotFound, mapBigQueryError } from "./bigquery-errors";
 import type { BigQueryField } from "./bigquery-types";
@@ -26,8 +27,8 @@ export interface BigQueryWarehouseOptions {
   readonly project: string;
   /** Location of new datasets and of every job (BIGQUERY_LOCATION). */
   readonly location: string;
-  /** A ready client (tests pass one on a local stand-in); `project` and `location` then only name things. */
-  readonly client?: BigQuery;
+  /** A ready client (tests pass a double or one on a local stand-in); `project` and `location` then only name things. */
+  readonly client?: BigQueryClient;
 }
 
 /**
@@ -44,7 +45,7 @@ export interface BigQueryWarehouseOptions {
  */
 export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Warehouse {
   const { project, location } = options;
-  const client =
+  const client: BigQueryClient =
     options.client ??
     new BigQuery({
       projectId: project,
@@ -189,7 +190,7 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
   };
 }
 
-function outputRows(job: Job, action: string): number {
+function outputRows(job: BigQueryLoadJob, action: string): number {
   const text = job.metadata?.statistics?.load?.outputRows;
   const rows = Number(text);
   if (text === undefined || text === null || !Number.isSafeInteger(rows)) {

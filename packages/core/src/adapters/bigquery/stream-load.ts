@@ -1,7 +1,8 @@
 import { once } from "node:events";
 import type { Writable } from "node:stream";
-import type { Job, JobLoadMetadata, Table } from "@google-cloud/bigquery";
+import type { JobLoadMetadata } from "@google-cloud/bigquery";
 import type { Row } from "../../domain/types/table-schema";
+import type { BigQueryLoadJob, BigQueryTableHandle } from "./bigquery-client";
 
 /**
  * Streams `batches`, encoded, into a load job on `table` and waits until the
@@ -15,13 +16,13 @@ import type { Row } from "../../domain/types/table-schema";
  * offers no way to abort that request; it stays open until BigQuery drops it.)
  */
 export async function streamLoad(
-  table: Table,
+  table: Pick<BigQueryTableHandle, "createWriteStream">,
   metadata: JobLoadMetadata,
   batches: AsyncIterable<readonly Row[]>,
   encode: (rows: readonly Row[]) => string,
-): Promise<Job | undefined> {
+): Promise<BigQueryLoadJob | undefined> {
   let upload: Writable | undefined;
-  let done: Promise<Job> | undefined;
+  let done: Promise<BigQueryLoadJob> | undefined;
   try {
     for await (const batch of batches) {
       if (batch.length === 0) continue;
@@ -42,8 +43,8 @@ export async function streamLoad(
 }
 
 /** Settles when the upload's job is DONE (`complete`) or anything failed (`error`). */
-function jobDone(upload: Writable): Promise<Job> {
-  const done = new Promise<Job>((resolve, reject) => {
+function jobDone(upload: Writable): Promise<BigQueryLoadJob> {
+  const done = new Promise<BigQueryLoadJob>((resolve, reject) => {
     upload.once("complete", resolve);
     upload.once("error", reject);
   });

@@ -1,14 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { MultipartReader, multipartBoundary } from "./multipart-reader";
-import { errorReply, type Reply, routeRequest, type StandInState } from "./stand-in-routes";
-import {
-  type JobError,
-  type LoadSession,
-  type StandInField,
-  type StandInTable,
-  startLoad,
-} from "./stand-in-tables";
 
 export interface RecordedRequest {
   readonly method: string;
@@ -33,17 +26,26 @@ export interface RecordedUpload {
   metadata: UploadedJob;
   /** The uploaded NDJSON (only when rows are kept). */
   text: string;
-  /** Rows the load job reported (0 until it finished). */
-  outputRows: number;
+  /** Lines received: the job's output rows. */
+  lines: number;
   /** False while (or when) the closing boundary has not arrived: no job exists then. */
   complete: boolean;
 }
 
-export interface BigQueryStandIn extends Pick<StandInState, "tables" | "datasets"> {
+export interface JobError {
+  readonly reason: string;
+  readonly message: string;
+}
+
+export interface BigQueryStandIn {
   /** The `apiEndpoint` to give the client: `http://127.0.0.1:<port>`. */
   readonly url: string;
   readonly requests: RecordedRequest[];
   readonly uploads: RecordedUpload[];
+  /** Table resources as created and patched, by `project.dataset.table`. */
+  readonly tables: Map<string, Record<string, unknown>>;
+  /** The next query is answered with these rows (every value text); unarranged, a query has none. */
+  answerQuery(rows: readonly Readonly<Record<string, string | null>>[]): void;
   /** The next request matching `method` and `path` is answered with this error (uploads after their body). */
   failNext(method: string, path: RegExp, status: number, errors: readonly JobError[]): void;
   /** The next load job is accepted but ends DONE with these errors. */
@@ -51,30 +53,66 @@ export interface BigQueryStandIn extends Pick<StandInState, "tables" | "datasets
   close(): Promise<void>;
 }
 
-interface Fault {
-  readonly method: string;
-  readonly path: RegExp;
-  readonly reply: Reply;
+interface Reply {
+  readonly status: number;
+  readonly body?: unknown;
 }
 
+/** BigQuery's error body: `{"error":{"code","message","errors":[{reason,message}]}}`. */
+function errorReply(status: number, errors: readonly JobError[]): Reply {
+  const message = errors[0]?.message ?? `HTTP ${status}`;
+  return {
+    status,
+    body: { error: { code: status, message, errors: errors.map((e) => ({ ...e, domain: "global" })) } },
+  };
+}
+
+const notFound = (what: string) => errorReply(404, [{ reason: "notFound", message: `Not found: ${what}` }]);
+
 /**
- * A local HTTP stand-in for the parts of the BigQuery REST API the warehouse
- * adapter uses (datasets, tables, multipart load uploads, jobs, jobs.query).
- * The real client library talks to it through `apiEndpoint`; it records what
- * the library sends, applies loads to tables held in memory (WRITE_TRUNCATE of
- * one partition, value checks, schema additions), answers the adapter's own
- * queries, and plays back errors. A load answers RUNNING and reports DONE on
- * the first poll, so clients must wait for the job. With `keepRows: false`
- * uploads are only counted (benchmarks). It checks the adapter's requests; it
- * is not BigQuery.
+ * A local HTTP stand-in for the BigQuery REST API, to check what the real
+ * client library sends: it records every request and upload and answers with
+ * what the test arranged. It keeps only what the client needs to go on:
+ * datasets and table resources as created and patched (404 before), jobs
+ * that answer RUNNING and report DONE on the first poll with one output row
+ * per uploaded line. Queries get arranged rows; it runs no SQL. With
+ * `keepRows: false` uploads are only counted (benchmarks).
  */
 export async function startBigQueryStandIn(options: { keepRows?: boolean } = {}): Promise<BigQueryStandIn> {
   const keepRows = options.keepRows ?? true;
-  const state: StandInState = { tables: new Map(), datasets: new Map(), jobs: new Map() };
   const requests: RecordedRequest[] = [];
   const uploads: RecordedUpload[] = [];
-  const faults: Fault[] = [];
+  const tables = new Map<string, Record<string, unknown>>();
+  const datasets = new Set<string>();
+  const jobs = new Map<string, unknown>();
+  const answers: (readonly Readonly<Record<string, string | null>>[])[] = [];
+  const faults: { method: string; path: RegExp; reply: Reply }[] = [];
   const jobFaults: (readonly JobError[])[] = [];
+
+  function route(method: string, path: string, body: Record<string, unknown> | undefined): Reply {
+    const [, project = "", collection, dataset = "", , table = ""] = path.split("/").filter(Boolean);
+    if (collection === "queries") return queryReply(project, answers.shift() ?? []);
+    if (collection === "jobs")
+      return jobs.has(dataset) ? { status: 200, body: jobs.get(dataset) } : notFound(`Job ${dataset}`);
+    const datasetKey = `${project}.${dataset}`;
+    if (!dataset) {
+      const id = (body?.datasetReference as { datasetId?: string } | undefined)?.datasetId;
+      if (datasets.has(`${project}.${id}`))
+        return errorReply(409, [{ reason: "duplicate", message: "exists" }]);
+      datasets.add(`${project}.${id}`);
+      return { status: 200, body };
+    }
+    if (!datasets.has(datasetKey)) return notFound(`Dataset ${datasetKey}`);
+    const tableId = table || String((body?.tableReference as { tableId?: string } | undefined)?.tableId);
+    const key = `${datasetKey}.${tableId}`;
+    if (method === "POST") {
+      if (tables.has(key)) return errorReply(409, [{ reason: "duplicate", message: "exists" }]);
+      tables.set(key, body ?? {});
+    } else if (method === "PATCH" && tables.has(key)) {
+      tables.set(key, { ...tables.get(key), ...body });
+    }
+    return tables.has(key) ? { status: 200, body: tables.get(key) } : notFound(`Table ${key}`);
+  }
 
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://stand-in");
@@ -95,83 +133,45 @@ export async function startBigQueryStandIn(options: { keepRows?: boolean } = {})
       receiveUpload(request, (reply) => send(response, fault?.reply ?? reply));
       return;
     }
-    readJson(request).then(
-      (body) => {
-        record(body);
-        send(
-          response,
-          fault?.reply ?? routeRequest(state, method, path.replace(/^\/bigquery\/v2/, ""), body),
-        );
-      },
-      (error: unknown) => send(response, errorReply(400, [{ reason: "invalid", message: String(error) }])),
-    );
+    readJson(request).then((body) => {
+      record(body);
+      send(response, fault?.reply ?? route(method, path.replace(/^\/bigquery\/v2/, ""), body));
+    });
   });
 
-  /** Streams a multipart upload into a load session; answers once the body is complete. */
+  /** Reads a multipart upload as it arrives; answers RUNNING once the body is complete. */
   function receiveUpload(request: IncomingMessage, answer: (reply: Reply) => void): void {
-    const upload: RecordedUpload = { metadata: {}, text: "", outputRows: 0, complete: false };
+    const upload: RecordedUpload = { metadata: {}, text: "", lines: 0, complete: false };
     uploads.push(upload);
-    let session: LoadSession | undefined;
     const reader = new MultipartReader(multipartBoundary(request.headers["content-type"]) ?? "", {
-      onMetadata(metadata) {
+      onMetadata: (metadata) => {
         upload.metadata = metadata as UploadedJob;
-        session = startLoadFor(upload.metadata);
       },
       onData(chunk) {
         if (keepRows) upload.text += chunk.toString("utf8");
-        session?.push(chunk);
+        for (let at = chunk.indexOf(10); at >= 0; at = chunk.indexOf(10, at + 1)) upload.lines++;
       },
-      onEnd() {
+      onEnd: () => {
         upload.complete = true;
       },
     });
     request.on("data", (chunk: Buffer) => reader.push(chunk));
     request.on("end", () => {
-      if (!reader.complete || !session) {
+      if (!reader.complete) {
         answer(errorReply(400, [{ reason: "invalid", message: "incomplete multipart upload" }]));
         return;
       }
-      const injected = jobFaults.shift();
-      const outcome = injected ? { errors: injected } : session.finish();
-      const errors = "errors" in outcome ? outcome.errors : undefined;
-      upload.outputRows = "outputRows" in outcome ? outcome.outputRows : 0;
+      const errors = jobFaults.shift();
       const reference = upload.metadata.jobReference ?? {};
       const job = {
-        kind: "bigquery#job",
-        id: `${reference.projectId}:${reference.location}.${reference.jobId}`,
         jobReference: reference,
         configuration: upload.metadata.configuration,
         status: errors ? { state: "DONE", errorResult: errors[0], errors } : { state: "DONE" },
-        statistics: errors ? {} : { load: { outputRows: String(upload.outputRows), inputFiles: "1" } },
+        statistics: errors ? {} : { load: { outputRows: String(upload.lines) } },
       };
-      state.jobs.set(String(reference.jobId), job);
+      jobs.set(String(reference.jobId), job);
       answer({ status: 200, body: { ...job, status: { state: "RUNNING" }, statistics: {} } });
     });
-  }
-
-  function startLoadFor(metadata: UploadedJob): LoadSession {
-    const load = (metadata.configuration?.load ?? {}) as {
-      destinationTable?: { projectId?: string; datasetId?: string; tableId?: string };
-      writeDisposition?: string;
-      schema?: { fields?: StandInField[] };
-      schemaUpdateOptions?: string[];
-    };
-    const target = load.destinationTable ?? {};
-    const [tableId = "", partition] = String(target.tableId).split("$");
-    const table: StandInTable | undefined = state.tables.get(
-      `${target.projectId}.${target.datasetId}.${tableId}`,
-    );
-    return startLoad(
-      table,
-      {
-        tableId: `${target.projectId}:${target.datasetId}.${tableId}`,
-        partition,
-        writeDisposition: load.writeDisposition,
-        schemaFields: load.schema?.fields ?? [],
-        schemaUpdateOptions: load.schemaUpdateOptions ?? [],
-      },
-      keepRows,
-    );
   }
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -180,14 +180,11 @@ export async function startBigQueryStandIn(options: { keepRows?: boolean } = {})
     url: `http://127.0.0.1:${port}`,
     requests,
     uploads,
-    tables: state.tables,
-    datasets: state.datasets,
-    failNext(method, path, status, errors) {
-      faults.push({ method, path, reply: errorReply(status, errors) });
-    },
-    failNextJob(errors) {
-      jobFaults.push(errors);
-    },
+    tables,
+    answerQuery: (rows) => answers.push(rows),
+    failNext: (method, path, status, errors) =>
+      faults.push({ method, path, reply: errorReply(status, errors) }),
+    failNextJob: (errors) => jobFaults.push(errors),
     close() {
       // Uploads a client abandoned stay open until the server closes them.
       server.closeAllConnections();
@@ -196,17 +193,32 @@ export async function startBigQueryStandIn(options: { keepRows?: boolean } = {})
   };
 }
 
-function readJson(request: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
+/** A finished query's answer: every column STRING, as the adapter's queries select them. */
+function queryReply(project: string, rows: readonly Readonly<Record<string, string | null>>[]): Reply {
+  const columns = Object.keys(rows[0] ?? {});
+  return {
+    status: 200,
+    body: {
+      kind: "bigquery#queryResponse",
+      jobComplete: true,
+      jobReference: { projectId: project, jobId: `query_${randomUUID()}` },
+      schema: { fields: columns.map((name) => ({ name, type: "STRING", mode: "NULLABLE" })) },
+      rows: rows.map((row) => ({ f: columns.map((c) => ({ v: row[c] })) })),
+      totalRows: String(rows.length),
+    },
+  };
+}
+
+function readJson(request: IncomingMessage): Promise<Record<string, unknown> | undefined> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("error", reject);
     request.on("end", () => {
       const text = Buffer.concat(chunks).toString("utf8");
       try {
         resolve(text === "" ? undefined : JSON.parse(text));
-      } catch (error) {
-        reject(error);
+      } catch {
+        resolve({ unreadable: text });
       }
     });
   });

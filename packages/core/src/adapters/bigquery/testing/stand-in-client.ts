@@ -1,9 +1,10 @@
 import { BigQuery } from "@google-cloud/bigquery";
 import { OAuth2Client } from "google-auth-library";
 import { createBigQueryWarehouse } from "../bigquery-warehouse";
+import { memoryBigQuery } from "./memory-bigquery";
 import { startBigQueryStandIn } from "./rest-stand-in";
 
-/** The bearer token stand-in clients send; the stand-in records it. */
+/** The bearer token stand-in clients send; the REST stand-in records it. */
 export const STAND_IN_TOKEN = "stand-in-token";
 
 /** An auth client with a fixed, unexpired access token: no credentials, no metadata server. */
@@ -13,7 +14,7 @@ export function standInAuthClient(): OAuth2Client {
   return auth;
 }
 
-/** The real BigQuery client pointed at a stand-in. */
+/** The real BigQuery client pointed at the REST stand-in (startBigQueryStandIn). */
 export function standInBigQueryClient(url: string, project: string, location: string): BigQuery {
   return new BigQuery({ projectId: project, location, apiEndpoint: url, authClient: standInAuthClient() });
 }
@@ -22,9 +23,30 @@ export function standInBigQueryClient(url: string, project: string, location: st
 export const STAND_IN_PROJECT = "acme-test";
 export const STAND_IN_LOCATION = "EU";
 
-/** A stand-in and the warehouse adapter talking to it through the real client. */
-export async function openStandInWarehouse(options: { keepRows?: boolean } = {}) {
-  const standIn = await startBigQueryStandIn(options);
+/**
+ * The warehouse adapter on the in-memory BigQuery stand-in (memoryBigQuery):
+ * a BigQuery warehouse with tables, loads and the durable day record, for
+ * tests of what uses one.
+ */
+export async function openStandInWarehouse() {
+  const standIn = memoryBigQuery();
+  const warehouse = createBigQueryWarehouse({
+    project: STAND_IN_PROJECT,
+    location: STAND_IN_LOCATION,
+    client: standIn.client,
+  });
+  return {
+    standIn,
+    warehouse,
+    async close() {
+      await warehouse.close();
+    },
+  };
+}
+
+/** The REST stand-in, and the warehouse adapter talking to it through the real client library. */
+export async function openRestStandInWarehouse() {
+  const standIn = await startBigQueryStandIn();
   const warehouse = createBigQueryWarehouse({
     project: STAND_IN_PROJECT,
     location: STAND_IN_LOCATION,

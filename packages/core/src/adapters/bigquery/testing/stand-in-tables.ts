@@ -45,14 +45,9 @@ const MAX_ERRORS = 5;
 
 /**
  * A load job's effect on a table held in memory: schema additions, the
- * partition check, value checks, and WRITE_TRUNCATE of one partition. With
- * `keepRows` false (benchmarks) lines are only counted.
+ * partition check, value checks, and WRITE_TRUNCATE of one partition.
  */
-export function startLoad(
-  table: StandInTable | undefined,
-  request: LoadRequest,
-  keepRows: boolean,
-): LoadSession {
+export function startLoad(table: StandInTable | undefined, request: LoadRequest): LoadSession {
   const refusal = table ? schemaRefusal(table, request) : notFound(request.tableId);
   const fields = new Map(
     [...(table?.fields ?? []), ...request.schemaFields].map((f) => [f.name.toLowerCase(), f]),
@@ -68,7 +63,7 @@ export function startLoad(
     const at = position;
     position += Buffer.byteLength(line) + 1;
     count++;
-    if (!keepRows || errors.length >= MAX_ERRORS || line === "") return;
+    if (errors.length >= MAX_ERRORS || line === "") return;
     const problem = checkRow(line, fields, partitionField, request.partition, (values) =>
       rows.push({ values, line }),
     );
@@ -81,10 +76,6 @@ export function startLoad(
 
   return {
     push(chunk) {
-      if (!keepRows) {
-        for (let index = chunk.indexOf(10); index >= 0; index = chunk.indexOf(10, index + 1)) count++;
-        return;
-      }
       const lines = (carry + chunk.toString("utf8")).split("\n");
       carry = lines.pop() ?? "";
       for (const line of lines) readLine(line);
@@ -92,7 +83,7 @@ export function startLoad(
     finish() {
       if (carry !== "") readLine(carry);
       if (errors.length > 0) return { errors: withSummary(errors, count) };
-      if (table && keepRows) {
+      if (table) {
         applySchema(table, request);
         const key = request.partition ?? "__UNPARTITIONED__";
         const kept = request.writeDisposition === "WRITE_TRUNCATE" ? [] : (table.partitions.get(key) ?? []);
