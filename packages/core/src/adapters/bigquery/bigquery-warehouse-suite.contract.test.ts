@@ -19,7 +19,7 @@ describeWarehouseContract("BigQuery adapter against the in-memory stand-in", asy
     warehouse,
     async readDay({ destination, day }, schema) {
       const key = `${destination.project ?? STAND_IN_PROJECT}.${destination.dataset}.${destination.table}`;
-      const stored = standIn.tables.get(key)?.partitions.get(partitionId(day)) ?? [];
+      const stored = standIn.partitions.get(key)?.get(partitionId(day)) ?? [];
       return stored.map((row) => decodeNdjsonRow(row.line, schema)).sort(byFirstColumn);
     },
     cleanup: close,

@@ -20,6 +20,14 @@ export interface DoubleUpload {
 
 type Arranged = { readonly value: unknown } | { readonly error: unknown };
 
+/** How the double answers what no test arranged. */
+export interface DoubleFallbacks {
+  /** Rows of a query (default: none). */
+  readonly query?: (options: BigQueryQueryOptions) => unknown[];
+  /** The job of an ended upload (default: one output row per line); a throw fails the job. */
+  readonly load?: (upload: DoubleUpload) => BigQueryLoadJob;
+}
+
 /** The shape of @google-cloud/common's ApiError that the adapter's error mapping reads. */
 export function apiError(code: number | undefined, reason: string, message = reason): Error {
   return Object.assign(new Error(message), { code, errors: [{ reason, message }] });
@@ -27,12 +35,12 @@ export function apiError(code: number | undefined, reason: string, message = rea
 
 /**
  * A double of BigQueryClient: it records every call and answers what the test
- * arranged, in order per method (`answer`, `fail`). Unarranged, a query
- * returns no rows, an upload's job reports one output row per line, and table
- * metadata is what `tables` holds (createTable and setMetadata write it;
- * missing tables and datasets answer 404). It runs no SQL.
+ * arranged, in order per method (`answer`, `fail`). Unarranged, queries and
+ * uploads answer as `fallbacks` say, and table metadata is what `tables`
+ * holds (createTable and setMetadata write it; missing tables and datasets
+ * answer 404). It runs no SQL.
  */
-export function bigQueryDouble() {
+export function bigQueryDouble(fallbacks: DoubleFallbacks = {}) {
   const calls: DoubleCall[] = [];
   const uploads: DoubleUpload[] = [];
   const tables = new Map<string, TableMetadata>();
@@ -61,14 +69,14 @@ export function bigQueryDouble() {
       final(done) {
         record.ended = true;
         done();
-        const lines = record.text.split("\n").filter(Boolean).length;
-        const job: BigQueryLoadJob = {
-          id: `job_${uploads.length}`,
-          metadata: { statistics: { load: { outputRows: String(lines) } } },
-        };
+        // The job finishes after the upload: a failure then is the job's.
         setImmediate(() => {
-          if (next && "error" in next) stream.emit("error", next.error);
-          else stream.emit("complete", next ? next.value : job);
+          try {
+            if (next && "error" in next) throw next.error;
+            stream.emit("complete", next ? next.value : (fallbacks.load ?? countLines)(record));
+          } catch (error) {
+            stream.emit("error", error);
+          }
         });
       },
       destroy(error, done) {
@@ -81,7 +89,10 @@ export function bigQueryDouble() {
 
   const client: BigQueryClient = {
     query: (options: BigQueryQueryOptions) =>
-      outcome({ method: "query", target: "", argument: options }, () => [[]] as [unknown[]]),
+      outcome(
+        { method: "query", target: "", argument: options },
+        () => [fallbacks.query?.(options) ?? []] as [unknown[]],
+      ),
     createDataset: (id, { projectId }) =>
       outcome({ method: "createDataset", target: `${projectId}.${id}` }, () => {
         if (datasets.has(`${projectId}.${id}`)) throw apiError(409, "duplicate");
@@ -138,3 +149,8 @@ export function bigQueryDouble() {
 }
 
 export type BigQueryDouble = ReturnType<typeof bigQueryDouble>;
+
+function countLines(upload: DoubleUpload): BigQueryLoadJob {
+  const lines = upload.text.split("\n").filter(Boolean).length;
+  return { id: "job_1", metadata: { statistics: { load: { outputRows: String(lines) } } } };
+}

@@ -24,7 +24,7 @@ export const STAND_IN_PROJECT = "acme-test";
 export const STAND_IN_LOCATION = "EU";
 
 /**
- * The warehouse adapter on the in-memory BigQuery stand-in (memoryBigQuery):
+ * The warehouse adapter on the client double with rows (memoryBigQuery):
  * a BigQuery warehouse with tables, loads and the durable day record, for
  * tests of what uses one.
  */
