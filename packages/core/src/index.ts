@@ -16,7 +16,8 @@
 export { cleanDay, type DayCleanupReport } from "./domain/cleanup/clean-day";
 export { type AccessReport, accessReport } from "./domain/cleanup/cleanup-access";
 export type { CleanupDeps, CleanupSettings } from "./domain/cleanup/cleanup-deps";
-export { type CleanupSummary, type DayRefusal, startCleanup } from "./domain/cleanup/start-cleanup";
+export type { DayRefusal } from "./domain/cleanup/refusals";
+export { type CleanupSummary, startCleanup } from "./domain/cleanup/start-cleanup";
 export { type CopyDayDeps, copyDay, recopyDay } from "./domain/copy/copy-day";
 export { addDays, type CalendarDay, formatDay, isCalendarDay } from "./domain/days/calendar-day";
 export { cutoffDay, todayIn } from "./domain/days/cutoff-day";

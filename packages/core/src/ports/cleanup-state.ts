@@ -25,6 +25,9 @@ export type CleanupPlan =
    */
   | { readonly kind: "keys" | "count" };
 
+/** A plan this version can delete by: chunks with their content fingerprints. */
+export type ChunkPlan = Extract<CleanupPlan, { kind: "chunks" }>;
+
 /**
  * A day's cleanup: `verified` (figures agreed, plan made, nothing deleted),
  * `deleting` (chunks may have committed; a retry resumes, never re-verifies),

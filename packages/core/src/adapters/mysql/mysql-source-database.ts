@@ -129,7 +129,7 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
           column: key,
           count: Number(count),
           sum: String(sum),
-          // An empty day has no bounds; sameFigures (verify-day.ts) ignores them when count is 0.
+          // An empty day has no bounds; sameFigures (types/day-figures.ts) ignores them when count is 0.
           min: min === null ? "" : String(min),
           max: max === null ? "" : String(max),
         },

@@ -9,10 +9,10 @@ import type { CleanDayTask } from "../tasks/task-payload";
 import type { TableSchema } from "../types/table-schema";
 import { cleanWholeDay, type EarlyFigures, fitsOneChunk, warehouseFiguresEarly } from "./clean-whole-day";
 import type { CleanupDeps } from "./cleanup-deps";
-import { requireChunkPlan, requireCopiedBy, requireStillClean, requireTriggersAllowed } from "./day-guards";
 import { keepDayLease } from "./day-lease";
 import { deleteDay } from "./delete-day";
 import { chunkByOf } from "./plan-cleanup";
+import { requireChunkPlan, requireCopiedBy, requireStillClean, requireTriggersAllowed } from "./refusals";
 import { createThrottle, type WaitReason } from "./throttle";
 import { type LedgerView, readLedger, verifyAndPlan } from "./verify-and-plan";
 

@@ -1,14 +1,13 @@
 import type { ChunkTarget, DayChunk, DeleteSideEffects } from "../../ports/day-deleter";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import { addDays, startOfDay } from "../days/calendar-day";
-import type { DayFigures } from "../types/day-figures";
+import { type DayFigures, sameFigures } from "../types/day-figures";
 import { parseDestination } from "../types/destination";
 import type { WarehouseDay } from "../types/warehouse-day";
-import { chunkRefusal } from "./chunk-refusal";
 import type { CleanupDeps } from "./cleanup-deps";
 import type { DeleteRun } from "./delete-day";
+import { chunkRefusal } from "./refusals";
 import type { Throttle } from "./throttle";
-import { sameFigures } from "./verify-day";
 
 export interface WholeDayInput {
   readonly target: ChunkTarget;

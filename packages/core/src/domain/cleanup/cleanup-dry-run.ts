@@ -1,11 +1,19 @@
 import pMap from "p-map";
 import type { DayCleanup } from "../../ports/cleanup-state";
 import type { DayScope, ReferencingKey } from "../../ports/day-deleter";
+import type { CopiedDayRecord } from "../../ports/migration-ledger";
+import type { CalendarDay } from "../days/calendar-day";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 import type { CleanupDeps } from "./cleanup-deps";
 import { recordedKeyRange } from "./plan-cleanup";
-import type { DayRefusal, PendingDay } from "./start-cleanup";
+import type { DayRefusal } from "./refusals";
 import { type DayVerdict, verifyDay } from "./verify-day";
+
+/** A day of the cleanup, with its copy record when the ledger has one. */
+export interface PendingDay {
+  readonly day: CalendarDay;
+  readonly record: CopiedDayRecord | undefined;
+}
 
 /** Days verified at once in a dry run (each is a few warehouse and source queries). */
 const VERIFY_CONCURRENCY = 8;

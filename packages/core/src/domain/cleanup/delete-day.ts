@@ -1,7 +1,7 @@
-import type { CleanupPlan, CleanupState, DayCleanup } from "../../ports/cleanup-state";
+import type { ChunkPlan, CleanupState, DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayChunk, DayDeleter, DeleteSideEffects } from "../../ports/day-deleter";
 import { createChunkPacer, joinChunks } from "./chunk-pacer";
-import { chunkRefusal } from "./chunk-refusal";
+import { chunkRefusal } from "./refusals";
 import type { Throttle } from "./throttle";
 
 /** What one run over a day's chunks did. */
@@ -21,9 +21,6 @@ export interface DeleteRun {
 
 /** The most rows one delete takes, however fast the server deletes them. */
 export const MAX_DELETE_ROWS = 10_000;
-
-/** A plan this version can delete by. */
-export type ChunkPlan = Extract<CleanupPlan, { kind: "chunks" }>;
 
 export interface DeleteDayInput {
   readonly deleter: DayDeleter;

@@ -1,5 +1,4 @@
-import { InvalidInputError, type RefusalReason, VerificationError } from "../../errors";
-import type { CopiedDayRecord } from "../../ports/migration-ledger";
+import { InvalidInputError, VerificationError } from "../../errors";
 import type { CalendarDay } from "../days/calendar-day";
 import type { CleanupMessage } from "../messages/cleanup-message";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
@@ -7,8 +6,8 @@ import type { CleanDayTask } from "../tasks/task-payload";
 import { formatDestination, parseDestination } from "../types/destination";
 import { accessReport, requireAccess } from "./cleanup-access";
 import type { CleanupDeps } from "./cleanup-deps";
-import { dryRunCleanup } from "./cleanup-dry-run";
-import { describeTriggers } from "./day-guards";
+import { dryRunCleanup, type PendingDay } from "./cleanup-dry-run";
+import { type DayRefusal, describeTriggers } from "./refusals";
 
 /** What a cleanup message did (or, in a dry run, would do); also logged as one summary line. */
 export interface CleanupSummary {
@@ -31,13 +30,6 @@ export interface CleanupSummary {
   readonly alreadyQueued: number;
   /** The days counted in `refused`, each with why; logged per day, not in the summary line. */
   readonly refusals: readonly DayRefusal[];
-}
-
-/** A day cleanup refused (or, in a dry run, would refuse); its rows are kept. */
-export interface DayRefusal {
-  readonly day: CalendarDay;
-  readonly refusal: RefusalReason;
-  readonly reason: string;
 }
 
 /**
@@ -116,11 +108,6 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
 }
 
 /** A migrated day not yet cleaned, with its copy record (undefined when Redis has none). */
-export interface PendingDay {
-  readonly day: CalendarDay;
-  readonly record: CopiedDayRecord | undefined;
-}
-
 /** Pairs each day with its copy record, all read in one round trip. */
 async function withCopyRecords(
   deps: CleanupDeps,

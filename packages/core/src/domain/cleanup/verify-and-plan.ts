@@ -1,12 +1,11 @@
 import { VerificationError } from "../../errors";
-import type { DayCleanup } from "../../ports/cleanup-state";
+import type { ChunkPlan, DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayChunk, DayScope, DeleteSideEffects } from "../../ports/day-deleter";
 import type { CleanupStart } from "../../ports/day-record";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import { datasetOf, restoreCopyRecord, startedCleanup } from "../records/durable-day-record";
 import type { DayFigures } from "../types/day-figures";
 import type { CleanupDeps } from "./cleanup-deps";
-import type { ChunkPlan } from "./delete-day";
 import { figuresOfChunks, recordedKeyRange, requireChunksWithin } from "./plan-cleanup";
 import { verifyDay } from "./verify-day";
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { DayFigures } from "../types/day-figures";
-import { judgeReferences } from "./judge-references";
-import { canonicalInteger, type DayEvidence, describeChange, judgeDay, sameFigures } from "./verify-day";
+import { canonicalInteger, sameFigures } from "../types/day-figures";
+import { judgeReferences } from "./refusals";
+import { type DayEvidence, describeChange, judgeDay } from "./verify-day";
 
 /** A keyed day as the source counts it: with the content fingerprint of its rows. */
 const keyed = (

@@ -1,13 +1,12 @@
-import type { RefusalReason } from "../../errors";
 import type { ReferencingKey } from "../../ports/day-deleter";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { CalendarDay } from "../days/calendar-day";
-import { type DayFigures, describeFigures } from "../types/day-figures";
+import { type DayFigures, describeFigures, sameFigures } from "../types/day-figures";
 import { type Destination, parseDestination } from "../types/destination";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 import type { CleanupDeps } from "./cleanup-deps";
-import { judgeReferences } from "./judge-references";
 import { chunkByOf } from "./plan-cleanup";
+import { judgeReferences, type RefusedDay } from "./refusals";
 
 /** What verification decided about one day. */
 export type DayVerdict =
@@ -16,15 +15,7 @@ export type DayVerdict =
   /** The source holds no rows of the day and the warehouse holds the full copy. */
   | { readonly kind: "already-clean"; readonly figures: DayFigures; readonly record: CopiedDayRecord }
   /** Something disagrees; the day must not be touched. `reason` names both figures. */
-  | {
-      readonly kind: "refused";
-      readonly reason: string;
-      /** The kind of refusal, for summaries. */
-      readonly category: RefusalReason;
-      readonly source?: DayFigures;
-      readonly warehouse?: DayFigures;
-      readonly recorded?: DayFigures;
-    };
+  | RefusedDay;
 
 /** The three accounts of one day that verification compares. */
 export interface DayEvidence {
@@ -135,30 +126,6 @@ export function describeChange(source: DayFigures, recorded: DayFigures): string
   if (diff < 0) return `rows gone: ${rows(-diff)} fewer than copied`;
   if (!sameFigures(source, recorded)) return "rows replaced: as many rows as copied, but other keys";
   return "rows changed: the same rows by count and key, but their content differs";
-}
-
-/** Exact agreement: rows, and key count, sum, min and max when both sides have key figures. */
-export function sameFigures(a: DayFigures, b: DayFigures): boolean {
-  if (a.rows !== b.rows) return false;
-  if (!a.key && !b.key) return true;
-  if (!a.key || !b.key || a.key.column !== b.key.column) return false;
-  if (a.key.count !== b.key.count || a.key.count !== a.rows) return false;
-  if (canonicalInteger(a.key.sum) !== canonicalInteger(b.key.sum)) return false;
-  if (a.key.count === 0) return true;
-  return (
-    canonicalInteger(a.key.min) === canonicalInteger(b.key.min) &&
-    canonicalInteger(a.key.max) === canonicalInteger(b.key.max)
-  );
-}
-
-/**
- * One spelling per integer, whichever side printed it (`"012"`, `"12.0"` and
- * `"12"` are the same key sum). Text that is not an integer stays as it is,
- * so it can only ever equal the same text.
- */
-export function canonicalInteger(text: string): string {
-  const match = /^\s*([+-]?\d+)(?:\.0*)?\s*$/.exec(text);
-  return match?.[1] ? BigInt(match[1]).toString() : text;
 }
 
 /**

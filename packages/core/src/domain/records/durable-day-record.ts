@@ -2,9 +2,9 @@ import type { CleanupStart, DatasetRef } from "../../ports/day-record";
 import type { Logger } from "../../ports/logger";
 import type { CopiedDayRecord, MigrationLedger } from "../../ports/migration-ledger";
 import type { Warehouse } from "../../ports/warehouse";
-import { sameFigures } from "../cleanup/verify-day";
 import type { CalendarDay } from "../days/calendar-day";
 import type { DestinationRules } from "../migration/resolve-tables";
+import { sameFigures } from "../types/day-figures";
 import { parseDestination } from "../types/destination";
 
 /** What reading and restoring the durable day record needs. */

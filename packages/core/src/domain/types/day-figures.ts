@@ -34,3 +34,27 @@ export function describeFigures(f: DayFigures): string {
     : "";
   return `${f.rows} rows${key}`;
 }
+
+/** Exact agreement: rows, and key count, sum, min and max when both sides have key figures. */
+export function sameFigures(a: DayFigures, b: DayFigures): boolean {
+  if (a.rows !== b.rows) return false;
+  if (!a.key && !b.key) return true;
+  if (!a.key || !b.key || a.key.column !== b.key.column) return false;
+  if (a.key.count !== b.key.count || a.key.count !== a.rows) return false;
+  if (canonicalInteger(a.key.sum) !== canonicalInteger(b.key.sum)) return false;
+  if (a.key.count === 0) return true;
+  return (
+    canonicalInteger(a.key.min) === canonicalInteger(b.key.min) &&
+    canonicalInteger(a.key.max) === canonicalInteger(b.key.max)
+  );
+}
+
+/**
+ * One spelling per integer, whichever side printed it (`"012"`, `"12.0"` and
+ * `"12"` are the same key sum). Text that is not an integer stays as it is,
+ * so it can only ever equal the same text.
+ */
+export function canonicalInteger(text: string): string {
+  const match = /^\s*([+-]?\d+)(?:\.0*)?\s*$/.exec(text);
+  return match?.[1] ? BigInt(match[1]).toString() : text;
+}
