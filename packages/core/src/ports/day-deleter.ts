@@ -158,15 +158,13 @@ export interface DayDeleter {
    * self-referencing key, newer rows of the chunk itself are deleted first and
    * do not count). `newestFirst` deletes the chunk's rows from the highest key
    * (or latest instant) down, so a self-referencing child row goes before its
-   * parent. `wholeDay` makes the chunk stand for the whole day: a day that
-   * holds any other row (a late row outside the chunk's range) counts as
-   * changed, and nothing is deleted.
+   * parent.
    */
   deleteChunk(
     target: ChunkTarget,
     chunk: DayChunk,
     sideEffects: DeleteSideEffects,
-    options?: { readonly newestFirst?: boolean; readonly wholeDay?: boolean },
+    options?: { readonly newestFirst?: boolean },
   ): Promise<ChunkOutcome>;
   /**
    * The statement that removes the day's rows (within the key range when

@@ -99,7 +99,6 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
           sideEffects,
           sideEffectsAdded: watch.added,
           newestFirst: options.newestFirst ?? false,
-          wholeDay: options.wholeDay ?? false,
         });
         await connection.query({ sql: outcome.kind === "deleted" ? "COMMIT" : "ROLLBACK" });
         connection.release();
@@ -133,7 +132,6 @@ async function lockAndDelete(
     readonly sideEffects: DeleteSideEffects;
     readonly sideEffectsAdded: ReturnType<typeof createSideEffectWatch>["added"];
     readonly newestFirst: boolean;
-    readonly wholeDay: boolean;
   },
 ): Promise<ChunkOutcome> {
   const { sideEffects, newestFirst } = guard;
@@ -141,11 +139,6 @@ async function lockAndDelete(
   const [rows] = await connection.query({ sql: lock.sql, rowsAsArray: true }, [...lock.values]);
   const [count, fingerprint, sum] = (rows as unknown[][])[0] ?? [0, "0", "0"];
   const found = { rows: Number(count), fingerprint: String(fingerprint) };
-  if (guard.wholeDay) {
-    // A row outside the chunk's range would stay; the day is then not what was copied.
-    const dayRows = await countDay(connection, target);
-    if (dayRows !== found.rows) return { kind: "changed", rows: dayRows, fingerprint: found.fingerprint };
-  }
   if (found.rows === 0) return { kind: "absent" };
   if (
     found.rows !== chunk.rows ||
@@ -196,19 +189,6 @@ async function keyChunkStarts(pool: MysqlPool, target: ChunkTarget, chunkRows: n
   const query = keyChunkStartsQuery(target, chunkRows);
   const rows = (await run(pool, target.scope, query.sql, [...query.values])) as unknown[][];
   return rows.map((row) => String(row[0]));
-}
-
-/** Rows of the chunk's day now, through the filter column's index alone. */
-async function countDay(connection: MysqlPoolConnection, target: ChunkTarget): Promise<number> {
-  const day = dayCondition(quoteIdentifier(target.scope.column), target.scope.day);
-  const [counted] = await connection.query(
-    {
-      sql: `SELECT COUNT(*) FROM ${quoteIdentifier(target.scope.table)} WHERE ${day.sql}`,
-      rowsAsArray: true,
-    },
-    [...day.values],
-  );
-  return Number((counted as unknown[][])[0]?.[0] ?? 0);
 }
 
 async function connect(pool: MysqlPool, scope: DayScope): Promise<MysqlPoolConnection> {

@@ -1,20 +1,21 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { TransientError, VerificationError } from "../../errors";
-import type { DayCleanup } from "../../ports/cleanup-state";
+import type { ChunkPlan, DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayScope } from "../../ports/day-deleter";
+import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { CalendarDay } from "../days/calendar-day";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import { createNicePace } from "../pacing/nice-pace";
 import type { CleanDayTask } from "../tasks/task-payload";
-import type { TableSchema } from "../types/table-schema";
-import { cleanWholeDay, type EarlyFigures, fitsOneChunk, warehouseFiguresEarly } from "./clean-whole-day";
+import { type DayFigures, sameFigures } from "../types/day-figures";
 import type { CleanupDeps } from "./cleanup-deps";
 import { keepDayLease } from "./day-lease";
-import { deleteDay } from "./delete-day";
-import { chunkByOf } from "./plan-cleanup";
+import { type DeleteRun, deleteDay } from "./delete-day";
+import { chunkByOf, recordPlan } from "./plan-cleanup";
 import { requireChunkPlan, requireCopiedBy, requireStillClean, requireTriggersAllowed } from "./refusals";
 import { createThrottle, type WaitReason } from "./throttle";
-import { type LedgerView, readLedger, verifyAndPlan } from "./verify-and-plan";
+import { readLedger, verifyAndPlan } from "./verify-and-plan";
+import { warehouseFigures } from "./verify-day";
 
 /**
  * How long a task holds a day before another may take it over. A live task
@@ -68,36 +69,12 @@ export async function cleanDay(deps: CleanupDeps, task: CleanDayTask): Promise<D
   const started = performance.now();
   const scope: DayScope = { table: task.table, column: task.filterColumn, day: task.day };
   const holder = crypto.randomUUID();
-  // The lease, the table's description and the ledger are asked for at once
-  // (each a round trip); a task for a table that is gone gives its lease back.
-  const claimed = deps.state.claim(scope, holder, LEASE_TTL_MS);
-  const ledger = readLedger(deps, scope);
-  ledger.catch(() => {
-    // Awaited (and its failure reported) only when the day needs verifying.
-  });
-  // Asked after the claim, on the same connection: it reads the state as the claim left it.
-  const existing = deps.state.read(scope);
-  existing.catch(() => {
-    // Awaited (and its failure reported) once the day is claimed.
-  });
-  const warehouseFigures = ledger.then((view) => warehouseFiguresEarly(deps, scope.column, view.record));
-  warehouseFigures.catch(() => {
-    // A failure here is met again, and reported, when the figures are asked for in turn.
-  });
-  let schema: TableSchema;
-  try {
-    schema = await describeExisting(deps.source, task.table, "table");
-    requireDatetimeColumn(schema, task.filterColumn, "filterColumn");
-  } catch (error) {
-    if (await claimed.catch(() => false)) await deps.state.release(scope, holder);
-    throw error;
-  }
-  if (!(await claimed)) {
+  if (!(await deps.state.claim(scope, holder, LEASE_TTL_MS))) {
     throw new TransientError(`${scope.table} ${scope.day} is being cleaned by another task; retry later`);
   }
   const lease = keepDayLease(deps.state, scope, holder, LEASE_TTL_MS);
   try {
-    const report = await runDay(deps, schema, task, { ledger, existing, warehouseFigures }, lease.check);
+    const report = await runDay(deps, task, scope, lease.check);
     const durationMs = Math.round(performance.now() - started);
     deps.logger.info(report.outcome === "cleaned" ? "cleaned day" : `cleanup: day ${report.outcome}`, {
       ...report,
@@ -120,22 +97,22 @@ export async function cleanDay(deps: CleanupDeps, task: CleanDayTask): Promise<D
 
 type Report = Omit<DayCleanupReport, "durationMs">;
 
-/** What the task asked for before its claim came back. */
-interface EarlyReads {
-  readonly ledger: Promise<LedgerView>;
-  readonly existing: Promise<DayCleanup | undefined>;
-  readonly warehouseFigures: Promise<EarlyFigures | undefined>;
-}
-
+/** Verify → plan → delete the chunks; a day whose copy fits in one chunk is a plan of one chunk from its record. */
 async function runDay(
   deps: CleanupDeps,
-  schema: TableSchema,
   task: CleanDayTask,
-  { ledger, ...early }: EarlyReads,
+  scope: DayScope,
   renew: () => Promise<void>,
 ): Promise<Report> {
-  const scope: DayScope = { table: task.table, column: task.filterColumn, day: task.day };
-  const [existing, sideEffects] = await Promise.all([early.existing, deps.deleter.sideEffects(scope.table)]);
+  const [schema, existing, view, sideEffects] = await Promise.all([
+    describeExisting(deps.source, task.table, "table").then((schema) => {
+      requireDatetimeColumn(schema, task.filterColumn, "filterColumn");
+      return schema;
+    }),
+    deps.state.read(scope),
+    readLedger(deps, scope),
+    deps.deleter.sideEffects(scope.table),
+  ]);
   const base = {
     table: scope.table,
     day: scope.day,
@@ -150,10 +127,7 @@ async function runDay(
     return { ...base, outcome: "already-done", rowsDeleted: existing.rowsDeleted, resumed: false };
   }
   requireTriggersAllowed(scope, sideEffects, task);
-  const resumed = existing?.status === "deleting";
-  if (resumed) requireCopiedBy(scope, (await ledger).record);
   const target: ChunkTarget = { scope, schema, by: chunkByOf(schema) };
-  const recopy = task.recopyChangedDays === true;
   const throttle = createThrottle({
     probe: deps.loadProbe,
     settings: deps.settings,
@@ -165,49 +139,79 @@ async function runDay(
     context: { table: scope.table, day: scope.day },
     onWait: renew,
   });
-  const view = await ledger;
-  if (
-    !resumed &&
-    view.migrated &&
-    view.record &&
-    fitsOneChunk(view.record, target, deps.settings.chunkRows)
-  ) {
-    const whole = await cleanWholeDay(deps, {
-      target,
-      record: view.record,
-      sideEffects,
+  const deleteBy = (plan: ChunkPlan, progress: Pick<DayCleanup, "chunksDone" | "rowsDeleted">) =>
+    deleteDay({
+      deleter: deps.deleter,
+      state: deps.state,
       throttle,
+      target: { ...target, by: plan.by },
+      progress,
+      plan,
+      chunkTargetMs: deps.settings.chunkTargetMs,
+      sideEffects,
       beforeDelete: renew,
-      warehouseFigures: early.warehouseFigures,
     });
-    if (whole.kind === "cleaned") {
-      const waitedByReason = throttle.totals().byReason;
-      return { ...base, ...whole.run, waitedByReason, outcome: "cleaned", resumed: false };
-    }
-    if (whole.kind === "already-clean") {
-      return { ...base, outcome: "already-clean", rowsDeleted: 0, resumed: false };
+  const cleaned = async (run: DeleteRun, chunksDone: number, resumed: boolean, figures?: DayFigures) => {
+    await deps.state.markDone(scope, {
+      rowsDeleted: run.rowsDeleted,
+      chunksDone,
+      doneAt: deps.clock().toISOString(),
+      ...(figures ? { figures } : {}),
+    });
+    return {
+      ...base,
+      ...run,
+      waitedByReason: throttle.totals().byReason,
+      outcome: "cleaned",
+      resumed,
+    } as const;
+  };
+
+  if (existing?.status === "deleting") {
+    requireCopiedBy(scope, view.record);
+    const plan = requireChunkPlan(scope, existing.plan);
+    return cleaned(await deleteBy(plan, existing), plan.chunks.length, true);
+  }
+  const newestFirst = sideEffects.referencingKeys.some((key) => key.selfReferencing);
+  const oneChunk = view.migrated
+    ? recordPlan(target, view.record, deps.settings.chunkRows, newestFirst)
+    : undefined;
+  if (oneChunk && view.record && (await warehouseHoldsCopy(deps, view.record, scope))) {
+    // Nothing is recorded before the delete's commit: a crash after it finds the day gone on the retry.
+    const { figures } = view.record;
+    try {
+      const run = await deleteBy(oneChunk, { chunksDone: 0, rowsDeleted: 0 });
+      if (run.rowsDeleted === 0) {
+        await deps.state.markDone(scope, {
+          rowsDeleted: 0,
+          chunksDone: 0,
+          doneAt: deps.clock().toISOString(),
+          figures,
+        });
+        return { ...base, outcome: "already-clean", rowsDeleted: 0, resumed: false };
+      }
+      return await cleaned(run, 1, false, figures);
+    } catch (error) {
+      // A changed day deleted nothing (its one chunk rolled back): the full verification names
+      // every figure that differs, and copies the day again when the task may.
+      if (!(error instanceof VerificationError && error.reason === "changed")) throw error;
     }
   }
-  const cleanup = resumed ? existing : await verifyAndPlan(deps, target, view, sideEffects, recopy);
+  const cleanup = await verifyAndPlan(deps, target, view, sideEffects, task.recopyChangedDays === true);
   if (cleanup === "already-clean") {
     return { ...base, outcome: "already-clean", rowsDeleted: 0, resumed: false };
   }
   const plan = requireChunkPlan(scope, cleanup.plan);
-  const run = await deleteDay({
-    deleter: deps.deleter,
-    state: deps.state,
-    throttle,
-    target: { ...target, by: plan.by },
-    cleanup,
-    plan,
-    chunkTargetMs: deps.settings.chunkTargetMs,
-    sideEffects,
-    beforeDelete: renew,
-  });
-  await deps.state.markDone(scope, {
-    rowsDeleted: run.rowsDeleted,
-    chunksDone: plan.chunks.length,
-    doneAt: deps.clock().toISOString(),
-  });
-  return { ...base, ...run, waitedByReason: throttle.totals().byReason, outcome: "cleaned", resumed };
+  return cleaned(await deleteBy(plan, cleanup), plan.chunks.length, false);
+}
+
+/** Whether the warehouse still holds exactly the copy the record describes. */
+async function warehouseHoldsCopy(
+  deps: CleanupDeps,
+  record: CopiedDayRecord,
+  scope: DayScope,
+): Promise<boolean> {
+  const keyColumn = record.figures.key?.column;
+  const held = await warehouseFigures(deps, record, scope.column, scope.day, keyColumn);
+  return !(held instanceof Error) && sameFigures(held, record.figures);
 }

@@ -28,8 +28,8 @@ export interface DeleteDayInput {
   readonly throttle: Throttle;
   /** The day, the table as described now, and what the plan's chunks are ranges of. */
   readonly target: ChunkTarget;
-  /** The day's state, `deleting`, as stored. */
-  readonly cleanup: DayCleanup;
+  /** How far earlier attempts got: chunks done and rows deleted (nothing, for a day not yet begun). */
+  readonly progress: Pick<DayCleanup, "chunksDone" | "rowsDeleted">;
   readonly plan: ChunkPlan;
   /** Join planned chunks into deletes of about this many milliseconds (see createChunkPacer); 0 never joins. */
   readonly chunkTargetMs: number;
@@ -57,7 +57,7 @@ export interface DeleteDayInput {
 export async function deleteDay(input: DeleteDayInput): Promise<DeleteRun> {
   const { deleter, state, throttle, target, plan } = input;
   const { scope } = target;
-  let rowsDeleted = input.cleanup.rowsDeleted;
+  let rowsDeleted = input.progress.rowsDeleted;
   const tally = newTally();
   const unitRows = Math.max(1, Math.max(...plan.chunks.map((chunk) => chunk.rows)));
   // Newest-first plans (a self-referencing key) run their chunks in falling order: never joined.
@@ -65,7 +65,7 @@ export async function deleteDay(input: DeleteDayInput): Promise<DeleteRun> {
     targetMs: plan.newestFirst ? 0 : input.chunkTargetMs,
     max: Math.max(1, Math.floor(MAX_DELETE_ROWS / unitRows)),
   });
-  for (let index = input.cleanup.chunksDone; index < plan.chunks.length; ) {
+  for (let index = input.progress.chunksDone; index < plan.chunks.length; ) {
     const taken = plan.chunks.slice(index, index + pacer.next(plan.chunks.length - index));
     if (taken.length === 0) break;
     const chunk = joinChunks(taken);

@@ -1,5 +1,8 @@
 import { VerificationError } from "../../errors";
-import type { ChunkBy, DayChunk, DayScope, KeyColumn, KeyRange } from "../../ports/day-deleter";
+import type { ChunkPlan } from "../../ports/cleanup-state";
+import type { ChunkBy, ChunkTarget, DayChunk, DayScope, KeyColumn, KeyRange } from "../../ports/day-deleter";
+import type { CopiedDayRecord } from "../../ports/migration-ledger";
+import { addDays, startOfDay } from "../days/calendar-day";
 import type { DayFigures } from "../types/day-figures";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 
@@ -96,4 +99,30 @@ export function requireChunksWithin(scope: DayScope, range: KeyRange, chunks: re
       );
     }
   }
+}
+
+/**
+ * The plan of a day whose copy fits in one chunk, made from its copy record
+ * alone: the whole day as one chunk (every row between its midnights, key or
+ * no key) that must hold exactly the copied rows, in count and content
+ * fingerprint. Its delete's locking read is then the day's verification and
+ * the chunk's check at once, so the day is read and hashed once. Undefined
+ * when the record cannot vouch for the day that way: no fingerprint, copied
+ * by another column, no rows, more than `chunkRows`, or key figures that do
+ * not cover every row.
+ */
+export function recordPlan(
+  target: ChunkTarget,
+  record: CopiedDayRecord | undefined,
+  chunkRows: number,
+  newestFirst: boolean,
+): ChunkPlan | undefined {
+  if (!record || record.filterColumn !== target.scope.column) return undefined;
+  const { rows, fingerprint, key } = record.figures;
+  if (fingerprint === undefined || rows < 1 || rows > chunkRows) return undefined;
+  if (target.by.kind === "key" && !(key?.column === target.by.column && key.count === rows)) return undefined;
+  const { day } = target.scope;
+  // The range is also bounded by the day's own condition, which ends before the next midnight.
+  const chunk: DayChunk = { first: startOfDay(day), last: startOfDay(addDays(day, 1)), rows, fingerprint };
+  return { kind: "chunks", by: { kind: "time" }, chunks: [chunk], newestFirst };
 }

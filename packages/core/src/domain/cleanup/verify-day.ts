@@ -172,7 +172,8 @@ export async function verifyDay(
   return judgeReferences(`${schema.name} ${day}`, counts) ?? verdict;
 }
 
-async function warehouseFigures(
+/** The warehouse's figures of the day its record's copy went to; an Error when the recorded destination cannot be used. */
+export async function warehouseFigures(
   deps: Pick<CleanupDeps, "warehouse" | "destinations">,
   record: CopiedDayRecord,
   filterColumn: string,

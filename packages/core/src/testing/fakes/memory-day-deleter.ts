@@ -138,15 +138,12 @@ export function createMemoryDayDeleter(source: MemorySource): MemoryDayDeleter {
       return [...groups.values()].map((group) => chunkOf(target, group));
     },
 
-    async deleteChunk(target, chunk, sideEffects, options = {}) {
+    async deleteChunk(target, chunk, sideEffects) {
       const { scope } = target;
       const all = tableRows(target);
       const day = dayRows(target, all);
       const found = day.filter(inChunk(target, chunk));
       const figures = chunkOf(target, found);
-      if (options.wholeDay && day.length !== found.length) {
-        return { kind: "changed", rows: day.length, fingerprint: figures.fingerprint };
-      }
       if (found.length === 0) return { kind: "absent" };
       if (
         found.length !== chunk.rows ||
