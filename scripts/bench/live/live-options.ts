@@ -6,7 +6,10 @@ import { parseArgs } from "node:util";
 export interface LiveOptions {
   readonly days: number;
   readonly rowsPerDay: number;
-  /** The primary alone on CPU 0, everything else (this process, its tools, the replica) on CPU 1. */
+  /**
+   * The primary and the workload's client on CPU 0, the tools (this process, the archiver it runs,
+   * pt-archiver) and the replica on CPU 1.
+   */
   readonly pin: boolean;
   readonly outDir: string;
   readonly baselineSeconds: number;

@@ -101,7 +101,7 @@ async function main(): Promise<void> {
   archiver = await startArchiver({ primary, replica, outDir, clockMs });
   console.log(`archiver settings: ${JSON.stringify(archiver.settings)}`);
   samplers = await startSamplers(primary, replica, clockMs);
-  workload = startWorkload(primary, clockMs);
+  workload = startWorkload(primary, clockMs, options.pin ? 0 : undefined);
   await sleep(5_000); // sysbench's connections and first transactions warm the buffer pool; not measured.
 
   const phases: Phase[] = [];

@@ -18,8 +18,9 @@ const log = (message: string) => console.log(`[setup] ${message}`);
 /**
  * Everything before the workload starts: a primary (binary log, ROW) and its
  * replica, each a private server; with `pin`, this process and so all it
- * starts later (replica, sysbench, pt-archiver) on CPU 1 and the primary
- * alone on CPU 0, as when the tools run on another host. Then sysbench's
+ * starts later (replica, the archiver, pt-archiver) on CPU 1 and the primary
+ * on CPU 0 (sysbench joins it there, see startWorkload), as when the tools run
+ * on another host. Then sysbench's
  * tables, the heartbeat and the two bench tables, all replicated, and the
  * redo log flushed, so the baseline starts on a quiet server.
  */
@@ -32,7 +33,7 @@ export async function setUpPrivateServers(options: {
 }): Promise<PrivateServers> {
   if (options.pin) {
     await runChecked("taskset", "taskset", ["-a", "-p", "-c", "1", String(process.pid)]);
-    log("this process and everything it starts: CPU 1; the primary: CPU 0");
+    log("this process, the tools and the replica: CPU 1; the primary and the workload's client: CPU 0");
   }
   const primary = await startPrivateMariaDb({
     name: "primary",

@@ -51,10 +51,16 @@ export async function prepareWorkload(server: PrivateMariaDb): Promise<void> {
  * reporting every second. A fixed rate, not as fast as it can: a tool that
  * slows the server shows up as latency, the way an application feels it,
  * instead of as fewer transactions. stdbuf makes sysbench write each report
- * as it happens, so it is stamped with the second it describes.
+ * as it happens, so it is stamped with the second it describes. With `cpu`
+ * the workload's client runs on that CPU (the primary's, when pinned): an
+ * application never shares a host with the archiver, so the latency it reports
+ * must not include the tools' own CPU on the bench's other core.
  */
-export function startWorkload(server: PrivateMariaDb, clockMs: () => number): RunningWorkload {
-  const child = startProcess("sysbench", "stdbuf", [
+export function startWorkload(server: PrivateMariaDb, clockMs: () => number, cpu?: number): RunningWorkload {
+  const pinned = cpu === undefined ? [] : ["taskset", "-c", String(cpu)];
+  const [program = "stdbuf", ...prefix] = [...pinned, "stdbuf"];
+  const child = startProcess("sysbench", program, [
+    ...prefix,
     "-oL",
     "sysbench",
     ...connectionArgs(server),
