@@ -6,15 +6,16 @@ import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { CalendarDay } from "../days/calendar-day";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import { createNicePace } from "../pacing/nice-pace";
+import { readLedger } from "../records/durable-day-record";
 import type { CleanDayTask } from "../tasks/task-payload";
 import { type DayFigures, sameFigures } from "../types/day-figures";
 import type { CleanupDeps } from "./cleanup-deps";
 import { keepDayLease } from "./day-lease";
 import { type DeleteRun, deleteDay } from "./delete-day";
-import { chunkByOf, recordPlan } from "./plan-cleanup";
+import { chunkByOf, oneChunkPlan } from "./plan-cleanup";
 import { requireChunkPlan, requireCopiedBy, requireStillClean, requireTriggersAllowed } from "./refusals";
 import { createThrottle, type WaitReason } from "./throttle";
-import { readLedger, verifyAndPlan } from "./verify-and-plan";
+import { verifyAndPlan } from "./verify-and-plan";
 import { warehouseFigures } from "./verify-day";
 
 /**
@@ -174,7 +175,7 @@ async function runDay(
   }
   const newestFirst = sideEffects.referencingKeys.some((key) => key.selfReferencing);
   const oneChunk = view.migrated
-    ? recordPlan(target, view.record, deps.settings.chunkRows, newestFirst)
+    ? oneChunkPlan(target, view.record, deps.settings.chunkRows, newestFirst)
     : undefined;
   if (oneChunk && view.record && (await warehouseHoldsCopy(deps, view.record, scope))) {
     // Nothing is recorded before the delete's commit: a crash after it finds the day gone on the retry.

@@ -111,7 +111,7 @@ export function requireChunksWithin(scope: DayScope, range: KeyRange, chunks: re
  * by another column, no rows, more than `chunkRows`, or key figures that do
  * not cover every row.
  */
-export function recordPlan(
+export function oneChunkPlan(
   target: ChunkTarget,
   record: CopiedDayRecord | undefined,
   chunkRows: number,
@@ -125,4 +125,20 @@ export function recordPlan(
   // The range is also bounded by the day's own condition, which ends before the next midnight.
   const chunk: DayChunk = { first: startOfDay(day), last: startOfDay(addDays(day, 1)), rows, fingerprint };
   return { kind: "chunks", by: { kind: "time" }, chunks: [chunk], newestFirst };
+}
+
+/**
+ * The plan of a verified day: its chunks, checked against the key range
+ * recorded at copy time. A table whose foreign key references itself is
+ * deleted newest rows first.
+ */
+export function verifiedPlan(
+  target: ChunkTarget,
+  figures: DayFigures,
+  chunks: readonly DayChunk[],
+  newestFirst: boolean,
+): ChunkPlan {
+  const range = recordedKeyRange(target.schema, figures);
+  if (range) requireChunksWithin(target.scope, range, chunks);
+  return { kind: "chunks", by: target.by, chunks: newestFirst ? [...chunks].reverse() : chunks, newestFirst };
 }

@@ -1,16 +1,17 @@
 import { VerificationError } from "../../errors";
-import type { ChunkPlan, DayCleanup } from "../../ports/cleanup-state";
+import type { DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayChunk, DayScope, DeleteSideEffects } from "../../ports/day-deleter";
 import type { CleanupStart } from "../../ports/day-record";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
-import { datasetOf, restoreCopyRecord, startedCleanup } from "../records/durable-day-record";
-import type { DayFigures } from "../types/day-figures";
+import { datasetOf, type LedgerView, startedCleanup } from "../records/durable-day-record";
 import type { CleanupDeps } from "./cleanup-deps";
-import { figuresOfChunks, recordedKeyRange, requireChunksWithin } from "./plan-cleanup";
-import { verifyDay } from "./verify-day";
+import { figuresOfChunks, verifiedPlan } from "./plan-cleanup";
+import { type RefusedDay, refusalError } from "./refusals";
+import { type DayVerdict, verifyDay } from "./verify-day";
 
-// The cleanup task's first phase (see cleanDay): what the ledger says of the day, then its
-// verification and its plan, recorded before anything is deleted.
+// The cleanup task's first phase for a day its copy record cannot plan as one chunk, or that
+// chunk found changed (see cleanDay): its verification and its plan, recorded before
+// anything is deleted.
 
 /**
  * Verifies a day not yet deleting and records it `verified`, then
@@ -23,7 +24,7 @@ import { verifyDay } from "./verify-day";
 export async function verifyAndPlan(
   deps: CleanupDeps,
   target: ChunkTarget,
-  { migrated, record }: LedgerView,
+  { migrated, record: recorded }: LedgerView,
   sideEffects: DeleteSideEffects,
   recopy: boolean,
 ): Promise<DayCleanup | "already-clean"> {
@@ -34,24 +35,39 @@ export async function verifyAndPlan(
       { reason: "no-record" },
     );
   }
-  const chunks = deps.deleter.planChunks(target, deps.settings.chunkRows);
-  const verdict = await verifyDay(deps, {
-    schema: target.schema,
-    filterColumn: scope.column,
-    day: scope.day,
-    ...(record ? { record } : {}),
-    source: chunks.then((c) => figuresOfChunks(scope, target.by, c)),
-    referencingKeys: sideEffects.referencingKeys,
-  });
-  if (verdict.kind === "refused") {
+  let record = recorded;
+  let mayRecopy = recopy;
+  for (;;) {
+    const chunks = deps.deleter.planChunks(target, deps.settings.chunkRows);
+    const verdict = await verifyDay(deps, {
+      schema: target.schema,
+      filterColumn: scope.column,
+      day: scope.day,
+      ...(record ? { record } : {}),
+      source: chunks.then((c) => figuresOfChunks(scope, target.by, c)),
+      referencingKeys: sideEffects.referencingKeys,
+    });
+    if (verdict.kind !== "refused")
+      return storeVerified(deps, target, verdict, await chunks, sideEffects, record);
     const started = record && (await startedCleanup(deps, scope.table, record));
     if (started) return resumeStartedCleanup(deps, scope, started);
-    if (recopy && record && RECOPIED.has(verdict.category)) {
-      const copied = await recopyChanged(deps, scope, record, verdict.reason);
-      return verifyAndPlan(deps, target, { migrated, record: copied }, sideEffects, false);
-    }
-    throw new VerificationError(verdict.reason, { reason: verdict.category });
+    if (!(mayRecopy && record && RECOPIED.has(verdict.category))) throw refusalError(verdict);
+    // Copied again once, then verified against the new record.
+    record = await recopyChanged(deps, scope, record, verdict.reason);
+    mayRecopy = false;
   }
+}
+
+/** Records a verified day `verified` with its figures and plan, then `deleting`; or done, when already clean. */
+async function storeVerified(
+  deps: CleanupDeps,
+  target: ChunkTarget,
+  verdict: Exclude<DayVerdict, RefusedDay>,
+  chunks: readonly DayChunk[],
+  sideEffects: DeleteSideEffects,
+  record: CopiedDayRecord | undefined,
+): Promise<DayCleanup | "already-clean"> {
+  const { scope } = target;
   const now = deps.clock().toISOString();
   if (verdict.kind === "already-clean") {
     await deps.state.markDone(scope, {
@@ -62,7 +78,8 @@ export async function verifyAndPlan(
     });
     return "already-clean";
   }
-  const plan = planOf(target, verdict.figures, await chunks, sideEffects);
+  const newestFirst = sideEffects.referencingKeys.some((key) => key.selfReferencing);
+  const plan = verifiedPlan(target, verdict.figures, chunks, newestFirst);
   const verified = { figures: verdict.figures, plan, verifiedAt: now };
   await deps.state.markVerified(scope, verified);
   if (plan.chunks.length > 1 && record) {
@@ -126,46 +143,4 @@ async function recopyChanged(
     day: scope.day,
   } as const;
   return deps.recopy(task);
-}
-
-/** What the migration ledger says about the day: whether it is migrated, and its copy record. */
-export interface LedgerView {
-  readonly migrated: boolean;
-  readonly record: CopiedDayRecord | undefined;
-}
-
-/**
- * Reads the ledger; when Redis has no record of the day (it lost its data),
- * the warehouse's durable record in the default dataset may still have one,
- * and it is written back.
- */
-export async function readLedger(deps: CleanupDeps, scope: DayScope): Promise<LedgerView> {
-  const [migrated, record] = await Promise.all([
-    deps.ledger.isMigrated(scope.table, scope.day),
-    deps.ledger.copiedDay(scope.table, scope.day),
-  ]);
-  if (migrated && record) return { migrated, record };
-  const restored = await restoreCopyRecord(
-    deps,
-    datasetOf(deps.destinations, undefined),
-    scope.table,
-    scope.day,
-  );
-  return restored ? { migrated: true, record: restored } : { migrated, record };
-}
-
-/**
- * The verified chunks, checked against the key range recorded at copy time.
- * A table whose foreign key references itself is deleted newest rows first.
- */
-function planOf(
-  target: ChunkTarget,
-  figures: DayFigures,
-  chunks: readonly DayChunk[],
-  sideEffects: DeleteSideEffects,
-): ChunkPlan {
-  const range = recordedKeyRange(target.schema, figures);
-  if (range) requireChunksWithin(target.scope, range, chunks);
-  const newestFirst = sideEffects.referencingKeys.some((key) => key.selfReferencing);
-  return { kind: "chunks", by: target.by, chunks: newestFirst ? [...chunks].reverse() : chunks, newestFirst };
 }

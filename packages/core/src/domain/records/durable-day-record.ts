@@ -118,3 +118,32 @@ export async function rebuildAllMigratedDays(
   }
   return rebuilt;
 }
+
+/** What the migration ledger says about a day: whether it is migrated, and its copy record. */
+export interface LedgerView {
+  readonly migrated: boolean;
+  readonly record: CopiedDayRecord | undefined;
+}
+
+/**
+ * Reads the ledger for one day; when Redis has no record of it (it lost its
+ * data), the warehouse's durable record in the default dataset may still
+ * have one, and it is written back.
+ */
+export async function readLedger(
+  deps: DurableRecordDeps,
+  scope: { readonly table: string; readonly day: CalendarDay },
+): Promise<LedgerView> {
+  const [migrated, record] = await Promise.all([
+    deps.ledger.isMigrated(scope.table, scope.day),
+    deps.ledger.copiedDay(scope.table, scope.day),
+  ]);
+  if (migrated && record) return { migrated, record };
+  const restored = await restoreCopyRecord(
+    deps,
+    datasetOf(deps.destinations, undefined),
+    scope.table,
+    scope.day,
+  );
+  return restored ? { migrated: true, record: restored } : { migrated, record };
+}
