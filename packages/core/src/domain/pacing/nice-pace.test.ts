@@ -77,6 +77,19 @@ describe("paceBatches", () => {
     expect(time.slept).toEqual([10, 30, 5]);
   });
 
+  it("counts the consumer's time in the batch's work: the source reads ahead meanwhile", async () => {
+    const time = fakeTime();
+    const pace = createNicePace({ ratio: 0.5, sleep: time.sleep, now: time.now });
+    async function* source() {
+      time.advance(4);
+      yield "a";
+      time.advance(4);
+      yield "b";
+    }
+    for await (const _ of paceBatches(source(), pace)) time.advance(16);
+    expect(time.slept).toEqual([10, 10]);
+  });
+
   it("closes the source when the consumer stops early", async () => {
     const time = fakeTime();
     const pace = createNicePace({ ratio: 1, sleep: time.sleep, now: time.now });

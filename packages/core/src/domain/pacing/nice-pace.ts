@@ -9,6 +9,8 @@
  */
 export interface NicePace {
   readonly ratio: number;
+  /** Milliseconds on the pace's monotonic clock. */
+  now(): number;
   /** Waits off what the last work left owing; resolves with the milliseconds waited. */
   rest(): Promise<number>;
   /** Records work that just ended and kept the server busy for `ms`. */
@@ -30,6 +32,7 @@ export function createNicePace(options: NicePaceOptions): NicePace {
   let restUntil = Number.NEGATIVE_INFINITY;
   const pace: NicePace = {
     ratio: options.ratio,
+    now,
     async rest() {
       const owed = Math.round(restUntil - now());
       if (owed <= 0) return 0;
@@ -53,9 +56,10 @@ export function createNicePace(options: NicePaceOptions): NicePace {
 }
 
 /**
- * Paces a stream of batches: the time spent waiting for each batch is the
- * source's work (with backpressure it sends nothing while the consumer
- * writes), and the next batch is asked for only after the rest it owes.
+ * Paces a stream of batches. A copy's source keeps sending while the
+ * consumer writes the batch before (it reads ahead, up to its buffer), so the
+ * work of one batch is the whole cycle: from asking for it, through writing
+ * it, to asking for the next. Each cycle is followed by its rest.
  */
 export async function* paceBatches<T>(batches: AsyncIterable<T>, pace: NicePace): AsyncGenerator<T> {
   if (pace.ratio <= 0) {
@@ -65,10 +69,12 @@ export async function* paceBatches<T>(batches: AsyncIterable<T>, pace: NicePace)
   const iterator = batches[Symbol.asyncIterator]();
   try {
     for (;;) {
-      await pace.rest();
-      const next = await pace.measure(() => iterator.next());
+      const started = pace.now();
+      const next = await iterator.next();
       if (next.done) return;
       yield next.value;
+      pace.worked(pace.now() - started);
+      await pace.rest();
     }
   } finally {
     await iterator.return?.();
