@@ -98,7 +98,8 @@ export function worstSecondLines(figures: readonly PhaseFigures[]): string[] {
     lines.push(
       `${f.name}: worst second ${fixed(f.worstSecondMs, 1)} ms — redo checkpoint age ${fixed(w.redoPercent)}% of the log, ` +
         `Threads_running ≤ ${w.threadsRunning}, row lock waits ≤ ${w.rowLockWaits}, history ${fixed(w.historyLength)}, ` +
-        `status answered in ≤ ${w.statusQueryMs} ms, workload queue ${w.workloadQueue}`,
+        `status answered in ≤ ${w.statusQueryMs} ms, ${w.diskReadsPerSecond} pages read from disk a second, ` +
+        `workload queue ${w.workloadQueue}`,
     );
     for (const statement of w.longRunning) lines.push(`    running > 200 ms: ${statement}`);
     for (const day of w.cleanedDays) lines.push(`    cleanup day nearby: ${day}`);

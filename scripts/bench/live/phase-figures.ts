@@ -45,6 +45,8 @@ export interface WorstSecond {
   readonly historyLength: number;
   /** Slowest answer to SHOW GLOBAL STATUS: a server that stalls everyone answers late too. */
   readonly statusQueryMs: number;
+  /** Pages read from disk per second over those samples: a buffer pool that no longer holds what is read. */
+  readonly diskReadsPerSecond: number;
   readonly workloadQueue: number;
   readonly longRunning: readonly string[];
   /** Cleanup days of this phase logged near it, longest chunk first. */
@@ -115,6 +117,7 @@ function aroundWorstSecond(
     rowLockWaits: max((s) => s.rowLockWaits),
     historyLength: max((s) => s.historyLength),
     statusQueryMs: max((s) => s.queryMs),
+    diskReadsPerSecond: perSecond(near, (s) => s.diskReads),
     workloadQueue: worst?.queueLength ?? 0,
     longRunning: [...new Set(near.flatMap((s) => s.longRunning))].slice(0, 8),
     // The three days with the longest chunks logged within 1.5 s of it: a long chunk holds its locks and redo.
@@ -157,4 +160,12 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2
     ? (sorted[middle] as number)
     : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** How fast a cumulative counter grew from the first sample to the last. */
+function perSecond(samples: readonly StatusSample[], pick: (s: StatusSample) => number): number {
+  const first = samples[0];
+  const last = samples.at(-1);
+  if (!first || !last || last.atMs <= first.atMs) return 0;
+  return Math.round(((pick(last) - pick(first)) * 1000) / (last.atMs - first.atMs));
 }

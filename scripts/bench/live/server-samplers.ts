@@ -20,6 +20,8 @@ export interface StatusSample {
   readonly threadsRunning: number;
   readonly rowLockWaits: number;
   readonly dirtyPages: number;
+  /** Pages read from disk so far (Innodb_buffer_pool_reads, cumulative): misses of the buffer pool. */
+  readonly diskReads: number;
   /** Statements running longer than 200 ms at that moment ("state: statement"). */
   readonly longRunning: readonly string[];
 }
@@ -93,7 +95,8 @@ async function sampleStatus(connection: mysql.Connection, clockMs: () => number)
   const started = clockMs();
   const [rows] = (await connection.query(
     `SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_history_list_length', 'Innodb_checkpoint_age',
-       'Threads_running', 'Innodb_row_lock_current_waits', 'Innodb_buffer_pool_pages_dirty')`,
+       'Threads_running', 'Innodb_row_lock_current_waits', 'Innodb_buffer_pool_pages_dirty',
+       'Innodb_buffer_pool_reads')`,
   )) as unknown as [{ Variable_name: string; Value: string }[]];
   const queryMs = clockMs() - started;
   const value = (name: string) => Number(rows.find((row) => row.Variable_name === name)?.Value ?? Number.NaN);
@@ -111,6 +114,7 @@ async function sampleStatus(connection: mysql.Connection, clockMs: () => number)
     threadsRunning: value("Threads_running"),
     rowLockWaits: value("Innodb_row_lock_current_waits"),
     dirtyPages: value("Innodb_buffer_pool_pages_dirty"),
+    diskReads: value("Innodb_buffer_pool_reads"),
     longRunning: long.map(
       (row) => `${Math.round(Number(row.ms))} ms ${row.state}: ${row.info.replace(/\s+/g, " ")}`,
     ),

@@ -101,7 +101,7 @@ export const envSchema = z.object({
   CLOUD_SQL_IP_TYPE: z.enum(["PUBLIC", "PRIVATE", "PSC"]).default("PRIVATE"),
 
   // Cleanup (deletes).
-  CLEANUP_CHUNK_ROWS: intFrom(1, 100_000, 5_000),
+  CLEANUP_CHUNK_ROWS: intFrom(1, 100_000, 10_000),
   /** Join planned chunks into deletes of about this many milliseconds (0: one planned chunk per delete). */
   CLEANUP_CHUNK_TARGET_MS: intFrom(0, 60_000, 0),
   /** Cleanup tasks one local worker runs at once (copies use WORKER_CONCURRENCY). */

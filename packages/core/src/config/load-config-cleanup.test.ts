@@ -2,12 +2,13 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "./load-config";
 
 describe("loadConfig: cleanup", () => {
-  it("defaults to chunks of 5000, one task at once, no pause, throttles off, two minutes of patience", () => {
+  it("defaults to chunks of 10000, one task at once, no pause or rest, throttles off, two minutes of patience", () => {
     expect(loadConfig({}).cleanup).toEqual({
-      chunkRows: 5000,
+      chunkRows: 10_000,
       chunkTargetMs: 0,
       concurrency: 1,
       pauseMs: 0,
+      niceRatio: 0,
       maxReplicaLagSeconds: 0,
       replicaUrls: [],
       replicaHeartbeatTable: undefined,
@@ -24,6 +25,7 @@ describe("loadConfig: cleanup", () => {
       CLEANUP_CHUNK_TARGET_MS: "80",
       CLEANUP_CONCURRENCY: "1",
       CLEANUP_PAUSE_MS: "50",
+      CLEANUP_NICE_RATIO: "1.5",
       CLEANUP_MAX_REPLICA_LAG_SECONDS: "5",
       CLEANUP_REPLICA_URLS: " mysql://u:p@replica-1:3306 , mysql://replica-2 ,",
       CLEANUP_MAX_THREADS_RUNNING: "40",
@@ -37,6 +39,7 @@ describe("loadConfig: cleanup", () => {
       chunkTargetMs: 80,
       concurrency: 1,
       pauseMs: 50,
+      niceRatio: 1.5,
       maxReplicaLagSeconds: 5,
       replicaUrls: ["mysql://u:p@replica-1:3306", "mysql://replica-2"],
       replicaHeartbeatTable: "percona.heartbeat",
@@ -80,5 +83,12 @@ describe("loadConfig: cleanup", () => {
     expect(() => loadConfig({ CLEANUP_CHUNK_ROWS: "0" })).toThrow(/CLEANUP_CHUNK_ROWS/);
     expect(() => loadConfig({ CLEANUP_MAX_REDO_PERCENT: "99" })).toThrow(/CLEANUP_MAX_REDO_PERCENT/);
     expect(() => loadConfig({ CLEANUP_MAX_HISTORY_LENGTH: "-1" })).toThrow(/CLEANUP_MAX_HISTORY_LENGTH/);
+  });
+
+  it("reads COPY_NICE_RATIO beside the cleanup's, and refuses a negative rest naming the variable", () => {
+    expect(loadConfig({ COPY_NICE_RATIO: "0.5" }).copyNiceRatio).toBe(0.5);
+    expect(loadConfig({}).copyNiceRatio).toBe(0);
+    expect(() => loadConfig({ CLEANUP_NICE_RATIO: "-1" })).toThrow(/CLEANUP_NICE_RATIO/);
+    expect(() => loadConfig({ COPY_NICE_RATIO: "fast" })).toThrow(/COPY_NICE_RATIO/);
   });
 });
