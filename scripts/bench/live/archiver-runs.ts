@@ -8,6 +8,7 @@ import { runWorker } from "@table-archiver/local";
 import { ARCHIVER_TABLE, FILTER_COLUMN, LIVE_DATABASE } from "./bench-tables";
 import type { PrivateMariaDb } from "./private-mariadb";
 import type { ToolRun } from "./pt-archiver-runs";
+import { HEARTBEAT } from "./server-samplers";
 
 const QUEUE_PREFIX = "bench-live";
 /** Far enough after the data (2024) that a cutoff one year back leaves every day migratable. */
@@ -38,8 +39,9 @@ export interface ArchiverRunner {
  * phase started by the entry function's own planning (startMigration,
  * startCleanup) and timed from the message to the queue drained. Settings
  * are the archiver's defaults, or the environment's CLEANUP_* and the like;
- * the replica is configured with a lag limit of 1 s (the goal's) unless
- * CLEANUP_MAX_REPLICA_LAG_SECONDS says otherwise.
+ * the replica is watched as docs/cleanup.md advises for replicas: through
+ * the bench's heartbeat table (CLEANUP_REPLICA_HEARTBEAT_TABLE), with a lag
+ * limit of 1 s (the goal's), unless the environment says otherwise.
  */
 export async function startArchiver(options: {
   primary: PrivateMariaDb;
@@ -60,6 +62,7 @@ export async function startArchiver(options: {
     LOG_LEVEL: "info",
     CLEANUP_REPLICA_URLS: options.replica.url,
     CLEANUP_MAX_REPLICA_LAG_SECONDS: process.env.CLEANUP_MAX_REPLICA_LAG_SECONDS ?? "1",
+    CLEANUP_REPLICA_HEARTBEAT_TABLE: process.env.CLEANUP_REPLICA_HEARTBEAT_TABLE ?? HEARTBEAT,
   });
   await forgetRedisRecords(config);
   // A warehouse left by an earlier run holds durable day records that a copy would restore instead of copying.
@@ -152,14 +155,17 @@ export async function startArchiver(options: {
 
 /** The settings that move the figures, so the printed table says what it measured. */
 function settingsOf(runtime: Runtime): Record<string, unknown> {
-  const { workerConcurrency, copyBatchRows, cleanup } = runtime.config;
+  const { workerConcurrency, copyBatchRows, copyNiceRatio, cleanup } = runtime.config;
   return {
     workerConcurrency,
     copyBatchRows,
+    copyNiceRatio,
     cleanupConcurrency: cleanup.concurrency,
     cleanupChunkRows: cleanup.chunkRows,
     cleanupPauseMs: cleanup.pauseMs,
+    cleanupNiceRatio: cleanup.niceRatio,
     cleanupMaxReplicaLagSeconds: cleanup.maxReplicaLagSeconds,
+    cleanupReplicaHeartbeatTable: cleanup.replicaHeartbeatTable,
     cleanupMaxThreadsRunning: cleanup.maxThreadsRunning,
     cleanupMaxRedoPercent: cleanup.maxRedoPercent,
   };

@@ -1,7 +1,8 @@
 import type mysql from "mysql2/promise";
 import type { PrivateMariaDb } from "./private-mariadb";
 
-const HEARTBEAT = "live_meta.heartbeat";
+/** The bench's heartbeat (pt-heartbeat's legacy layout, in UTC): its own lag sampler reads it, and so does the archiver's replica throttle. */
+export const HEARTBEAT = "live_meta.heartbeat";
 
 /** The replica's lag as the heartbeat row shows it: the age, on the replica, of the last timestamp written. */
 export interface LagSample {
@@ -40,7 +41,7 @@ export async function createHeartbeatTable(primary: mysql.Connection): Promise<v
   await primary.query(
     `CREATE TABLE IF NOT EXISTS ${HEARTBEAT} (id TINYINT PRIMARY KEY, ts DATETIME(6) NOT NULL) ENGINE=InnoDB`,
   );
-  await primary.query(`REPLACE INTO ${HEARTBEAT} VALUES (1, NOW(6))`);
+  await primary.query(`REPLACE INTO ${HEARTBEAT} VALUES (1, UTC_TIMESTAMP(6))`);
 }
 
 /**
@@ -48,7 +49,7 @@ export async function createHeartbeatTable(primary: mysql.Connection): Promise<v
  * the primary every 100 ms (as pt-heartbeat does: sub-second, unlike
  * Seconds_Behind_Master), read on the replica every 100 ms, and the
  * primary's status every 200 ms. Both servers share this machine's clock, so
- * the replica's NOW(6) minus the replicated timestamp is its lag (plus up to
+ * the replica's UTC_TIMESTAMP(6) minus the replicated timestamp is its lag (plus up to
  * 100 ms of heartbeat interval).
  */
 export async function startSamplers(
@@ -66,12 +67,12 @@ export async function startSamplers(
   const samples: StatusSample[] = [];
   const loops = [
     every(100, async () => {
-      await writer.query(`UPDATE ${HEARTBEAT} SET ts = NOW(6) WHERE id = 1`);
+      await writer.query(`UPDATE ${HEARTBEAT} SET ts = UTC_TIMESTAMP(6) WHERE id = 1`);
     }),
     every(100, async () => {
       try {
         const [[row]] = (await reader.query(
-          `SELECT TIMESTAMPDIFF(MICROSECOND, ts, NOW(6)) / 1000 AS lag_ms FROM ${HEARTBEAT} WHERE id = 1`,
+          `SELECT TIMESTAMPDIFF(MICROSECOND, ts, UTC_TIMESTAMP(6)) / 1000 AS lag_ms FROM ${HEARTBEAT} WHERE id = 1`,
         )) as unknown as [[{ lag_ms: string | number } | undefined]];
         lag.push({ atMs: clockMs(), lagMs: row ? Number(row.lag_ms) : undefined });
       } catch {

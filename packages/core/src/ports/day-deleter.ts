@@ -57,6 +57,12 @@ export interface DayChunk {
   readonly sum?: string;
   /** The content fingerprint of the chunk's rows (sum of 64-bit row hashes, decimal text). */
   readonly fingerprint: string;
+  /**
+   * The chunk stands for its whole day (the one chunk of a day planned from
+   * its copy record): a day that holds any row outside the chunk's range (a
+   * row that arrived after the copy) counts as changed, and nothing is deleted.
+   */
+  readonly wholeDay?: boolean;
 }
 
 /** A foreign key of another table (or of the cleaned table itself) that references the cleaned table. */

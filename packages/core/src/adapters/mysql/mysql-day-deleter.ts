@@ -139,6 +139,11 @@ async function lockAndDelete(
   const [rows] = await connection.query({ sql: lock.sql, rowsAsArray: true }, [...lock.values]);
   const [count, fingerprint, sum] = (rows as unknown[][])[0] ?? [0, "0", "0"];
   const found = { rows: Number(count), fingerprint: String(fingerprint) };
+  if (chunk.wholeDay) {
+    // A row outside the chunk's range would stay; the day is then not what was copied.
+    const dayRows = await countDay(connection, target);
+    if (dayRows !== found.rows) return { kind: "changed", rows: dayRows, fingerprint: found.fingerprint };
+  }
   if (found.rows === 0) return { kind: "absent" };
   if (
     found.rows !== chunk.rows ||
@@ -217,4 +222,17 @@ async function run(pool: MysqlPool, scope: DayScope, sql: string, values: unknow
   } catch (error) {
     throw mapMysqlError(error, { table: scope.table, column: scope.column });
   }
+}
+
+/** Rows of the chunk's day now, through the filter column's index alone. */
+async function countDay(connection: MysqlPoolConnection, target: ChunkTarget): Promise<number> {
+  const day = dayCondition(quoteIdentifier(target.scope.column), target.scope.day);
+  const [counted] = await connection.query(
+    {
+      sql: `SELECT COUNT(*) FROM ${quoteIdentifier(target.scope.table)} WHERE ${day.sql}`,
+      rowsAsArray: true,
+    },
+    [...day.values],
+  );
+  return Number((counted as unknown[][])[0]?.[0] ?? 0);
 }

@@ -12,7 +12,7 @@ import { type DayFigures, sameFigures } from "../types/day-figures";
 import type { CleanupDeps } from "./cleanup-deps";
 import { keepDayLease } from "./day-lease";
 import { type DeleteRun, deleteDay } from "./delete-day";
-import { chunkByOf, oneChunkPlan } from "./plan-cleanup";
+import { chunkByOf, copyFitsOneChunk, oneChunkPlan } from "./plan-cleanup";
 import { requireChunkPlan, requireCopiedBy, requireStillClean, requireTriggersAllowed } from "./refusals";
 import { createThrottle, type WaitReason } from "./throttle";
 import { verifyAndPlan } from "./verify-and-plan";
@@ -105,13 +105,21 @@ async function runDay(
   scope: DayScope,
   renew: () => Promise<void>,
 ): Promise<Report> {
-  const [schema, existing, view, sideEffects] = await Promise.all([
+  // Asked at once, each a round trip; the warehouse's figures of a copy that one chunk can vouch for
+  // are asked as soon as the ledger answers, since such a day needs them before its delete.
+  const [schema, existing, { view, held }, sideEffects] = await Promise.all([
     describeExisting(deps.source, task.table, "table").then((schema) => {
       requireDatetimeColumn(schema, task.filterColumn, "filterColumn");
       return schema;
     }),
     deps.state.read(scope),
-    readLedger(deps, scope),
+    readLedger(deps, scope).then(async (view) => ({
+      view,
+      held:
+        view.record && copyFitsOneChunk(view.record, scope.column, deps.settings.chunkRows)
+          ? await warehouseHoldsCopy(deps, view.record, scope)
+          : false,
+    })),
     deps.deleter.sideEffects(scope.table),
   ]);
   const base = {
@@ -177,7 +185,7 @@ async function runDay(
   const oneChunk = view.migrated
     ? oneChunkPlan(target, view.record, deps.settings.chunkRows, newestFirst)
     : undefined;
-  if (oneChunk && view.record && (await warehouseHoldsCopy(deps, view.record, scope))) {
+  if (oneChunk && view.record && held) {
     // Nothing is recorded before the delete's commit: a crash after it finds the day gone on the retry.
     const { figures } = view.record;
     try {

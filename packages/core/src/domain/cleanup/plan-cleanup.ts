@@ -103,9 +103,11 @@ export function requireChunksWithin(scope: DayScope, range: KeyRange, chunks: re
 
 /**
  * The plan of a day whose copy fits in one chunk, made from its copy record
- * alone: the whole day as one chunk (every row between its midnights, key or
- * no key) that must hold exactly the copied rows, in count and content
- * fingerprint. Its delete's locking read is then the day's verification and
+ * alone: one chunk that stands for the whole day (`wholeDay`) and must hold
+ * exactly the copied rows, in count, key sum and content fingerprint. For a
+ * keyed table it is the key range the copy recorded (locked through the
+ * primary key when dense), for any other the span between the day's
+ * midnights. Its delete's locking read is then the day's verification and
  * the chunk's check at once, so the day is read and hashed once. Undefined
  * when the record cannot vouch for the day that way: no fingerprint, copied
  * by another column, no rows, more than `chunkRows`, or key figures that do
@@ -117,14 +119,36 @@ export function oneChunkPlan(
   chunkRows: number,
   newestFirst: boolean,
 ): ChunkPlan | undefined {
-  if (!record || record.filterColumn !== target.scope.column) return undefined;
-  const { rows, fingerprint, key } = record.figures;
-  if (fingerprint === undefined || rows < 1 || rows > chunkRows) return undefined;
-  if (target.by.kind === "key" && !(key?.column === target.by.column && key.count === rows)) return undefined;
+  if (!record || !copyFitsOneChunk(record, target.scope.column, chunkRows)) return undefined;
+  const { rows, fingerprint = "", key } = record.figures;
+  if (target.by.kind === "key") {
+    if (!(key?.column === target.by.column && key.count === rows)) return undefined;
+    const chunk: DayChunk = {
+      first: key.min,
+      last: key.max,
+      rows,
+      sum: key.sum,
+      fingerprint,
+      wholeDay: true,
+    };
+    return { kind: "chunks", by: target.by, chunks: [chunk], newestFirst };
+  }
   const { day } = target.scope;
   // The range is also bounded by the day's own condition, which ends before the next midnight.
-  const chunk: DayChunk = { first: startOfDay(day), last: startOfDay(addDays(day, 1)), rows, fingerprint };
-  return { kind: "chunks", by: { kind: "time" }, chunks: [chunk], newestFirst };
+  const chunk: DayChunk = {
+    first: startOfDay(day),
+    last: startOfDay(addDays(day, 1)),
+    rows,
+    fingerprint,
+    wholeDay: true,
+  };
+  return { kind: "chunks", by: target.by, chunks: [chunk], newestFirst };
+}
+
+/** A fingerprinted copy, made by `column`, of at least one row and at most `chunkRows`: one chunk can vouch for it. */
+export function copyFitsOneChunk(record: CopiedDayRecord, column: string, chunkRows: number): boolean {
+  const { rows, fingerprint } = record.figures;
+  return record.filterColumn === column && fingerprint !== undefined && rows >= 1 && rows <= chunkRows;
 }
 
 /**

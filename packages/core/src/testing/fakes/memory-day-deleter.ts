@@ -144,6 +144,9 @@ export function createMemoryDayDeleter(source: MemorySource): MemoryDayDeleter {
       const day = dayRows(target, all);
       const found = day.filter(inChunk(target, chunk));
       const figures = chunkOf(target, found);
+      if (chunk.wholeDay && day.length !== found.length) {
+        return { kind: "changed", rows: day.length, fingerprint: figures.fingerprint };
+      }
       if (found.length === 0) return { kind: "absent" };
       if (
         found.length !== chunk.rows ||
