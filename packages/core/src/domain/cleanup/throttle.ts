@@ -114,41 +114,63 @@ export function createThrottle(options: ThrottleOptions): Throttle {
    * reader on the server (each walks back through more versions), so deleting
    * faster than purge keeps up only moves the cost onto the application.
    */
-  async function historyReason(): Promise<Overload | undefined> {
-    if (settings.maxHistoryLength <= 0) return undefined;
-    const length = await probe.historyLength();
-    if (length === null) {
-      notReportedOnce("InnoDB history list length", "CLEANUP_MAX_HISTORY_LENGTH");
-      return undefined;
-    }
-    if (length <= settings.maxHistoryLength) return undefined;
-    return {
-      reason: "historyLength",
-      message: `InnoDB history list length is ${length} (limit ${settings.maxHistoryLength})`,
-      pollMs: THROTTLE_POLL_MS,
-    };
-  }
+  const historyReason = () =>
+    reportedReason(
+      settings.maxHistoryLength,
+      probe.historyLength,
+      "InnoDB history list length",
+      "CLEANUP_MAX_HISTORY_LENGTH",
+      (length) =>
+        length <= settings.maxHistoryLength
+          ? undefined
+          : {
+              reason: "historyLength",
+              message: `InnoDB history list length is ${length} (limit ${settings.maxHistoryLength})`,
+              pollMs: THROTTLE_POLL_MS,
+            },
+    );
 
   /**
    * Deletes write redo faster than a small or slowly flushed log frees it; past
    * about three quarters full InnoDB stops every writer on the server to flush
    * (seconds-long commits for the application too). Waiting below that keeps
-   * each chunk short. A server that does not report the figure is not held.
+   * each chunk short.
    */
-  async function redoReason(): Promise<Overload | undefined> {
-    if (settings.maxRedoPercent <= 0) return undefined;
-    const fill = await probe.redoFill();
-    if (fill === null) {
-      notReportedOnce("redo log fill", "CLEANUP_MAX_REDO_PERCENT");
+  const redoReason = () =>
+    reportedReason(
+      settings.maxRedoPercent,
+      probe.redoFill,
+      "redo log fill",
+      "CLEANUP_MAX_REDO_PERCENT",
+      (fill) => {
+        if (fill.percent <= settings.maxRedoPercent) return undefined;
+        const mib = (bytes: number) => Math.round(bytes / 1_048_576);
+        return {
+          reason: "redo",
+          message: `redo log ${Math.round(fill.percent)}% full (checkpoint age ${mib(fill.checkpointAgeBytes)} of ${mib(fill.capacityBytes)} MiB, limit ${settings.maxRedoPercent}%)`,
+          pollMs: REDO_POLL_MS,
+        };
+      },
+    );
+
+  /**
+   * A signal some servers do not report: off at a limit of 0; unreported, it
+   * holds nothing (said once in the log); otherwise what `judge` says of it.
+   */
+  async function reportedReason<T>(
+    limit: number,
+    read: () => Promise<T | null>,
+    figure: string,
+    variable: string,
+    judge: (value: T) => Overload | undefined,
+  ): Promise<Overload | undefined> {
+    if (limit <= 0) return undefined;
+    const value = await read();
+    if (value === null) {
+      notReportedOnce(figure, variable);
       return undefined;
     }
-    if (fill.percent <= settings.maxRedoPercent) return undefined;
-    const mib = (bytes: number) => Math.round(bytes / 1_048_576);
-    return {
-      reason: "redo",
-      message: `redo log ${Math.round(fill.percent)}% full (checkpoint age ${mib(fill.checkpointAgeBytes)} of ${mib(fill.capacityBytes)} MiB, limit ${settings.maxRedoPercent}%)`,
-      pollMs: REDO_POLL_MS,
-    };
+    return judge(value);
   }
 
   function notReportedOnce(figure: string, variable: string): void {
