@@ -4,7 +4,6 @@ import type { Runtime } from "@table-archiver/core/runtime";
 import {
   createTestDatabase,
   createTestRuntime,
-  deleteKeysWithPrefix,
   type LogLine,
   type TestDatabase,
   type TestRuntime,
@@ -54,9 +53,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await test?.runtime.close();
+  // The test runtime's own close: its queue keys, its tables' records and its DuckDB folder go too.
+  await test?.close();
   if (redis) {
-    if (test) await deleteKeysWithPrefix(redis, test.queuePrefix);
     for await (const keys of redis.scanStream({ match: `*${table}*` }) as AsyncIterable<string[]>) {
       if (keys.length > 0) await redis.del(...keys);
     }
