@@ -1,4 +1,5 @@
 import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
+import { stopByPid } from "@table-archiver/core/testing";
 
 /**
  * Every process the live bench starts (two servers, sysbench, pt-archiver),
@@ -17,16 +18,8 @@ export function startProcess(name: string, command: string, args: string[], opti
 }
 
 /** Ends one process by its PID: SIGTERM, then SIGKILL after `graceMs`. */
-export async function stopProcess(child: ChildProcess, graceMs = 30_000): Promise<void> {
-  const pid = child.pid;
-  if (pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  process.kill(pid, "SIGTERM");
-  const timer = setTimeout(() => {
-    if (child.exitCode === null && child.signalCode === null) process.kill(pid, "SIGKILL");
-  }, graceMs);
-  await exited;
-  clearTimeout(timer);
+export function stopProcess(child: ChildProcess, graceMs = 30_000): Promise<void> {
+  return stopByPid(child, graceMs);
 }
 
 /** Ends what is still running, the latest started first (sysbench before the server it talks to). */

@@ -1,3 +1,4 @@
+import { followPrimary } from "@table-archiver/core/testing";
 import type mysql from "mysql2/promise";
 import { BENCH_USER, type PrivateMariaDb } from "./private-mariadb";
 
@@ -9,11 +10,7 @@ import { BENCH_USER, type PrivateMariaDb } from "./private-mariadb";
 export async function startReplication(primary: PrivateMariaDb, replica: PrivateMariaDb): Promise<void> {
   const connection = await replica.connect();
   try {
-    await connection.query(
-      `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${primary.port}, MASTER_USER='${BENCH_USER}',
-         MASTER_USE_GTID=slave_pos`,
-    );
-    await connection.query("START SLAVE");
+    await followPrimary(connection, primary.port, BENCH_USER);
   } finally {
     await connection.end();
   }

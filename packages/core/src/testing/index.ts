@@ -2,6 +2,13 @@ export { createTestAccount, DOCUMENTED_GRANTS, type TestAccount } from "./archiv
 export { captureLogLines } from "./captured-log-lines";
 export { copyRecordOf } from "./day-record-contract";
 export * from "./fakes";
-export { freePort, type MariaDbFiles, prepareMariaDbFiles, waitUntilUp } from "./mariadb-server";
+export {
+  followPrimary,
+  freePort,
+  type MariaDbFiles,
+  prepareMariaDbFiles,
+  stopByPid,
+  waitUntilUp,
+} from "./mariadb-server";
 export * from "./test-runtime";
 export * from "./test-services";

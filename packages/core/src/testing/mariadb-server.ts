@@ -120,3 +120,29 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** Ends one process by its PID: SIGTERM, then SIGKILL if it has not exited `graceMs` later. */
+export async function stopByPid(child: ChildProcess, graceMs: number): Promise<void> {
+  const pid = child.pid;
+  if (pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  process.kill(pid, "SIGTERM");
+  const timer = setTimeout(() => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(pid, "SIGKILL");
+  }, graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Makes the server behind `replica` follow the primary on `primaryPort` by GTID, as `user`. */
+export async function followPrimary(
+  replica: mysql.Connection,
+  primaryPort: number,
+  user: string,
+): Promise<void> {
+  await replica.query(
+    `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${primaryPort}, MASTER_USER='${user}',
+       MASTER_USE_GTID=slave_pos`,
+  );
+  await replica.query("START SLAVE");
+}

@@ -4,7 +4,7 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import mysql from "mysql2/promise";
-import { freePort, prepareMariaDbFiles, waitUntilUp } from "./mariadb-server";
+import { followPrimary, freePort, prepareMariaDbFiles, stopByPid, waitUntilUp } from "./mariadb-server";
 
 /**
  * MariaDB servers of a test's own, for what the shared server cannot stand
@@ -68,7 +68,7 @@ export async function startPrivateServers(options: { readonly replica: boolean }
   await chmod(baseDir, 0o755);
   const children: ChildProcess[] = [];
   const stop = async () => {
-    for (const child of children.reverse()) await stopByPid(child);
+    for (const child of children.reverse()) await stopByPid(child, 20_000);
     await rm(baseDir, { recursive: true, force: true, maxRetries: 5 });
   };
   try {
@@ -84,11 +84,7 @@ export async function startPrivateServers(options: { readonly replica: boolean }
     if (replica) {
       const connection = await replica.connect();
       try {
-        await connection.query(
-          `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${primary.port}, MASTER_USER='${PRIVATE_ADMIN}',
-             MASTER_USE_GTID=slave_pos`,
-        );
-        await connection.query("START SLAVE");
+        await followPrimary(connection, primary.port, PRIVATE_ADMIN);
       } finally {
         await connection.end();
       }
@@ -122,19 +118,6 @@ async function startServer(
     mysql.createConnection({ uri: url(database), multipleStatements: true, dateStrings: true });
   await waitUntilUp(`private ${name}`, child, connect, files.errorLog, 60_000);
   return { port, pid: child.pid ?? 0, url, connect };
-}
-
-/** SIGTERM to this one PID, SIGKILL if it has not exited 20 s later. */
-async function stopByPid(child: ChildProcess): Promise<void> {
-  const pid = child.pid;
-  if (pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  process.kill(pid, "SIGTERM");
-  const timer = setTimeout(() => {
-    if (child.exitCode === null && child.signalCode === null) process.kill(pid, "SIGKILL");
-  }, 20_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** Waits until the replica has applied everything the primary has written so far. */
