@@ -12,7 +12,7 @@ import { type DayFigures, sameFigures } from "../types/day-figures";
 import type { CleanupDeps } from "./cleanup-deps";
 import { keepDayLease } from "./day-lease";
 import { type DeleteRun, deleteDay } from "./delete-day";
-import { chunkByOf, copyFitsOneChunk, oneChunkPlan } from "./plan-cleanup";
+import { chunkByOf, copyFitsOneChunk, deletesNewestFirst, oneChunkPlan } from "./plan-cleanup";
 import { requireChunkPlan, requireCopiedBy, requireStillClean, requireTriggersAllowed } from "./refusals";
 import { createThrottle, type WaitReason } from "./throttle";
 import { verifyAndPlan } from "./verify-and-plan";
@@ -137,13 +137,12 @@ async function runDay(
   }
   requireTriggersAllowed(scope, sideEffects, task);
   const target: ChunkTarget = { scope, schema, by: chunkByOf(schema) };
+  const wait = deps.sleep ?? ((ms: number) => sleep(ms));
   const throttle = createThrottle({
     probe: deps.loadProbe,
     settings: deps.settings,
-    sleep: deps.sleep ?? ((ms: number) => sleep(ms)),
-    pace:
-      deps.pace ??
-      createNicePace({ ratio: deps.settings.niceRatio, sleep: deps.sleep ?? ((ms) => sleep(ms)) }),
+    sleep: wait,
+    pace: deps.pace ?? createNicePace({ ratio: deps.settings.niceRatio, sleep: wait }),
     logger: deps.logger,
     context: { table: scope.table, day: scope.day },
     onWait: renew,
@@ -181,9 +180,8 @@ async function runDay(
     const plan = requireChunkPlan(scope, existing.plan);
     return cleaned(await deleteBy(plan, existing), plan.chunks.length, true);
   }
-  const newestFirst = sideEffects.referencingKeys.some((key) => key.selfReferencing);
   const oneChunk = view.migrated
-    ? oneChunkPlan(target, view.record, deps.settings.chunkRows, newestFirst)
+    ? oneChunkPlan(target, view.record, deps.settings.chunkRows, deletesNewestFirst(sideEffects))
     : undefined;
   if (oneChunk && view.record && held) {
     // Nothing is recorded before the delete's commit: a crash after it finds the day gone on the retry.

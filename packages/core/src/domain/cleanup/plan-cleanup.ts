@@ -1,6 +1,14 @@
 import { VerificationError } from "../../errors";
 import type { ChunkPlan } from "../../ports/cleanup-state";
-import type { ChunkBy, ChunkTarget, DayChunk, DayScope, KeyColumn, KeyRange } from "../../ports/day-deleter";
+import type {
+  ChunkBy,
+  ChunkTarget,
+  DayChunk,
+  DayScope,
+  DeleteSideEffects,
+  KeyColumn,
+  KeyRange,
+} from "../../ports/day-deleter";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import { addDays, startOfDay } from "../days/calendar-day";
 import type { DayFigures } from "../types/day-figures";
@@ -165,4 +173,9 @@ export function verifiedPlan(
   const range = recordedKeyRange(target.schema, figures);
   if (range) requireChunksWithin(target.scope, range, chunks);
   return { kind: "chunks", by: target.by, chunks: newestFirst ? [...chunks].reverse() : chunks, newestFirst };
+}
+
+/** A table whose foreign key references itself is deleted newest rows first, children before their parents. */
+export function deletesNewestFirst(sideEffects: DeleteSideEffects): boolean {
+  return sideEffects.referencingKeys.some((key) => key.selfReferencing);
 }

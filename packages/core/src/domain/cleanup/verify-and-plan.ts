@@ -5,7 +5,7 @@ import type { CleanupStart } from "../../ports/day-record";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import { datasetOf, type LedgerView, startedCleanup } from "../records/durable-day-record";
 import type { CleanupDeps } from "./cleanup-deps";
-import { figuresOfChunks, verifiedPlan } from "./plan-cleanup";
+import { deletesNewestFirst, figuresOfChunks, verifiedPlan } from "./plan-cleanup";
 import { type RefusedDay, refusalError } from "./refusals";
 import { type DayVerdict, verifyDay } from "./verify-day";
 
@@ -78,8 +78,7 @@ async function storeVerified(
     });
     return "already-clean";
   }
-  const newestFirst = sideEffects.referencingKeys.some((key) => key.selfReferencing);
-  const plan = verifiedPlan(target, verdict.figures, chunks, newestFirst);
+  const plan = verifiedPlan(target, verdict.figures, chunks, deletesNewestFirst(sideEffects));
   const verified = { figures: verdict.figures, plan, verifiedAt: now };
   await deps.state.markVerified(scope, verified);
   if (plan.chunks.length > 1 && record) {

@@ -47,18 +47,6 @@ describe("createNicePace", () => {
     expect(await pace.rest()).toBe(0);
     expect(time.slept).toEqual([]);
   });
-
-  it("measures work on its own clock, even when the work fails", async () => {
-    const time = fakeTime();
-    const pace = createNicePace({ ratio: 2, sleep: time.sleep, now: time.now });
-    await expect(
-      pace.measure(async () => {
-        time.advance(25);
-        throw new Error("lost the connection");
-      }),
-    ).rejects.toThrow("lost the connection");
-    expect(await pace.rest()).toBe(50);
-  });
 });
 
 describe("paceBatches", () => {

@@ -15,8 +15,6 @@ export interface NicePace {
   rest(): Promise<number>;
   /** Records work that just ended and kept the server busy for `ms`. */
   worked(ms: number): void;
-  /** Runs `work`, timing it on this pace's clock, and records it as worked. */
-  measure<T>(work: () => Promise<T>): Promise<T>;
 }
 
 export interface NicePaceOptions {
@@ -42,14 +40,6 @@ export function createNicePace(options: NicePaceOptions): NicePace {
     worked(ms) {
       if (options.ratio <= 0 || ms <= 0) return;
       restUntil = Math.max(restUntil, now() + options.ratio * ms);
-    },
-    async measure(work) {
-      const started = now();
-      try {
-        return await work();
-      } finally {
-        pace.worked(now() - started);
-      }
     },
   };
   return pace;
