@@ -105,21 +105,26 @@ async function runDay(
   scope: DayScope,
   renew: () => Promise<void>,
 ): Promise<Report> {
-  // Asked at once, each a round trip; the warehouse's figures of a copy that one chunk can vouch for
-  // are asked as soon as the ledger answers, since such a day needs them before its delete.
-  const [schema, existing, { view, held }, sideEffects] = await Promise.all([
+  // Asked at once, each a round trip. The warehouse's figures are asked as soon as the state and
+  // the ledger answer, and only for a day not begun whose copy one chunk can vouch for: such a day
+  // needs them before its delete, and no other day needs them here.
+  const state = deps.state.read(scope);
+  const ledger = readLedger(deps, scope);
+  const [schema, existing, view, held, sideEffects] = await Promise.all([
     describeExisting(deps.source, task.table, "table").then((schema) => {
       requireDatetimeColumn(schema, task.filterColumn, "filterColumn");
       return schema;
     }),
-    deps.state.read(scope),
-    readLedger(deps, scope).then(async (view) => ({
-      view,
-      held:
-        view.record && copyFitsOneChunk(view.record, scope.column, deps.settings.chunkRows)
-          ? await warehouseHoldsCopy(deps, view.record, scope)
-          : false,
-    })),
+    state,
+    ledger,
+    Promise.all([state, ledger]).then(([existing, { record }]) =>
+      existing?.status !== "done" &&
+      existing?.status !== "deleting" &&
+      record !== undefined &&
+      copyFitsOneChunk(record, scope.column, deps.settings.chunkRows)
+        ? warehouseHoldsCopy(deps, record, scope)
+        : false,
+    ),
     deps.deleter.sideEffects(scope.table),
   ]);
   const base = {
