@@ -27,6 +27,7 @@ import {
   createMysqlAccountCheck,
   createMysqlDayDeleter,
   createMysqlLoadProbe,
+  createMysqlPartitionedTable,
   createMysqlPool,
   createMysqlSourceDatabase,
 } from "@table-archiver/core/mysql";
@@ -61,6 +62,7 @@ export async function main(): Promise<Record<string, unknown>> {
     source,
     account: createMysqlAccountCheck(pool),
     deleter: createMysqlDayDeleter(pool),
+    partitions: createMysqlPartitionedTable(pool),
     loadProbe,
     warehouse: async () => warehouse,
     ledger,

@@ -17,6 +17,7 @@ import {
   createMemoryLoadProbe,
   createMemorySource,
   createMemoryTaskQueue,
+  createUnpartitionedTable,
   sourceColumn,
 } from "@table-archiver/core/testing";
 
@@ -91,6 +92,7 @@ export async function createTracedDomain(calls: Set<string>) {
   const cleanupDeps: CleanupDeps = {
     ...common,
     deleter,
+    partitions: createUnpartitionedTable(),
     account: createMemoryAccountCheck(),
     state: createMemoryCleanupState(),
     queue,

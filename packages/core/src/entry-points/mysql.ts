@@ -6,6 +6,7 @@ export * from "../adapters/mysql/map-mysql-error";
 export * from "../adapters/mysql/mysql-account-check";
 export * from "../adapters/mysql/mysql-day-deleter";
 export * from "../adapters/mysql/mysql-load-probe";
+export * from "../adapters/mysql/mysql-partitioned-table";
 export * from "../adapters/mysql/mysql-source-database";
 export * from "../adapters/mysql/open-mysql-pool";
 export * from "../adapters/mysql/quote-identifier";

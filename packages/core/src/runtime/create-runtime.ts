@@ -4,6 +4,7 @@ import { createJsonLogger } from "../adapters/logging/json-logger";
 import { createMysqlAccountCheck } from "../adapters/mysql/mysql-account-check";
 import { createMysqlDayDeleter } from "../adapters/mysql/mysql-day-deleter";
 import { createMysqlLoadProbe } from "../adapters/mysql/mysql-load-probe";
+import { createMysqlPartitionedTable } from "../adapters/mysql/mysql-partitioned-table";
 import { createMysqlSourceDatabase } from "../adapters/mysql/mysql-source-database";
 import { mysqlTlsOptions } from "../adapters/mysql/mysql-tls-options";
 import { openMysqlPool } from "../adapters/mysql/open-mysql-pool";
@@ -79,6 +80,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       source,
       account: createMysqlAccountCheck(pool),
       deleter: createMysqlDayDeleter(pool),
+      partitions: createMysqlPartitionedTable(pool),
       loadProbe,
       warehouse: () => openExistingWarehouse(config, openWarehouse),
       warehouseLabel: warehouseLabel(config),

@@ -5,7 +5,9 @@ import { testMysqlServerUrl, uniqueName } from "./test-services";
 /**
  * The grants docs/mysql-source.md lists for the archiver's account, for one
  * database: what copying takes, and what cleaning adds (PROCESS for InnoDB's
- * foreign-key dictionary, TRIGGER to see the table's triggers).
+ * foreign-key dictionary, TRIGGER to see the table's triggers), and what
+ * emptying whole partitions adds (creating, exchanging and dropping a twin
+ * table in the database).
  */
 export const DOCUMENTED_GRANTS = {
   copy: (database: string) => [`GRANT SELECT ON \`${database}\`.* TO {account}`],
@@ -13,6 +15,7 @@ export const DOCUMENTED_GRANTS = {
     `GRANT SELECT, DELETE, TRIGGER ON \`${database}\`.* TO {account}`,
     "GRANT PROCESS ON *.* TO {account}",
   ],
+  partitions: (database: string) => [`GRANT CREATE, DROP, ALTER, INSERT ON \`${database}\`.* TO {account}`],
 } as const;
 
 /** A MySQL account made for one test file, holding exactly the grants it was made with. */

@@ -8,6 +8,7 @@ import { createJsonLogger } from "../adapters/logging/json-logger";
 import { createMysqlPool, type MysqlPool } from "../adapters/mysql/create-mysql-pool";
 import { createMysqlAccountCheck } from "../adapters/mysql/mysql-account-check";
 import { createMysqlDayDeleter } from "../adapters/mysql/mysql-day-deleter";
+import { createMysqlPartitionedTable } from "../adapters/mysql/mysql-partitioned-table";
 import { createMysqlSourceDatabase } from "../adapters/mysql/mysql-source-database";
 import { createRedisClient } from "../adapters/redis/create-redis-client";
 import { createRedisCleanupState } from "../adapters/redis/redis-cleanup-state";
@@ -106,6 +107,7 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
   const warehousePath = join(folder, "warehouse.duckdb");
   const warehouse = await createDuckDbWarehouse({ path: warehousePath, dataset: "archive" });
   const deleter = createMysqlDayDeleter(pool);
+  const partitions = createMysqlPartitionedTable(pool);
   const account = createMysqlAccountCheck(pool);
   const logs: LogLine[] = [];
   const logger = createJsonLogger({ level: "debug", write: (line) => logs.push(JSON.parse(line)) });
@@ -143,6 +145,7 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
         source,
         account,
         deleter,
+        partitions,
         loadProbe: probe,
         warehouse: async () => warehouse,
         ledger,

@@ -16,6 +16,7 @@ import { createMemoryLoadProbe, type MemoryLoadProbe } from "./fakes/memory-load
 import { createMemorySource, type MemorySource } from "./fakes/memory-source";
 import { createMemoryTaskQueue, type MemoryTaskQueue } from "./fakes/memory-task-queue";
 import { sourceColumn } from "./fakes/source-column";
+import { createUnpartitionedTable } from "./fakes/unpartitioned-table";
 import type { LogLine } from "./test-runtime";
 
 /** "Today" for the fast domain tests: every test day is in the past. */
@@ -113,6 +114,7 @@ export async function createMemoryFixture(options: { readonly now?: string } = {
       ...common,
       account,
       deleter,
+      partitions: createUnpartitionedTable(),
       state,
       queue,
       loadProbe: probe,

@@ -9,8 +9,9 @@ import { createNicePace } from "../pacing/nice-pace";
 import { readLedger } from "../records/durable-day-record";
 import type { CleanDayTask } from "../tasks/task-payload";
 import { type DayFigures, sameFigures } from "../types/day-figures";
+import { cleanPartition, type PartitionCleanup } from "./clean-partition";
 import type { CleanupDeps } from "./cleanup-deps";
-import { keepDayLease } from "./day-lease";
+import { keepDayLease, LEASE_TTL_MS } from "./day-lease";
 import { type DeleteRun, deleteDay } from "./delete-day";
 import { chunkByOf, copyFitsOneChunk, deletesNewestFirst, oneChunkPlan } from "./plan-cleanup";
 import { requireChunkPlan, requireCopiedBy, requireStillClean, requireTriggersAllowed } from "./refusals";
@@ -18,15 +19,7 @@ import { createThrottle, type WaitReason } from "./throttle";
 import { verifyAndPlan } from "./verify-and-plan";
 import { warehouseFigures } from "./verify-day";
 
-/**
- * How long a task holds a day before another may take it over. A live task
- * renews it in the background every third of this (see keepDayLease) and
- * right before every delete. After a crash the day's next attempt must wait
- * this out: at 15 s it is free about when the local worker hands the
- * interrupted task out again (its job lock is 10 s, checked every 5 s, see
- * local-worker.ts), where 60 s cost several retries, each an attempt.
- */
-export const LEASE_TTL_MS = 15_000;
+export { LEASE_TTL_MS } from "./day-lease";
 
 /** What one cleanup task did for its day; also logged as one JSON line. */
 export interface DayCleanupReport {
@@ -48,6 +41,8 @@ export interface DayCleanupReport {
   readonly waitedByReason: Readonly<Partial<Record<WaitReason, number>>>;
   /** True when this attempt continued a day an earlier attempt had started deleting. */
   readonly resumed: boolean;
+  /** A partition task: what became of the partition (see cleanPartition). */
+  readonly partition?: PartitionCleanup;
 }
 
 /**
@@ -67,6 +62,7 @@ export interface DayCleanupReport {
  * stays in `mig_<table>`.
  */
 export async function cleanDay(deps: CleanupDeps, task: CleanDayTask): Promise<DayCleanupReport> {
+  if (task.partition !== undefined) return cleanPartitionTask(deps, { ...task, partition: task.partition });
   const started = performance.now();
   const scope: DayScope = { table: task.table, column: task.filterColumn, day: task.day };
   const holder = crypto.randomUUID();
@@ -97,6 +93,34 @@ export async function cleanDay(deps: CleanupDeps, task: CleanDayTask): Promise<D
 }
 
 type Report = Omit<DayCleanupReport, "durationMs">;
+
+/** A partition's task: the partition emptied at once, or its days cleaned one by one (its own day here). */
+async function cleanPartitionTask(
+  deps: CleanupDeps,
+  task: CleanDayTask & { readonly partition: string },
+): Promise<DayCleanupReport> {
+  const started = performance.now();
+  let own: DayCleanupReport | undefined;
+  const partition = await cleanPartition(deps, task, async (dayTask) => {
+    own = await cleanDay(deps, dayTask);
+  });
+  const durationMs = Math.round(performance.now() - started);
+  if (own) return { ...(own as DayCleanupReport), partition, durationMs };
+  return {
+    table: task.table,
+    day: task.day,
+    outcome: partition.outcome === "cleaned" ? "cleaned" : "already-done",
+    rowsDeleted: partition.rowsDeleted,
+    rowsFoundGone: 0,
+    chunks: 0,
+    durationMs,
+    longestChunkMs: 0,
+    waitedMs: 0,
+    waitedByReason: {},
+    resumed: false,
+    partition,
+  };
+}
 
 /** Verify → plan → delete the chunks; a day whose copy fits in one chunk is a plan of one chunk from its record. */
 async function runDay(

@@ -6,6 +6,7 @@ import type { DayDeleter } from "../../ports/day-deleter";
 import type { LoadProbe } from "../../ports/load-probe";
 import type { Logger } from "../../ports/logger";
 import type { CopiedDayRecord, MigrationLedger } from "../../ports/migration-ledger";
+import type { PartitionedTable } from "../../ports/partitioned-table";
 import type { SourceDatabase } from "../../ports/source-database";
 import type { TaskQueue } from "../../ports/task-queue";
 import type { Warehouse } from "../../ports/warehouse";
@@ -22,6 +23,8 @@ export interface CleanupDeps {
   /** What the source's account may do: proven before a cleanup plans anything. */
   readonly account: AccountCheck;
   readonly deleter: DayDeleter;
+  /** Empties whole partitions of a range-partitioned table (see cleanPartition). */
+  readonly partitions: PartitionedTable;
   readonly loadProbe: LoadProbe;
   /** Opened on first use: a cleanup message only asks it whether its tables exist. */
   readonly warehouse: () => Promise<Warehouse>;

@@ -4,7 +4,9 @@ import type { DayScope, ReferencingKey } from "../../ports/day-deleter";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { CalendarDay } from "../days/calendar-day";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
+import { verifyRows } from "./clean-partition";
 import type { CleanupDeps } from "./cleanup-deps";
+import type { PartitionPath } from "./partition-paths";
 import { recordedKeyRange } from "./plan-cleanup";
 import type { DayRefusal } from "./refusals";
 import { type DayVerdict, verifyDay } from "./verify-day";
@@ -105,4 +107,48 @@ function remainingRows(state: DayCleanup): number {
   const plan = state.plan;
   if (plan.kind !== "chunks") return 0;
   return plan.chunks.slice(state.chunksDone).reduce((sum, chunk) => sum + chunk.rows, 0);
+}
+
+/**
+ * Logs, per partition that holds pending days, the path its days would take
+ * and why. A partition that may be emptied at once by its shape is read
+ * (its rows counted and fingerprinted by day) and verified as its task would
+ * before the exchange, so the path shown is the one a cleanup would take now.
+ */
+export async function dryRunPartitions(
+  deps: CleanupDeps,
+  schema: TableSchema,
+  column: string,
+  paths: readonly PartitionPath[],
+  pending: readonly PendingDay[],
+): Promise<PartitionPath[]> {
+  const records = new Map(pending.flatMap(({ day, record }) => (record ? [[day, record] as const] : [])));
+  const checked: PartitionPath[] = [];
+  for (const path of paths) {
+    let final = path;
+    let rows: number | undefined;
+    if (path.path === "exchange") {
+      const figures = await deps.partitions.dayFigures(schema, column, { partition: path.partition });
+      const result = await verifyRows(deps, schema, column, path.days, records, figures);
+      if (typeof result === "string") final = { ...path, path: "chunked", reason: result };
+      else if (result.days.size === 0)
+        final = { ...path, path: "chunked", reason: "the partition holds no rows" };
+      else rows = [...result.days.values()].reduce((sum, day) => sum + day.rows, 0);
+    }
+    checked.push(final);
+    deps.logger.info("cleanup dry run: partition", {
+      table: schema.name,
+      partition: final.partition,
+      path: final.path,
+      days: final.days.length,
+      ...(rows !== undefined
+        ? {
+            rowsToDetach: rows,
+            statement: `ALTER TABLE ${schema.name} EXCHANGE PARTITION ${final.partition} WITH TABLE ${deps.partitions.twinName(schema.name, final.partition)}`,
+          }
+        : {}),
+      ...(final.reason ? { reason: final.reason } : {}),
+    });
+  }
+  return checked;
 }

@@ -2,6 +2,16 @@ import { TransientError } from "../../errors";
 import type { CleanupState } from "../../ports/cleanup-state";
 import type { DayScope } from "../../ports/day-deleter";
 
+/**
+ * How long a task holds a day before another may take it over. A live task
+ * renews it in the background every third of this (see keepDayLease) and
+ * right before every delete. After a crash the day's next attempt must wait
+ * this out: at 15 s it is free about when the local worker hands the
+ * interrupted task out again (its job lock is 10 s, checked every 5 s, see
+ * ../../adapters/local-queue/local-worker.ts), where 60 s cost several retries, each an attempt.
+ */
+export const LEASE_TTL_MS = 15_000;
+
 /** A claimed day's lease, kept alive for as long as the task runs. */
 export interface DayLease {
   /** Renews the lease now; throws TransientError when another task holds it. Called right before every delete. */

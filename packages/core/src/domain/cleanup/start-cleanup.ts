@@ -6,7 +6,8 @@ import type { CleanDayTask } from "../tasks/task-payload";
 import { formatDestination, parseDestination } from "../types/destination";
 import { accessReport, requireAccess } from "./cleanup-access";
 import type { CleanupDeps } from "./cleanup-deps";
-import { dryRunCleanup, type PendingDay } from "./cleanup-dry-run";
+import { dryRunCleanup, dryRunPartitions, type PendingDay } from "./cleanup-dry-run";
+import { type PartitionPath, readPartitionPaths } from "./partition-paths";
 import { type DayRefusal, describeTriggers } from "./refusals";
 
 /** What a cleanup message did (or, in a dry run, would do); also logged as one summary line. */
@@ -30,6 +31,11 @@ export interface CleanupSummary {
   readonly alreadyQueued: number;
   /** The days counted in `refused`, each with why; logged per day, not in the summary line. */
   readonly refusals: readonly DayRefusal[];
+  /**
+   * A partitioned table: the path each partition holding pending days takes
+   * (emptied at once, or chunked, and why); logged per partition.
+   */
+  readonly partitions: readonly PartitionPath[];
 }
 
 /**
@@ -82,6 +88,8 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
   );
   requireColumnWasUsed(schema.name, column, pending);
   await requireWarehouseTables(deps, schema.name, pending);
+  const usable = pending.flatMap(({ day, record }) => (record?.filterColumn === column ? [day] : []));
+  const paths = await readPartitionPaths(deps.partitions, schema.name, usable, { column, sideEffects });
 
   const base = {
     table: schema.name,
@@ -98,10 +106,15 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
           { schema, column, referencingKeys: sideEffects.referencingKeys },
           pending,
         )),
+        partitions: await dryRunPartitions(deps, schema, column, paths.partitions, pending),
         enqueued: 0,
         alreadyQueued: 0,
       }
-    : { ...base, ...(await enqueue(deps, message, schema.name, pending)) };
+    : {
+        ...base,
+        ...(await enqueue(deps, message, schema.name, pending, paths.partitions)),
+        partitions: paths.partitions,
+      };
   const { refusals: _perDay, ...line } = summary;
   deps.logger.info(message.dry_run ? "cleanup dry run: nothing was deleted" : "cleanup queued", line);
   return summary;
@@ -158,6 +171,7 @@ async function enqueue(
   message: CleanupMessage,
   table: string,
   days: readonly PendingDay[],
+  partitions: readonly PartitionPath[],
 ) {
   const column = message.filter_column;
   const flags = {
@@ -166,7 +180,16 @@ async function enqueue(
   };
   const tasks: CleanDayTask[] = [];
   const refusals: DayRefusal[] = [];
+  // A partition emptied at once is one task, named by its oldest day; its days get no task of their own.
+  const inPartitions = new Set<CalendarDay>();
+  for (const { partition, path, days: held } of partitions) {
+    const [oldest] = held;
+    if (path !== "exchange" || oldest === undefined) continue;
+    tasks.push({ kind: "clean", table, filterColumn: column, day: oldest, partition, ...flags });
+    for (const day of held) inPartitions.add(day);
+  }
   for (const { day, record } of days) {
+    if (inPartitions.has(day)) continue;
     if (record?.filterColumn === column) {
       tasks.push({ kind: "clean", table, filterColumn: column, day, ...flags });
       continue;

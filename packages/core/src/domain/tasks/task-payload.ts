@@ -23,6 +23,12 @@ const cleanDayTask = z.strictObject({
   recopyChangedDays: z.boolean().optional(),
   /** The cleanup message's `allow_delete_triggers`: the table's DELETE triggers may fire. */
   allowDeleteTriggers: z.boolean().optional(),
+  /**
+   * Empty this partition of the table at once (by exchange) instead of
+   * deleting `day`; `day` is the partition's oldest pending day, which names
+   * the task. Days the partition cannot take that way are cleaned one by one.
+   */
+  partition: identifier.optional(),
 });
 
 const taskPayload = z.discriminatedUnion("kind", [copyDayTask, cleanDayTask]);

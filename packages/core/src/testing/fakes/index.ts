@@ -6,3 +6,4 @@ export { createMemoryLoadProbe, type MemoryLoadProbe } from "./memory-load-probe
 export { createMemorySource, type MemorySource } from "./memory-source";
 export { createMemoryTaskQueue, type MemoryTaskQueue } from "./memory-task-queue";
 export { sourceColumn } from "./source-column";
+export { createUnpartitionedTable } from "./unpartitioned-table";

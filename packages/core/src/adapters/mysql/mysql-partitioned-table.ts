@@ -1,0 +1,234 @@
+import { createHash } from "node:crypto";
+import { type CalendarDay, isCalendarDay } from "../../domain/days/calendar-day";
+import type { DayFigures } from "../../domain/types/day-figures";
+import { integerKeyColumn } from "../../domain/types/table-schema";
+import type { PartitionedTable, PartitionRows } from "../../ports/partitioned-table";
+import type { MysqlPool, MysqlPoolConnection } from "./create-mysql-pool";
+import { integerText } from "./key-range";
+import { mapMysqlError } from "./map-mysql-error";
+import { type PartitionRow, partitioningOf } from "./partition-bounds";
+import { grantStatement } from "./privilege-refusal";
+import { quoteIdentifier } from "./quote-identifier";
+import { fingerprintSum } from "./row-fingerprint";
+import { serverFactsOf } from "./server-facts";
+
+/** Every twin's name starts so; `archiver status` finds them by it. */
+export const TWIN_PREFIX = "archiver_twin__";
+/** The twin's table comment names its table and partition even when its name had to be shortened. */
+const COMMENT_PREFIX = "table-archiver: rows detached from ";
+
+/** What emptying a partition by exchange takes, on the table's database. */
+const EXCHANGE_PRIVILEGES = ["CREATE", "DROP", "ALTER", "INSERT"] as const;
+
+/** Test hooks: run between steps, to die where a crash would. */
+export interface PartitionedTableFaults {
+  /** Runs inside the put-back's transaction, after the rows were inserted and before the commit. */
+  readonly beforePutBackCommit?: () => Promise<void>;
+}
+
+/**
+ * PartitionedTable on a pool made by createMysqlPool. The twin lives in the
+ * table's database, made by `CREATE TABLE twin LIKE table` and `REMOVE
+ * PARTITIONING`, so its columns, indexes and engine are the table's; its
+ * comment names the table and partition it came from.
+ */
+export function createMysqlPartitionedTable(
+  pool: MysqlPool,
+  faults: PartitionedTableFaults = {},
+): PartitionedTable {
+  const facts = serverFactsOf(pool);
+
+  async function run(sql: string, values: unknown[] = [], table?: string): Promise<unknown[][]> {
+    try {
+      const [rows] = await pool.query({ sql, rowsAsArray: true }, values);
+      return rows as unknown[][];
+    } catch (error) {
+      throw mapMysqlError(error, table ? { table } : {});
+    }
+  }
+
+  async function twinRows(table: string, partition: string): Promise<number | undefined> {
+    const twin = twinName(table, partition);
+    const found = await run(
+      "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
+      [twin],
+    );
+    if (Number(found[0]?.[0] ?? 0) === 0) return undefined;
+    const counted = await run(`SELECT COUNT(*) FROM ${quoteIdentifier(twin)}`, [], table);
+    return Number(counted[0]?.[0] ?? 0);
+  }
+
+  return {
+    async partitioning(table) {
+      const rows = await run(
+        `SELECT PARTITION_NAME, SUBPARTITION_NAME, PARTITION_METHOD, PARTITION_EXPRESSION, PARTITION_DESCRIPTION
+           FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?
+           ORDER BY PARTITION_ORDINAL_POSITION, SUBPARTITION_ORDINAL_POSITION`,
+        [table],
+        table,
+      );
+      const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
+      return partitioningOf(
+        rows.map(([name, subpartition, method, expression, description]) => ({
+          name: text(name),
+          subpartition: text(subpartition),
+          method: text(method),
+          expression: text(expression),
+          description: text(description),
+        })) satisfies PartitionRow[],
+      );
+    },
+
+    async mayExchange() {
+      const server = await facts();
+      // Global grants, or grants on the database (a database grant's name is a LIKE pattern).
+      const rows = await run(
+        `SELECT DISTINCT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = ?
+         UNION SELECT DISTINCT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES
+           WHERE GRANTEE = ? AND DATABASE() LIKE BINARY TABLE_SCHEMA`,
+        [server.account, server.account],
+      );
+      const held = new Set(rows.map(([privilege]) => String(privilege)));
+      const missing = EXCHANGE_PRIVILEGES.filter((privilege) => !held.has(privilege));
+      if (missing.length === 0) return { ok: true };
+      return {
+        ok: false,
+        grant: grantStatement(
+          EXCHANGE_PRIVILEGES.join(", "),
+          `${quoteIdentifier(server.database)}.*`,
+          server.account,
+        ),
+      };
+    },
+
+    async dayFigures(schema, column, rows) {
+      const c = quoteIdentifier(column);
+      const key = integerKeyColumn(schema)?.name;
+      const k = key ? quoteIdentifier(key) : "";
+      const keyFigures = key
+        ? `, COUNT(${k}), CAST(COALESCE(SUM(${k}), 0) AS CHAR), CAST(MIN(${k}) AS CHAR), CAST(MAX(${k}) AS CHAR)`
+        : "";
+      const answer = await run(
+        `SELECT DATE_FORMAT(${c}, '%Y-%m-%d'), COUNT(*), ${fingerprintSum(schema)}${keyFigures}
+           FROM ${from(schema.name, rows)} GROUP BY 1`,
+        [],
+        schema.name,
+      );
+      const days = new Map<CalendarDay, DayFigures>();
+      let outside = 0;
+      for (const [day, count, fingerprint, keyCount, sum, min, max] of answer) {
+        const rowsOfDay = Number(count);
+        const name = day === null ? "" : String(day);
+        if (!isCalendarDay(name)) {
+          outside += rowsOfDay;
+          continue;
+        }
+        days.set(name, {
+          rows: rowsOfDay,
+          fingerprint: String(fingerprint),
+          ...(key
+            ? {
+                key: {
+                  column: key,
+                  count: Number(keyCount),
+                  sum: integerText(String(sum)),
+                  min: integerText(String(min)),
+                  max: integerText(String(max)),
+                },
+              }
+            : {}),
+        });
+      }
+      return { days, outside };
+    },
+
+    twinName,
+    twinRows,
+
+    async detach(table, partition) {
+      const twin = quoteIdentifier(twinName(table, partition));
+      const comment = `${COMMENT_PREFIX}${JSON.stringify({ table, partition })}`;
+      await run(`CREATE TABLE ${twin} LIKE ${quoteIdentifier(table)}`, [], table);
+      await run(`ALTER TABLE ${twin} REMOVE PARTITIONING`, [], table);
+      await run(`ALTER TABLE ${twin} COMMENT = ?`, [comment], table);
+      await run(
+        `ALTER TABLE ${quoteIdentifier(table)} EXCHANGE PARTITION ${quoteIdentifier(partition)} WITH TABLE ${twin}`,
+        [],
+        table,
+      );
+    },
+
+    async putBack(table, partition) {
+      const twin = quoteIdentifier(twinName(table, partition));
+      let connection: MysqlPoolConnection | undefined;
+      try {
+        connection = await pool.getConnection();
+        await connection.query({ sql: "START TRANSACTION" });
+        const [inserted] = await connection.query({
+          sql: `INSERT INTO ${quoteIdentifier(table)} SELECT * FROM ${twin}`,
+        });
+        await connection.query({ sql: `DELETE FROM ${twin}` });
+        await faults.beforePutBackCommit?.();
+        await connection.query({ sql: "COMMIT" });
+        connection.release();
+        return (inserted as { affectedRows: number }).affectedRows;
+      } catch (error) {
+        // Never committed: the server rolls back when the connection goes, the twin keeps its rows.
+        connection?.destroy();
+        throw mapMysqlError(error, { table });
+      }
+    },
+
+    async dropTwin(table, partition) {
+      await run(`DROP TABLE IF EXISTS ${quoteIdentifier(twinName(table, partition))}`, [], table);
+    },
+
+    async detachedTwins() {
+      const rows = await run(
+        `SELECT TABLE_NAME, TABLE_COMMENT FROM information_schema.TABLES
+           WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE ? ORDER BY TABLE_NAME`,
+        [`${TWIN_PREFIX.replace(/_/g, "\\_")}%`],
+      );
+      const twins = [];
+      for (const [name, comment] of rows) {
+        const origin = parseComment(String(comment ?? ""));
+        if (!origin) continue;
+        const counted = await run(`SELECT COUNT(*) FROM ${quoteIdentifier(String(name))}`);
+        twins.push({ ...origin, twin: String(name), rows: Number(counted[0]?.[0] ?? 0) });
+      }
+      return twins;
+    },
+  };
+}
+
+/**
+ * `archiver_twin__<table>__<partition>`; when that exceeds the 64 characters
+ * a table name may have, its start and a hash of the whole name.
+ */
+export function twinName(table: string, partition: string): string {
+  const full = `${TWIN_PREFIX}${table}__${partition}`;
+  if (full.length <= 64) return full;
+  const hash = createHash("sha1").update(full).digest("hex").slice(0, 10);
+  return `${full.slice(0, 64 - hash.length - 2)}__${hash}`;
+}
+
+function from(table: string, rows: PartitionRows): string {
+  return "partition" in rows
+    ? `${quoteIdentifier(table)} PARTITION (${quoteIdentifier(rows.partition)})`
+    : quoteIdentifier(twinName(table, rows.twinOf));
+}
+
+function parseComment(comment: string): { table: string; partition: string } | undefined {
+  if (!comment.startsWith(COMMENT_PREFIX)) return undefined;
+  try {
+    const parsed = JSON.parse(comment.slice(COMMENT_PREFIX.length)) as {
+      table?: unknown;
+      partition?: unknown;
+    };
+    return typeof parsed.table === "string" && typeof parsed.partition === "string"
+      ? { table: parsed.table, partition: parsed.partition }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
