@@ -163,9 +163,20 @@ export function createMysqlPartitionedTable(
       let connection: MysqlPoolConnection | undefined;
       try {
         connection = await pool.getConnection();
+        // Generated columns are computed again by the table, never inserted.
+        const [stored] = await connection.query(
+          {
+            sql: `SELECT COLUMN_NAME FROM information_schema.COLUMNS
+                    WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND EXTRA NOT LIKE '%GENERATED%'
+                    ORDER BY ORDINAL_POSITION`,
+            rowsAsArray: true,
+          },
+          [table],
+        );
+        const columns = (stored as unknown[][]).map(([name]) => quoteIdentifier(String(name))).join(", ");
         await connection.query({ sql: "START TRANSACTION" });
         const [inserted] = await connection.query({
-          sql: `INSERT INTO ${quoteIdentifier(table)} SELECT * FROM ${twin}`,
+          sql: `INSERT INTO ${quoteIdentifier(table)} (${columns}) SELECT ${columns} FROM ${twin}`,
         });
         await connection.query({ sql: `DELETE FROM ${twin}` });
         await faults.beforePutBackCommit?.();

@@ -26,6 +26,7 @@ afterAll(async () => {
 });
 
 const COLUMNS = `id BIGINT NOT NULL AUTO_INCREMENT, created_at DATETIME(6) NOT NULL, note VARCHAR(40) NULL,
+  note_length INT AS (CHAR_LENGTH(note)) STORED,
   PRIMARY KEY (id, created_at), KEY (created_at)`;
 
 /** Monthly `RANGE (TO_DAYS(created_at))` partitions for January and February 2024, and MAXVALUE. */
