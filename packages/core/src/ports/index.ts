@@ -5,6 +5,7 @@ export type * from "./day-record";
 export type * from "./load-probe";
 export type { LogFields, Logger } from "./logger";
 export type { CopiedDayRecord, MigrationLedger } from "./migration-ledger";
+export type * from "./partitioned-table";
 export type { DayStream, DayStreamStats, SourceDatabase } from "./source-database";
 export { type EnqueueResult, QUEUE_NAME, type TaskQueue } from "./task-queue";
 export type { Warehouse } from "./warehouse";

@@ -17,6 +17,7 @@ describe("status as text", () => {
         },
         { table: "payments", migratedDays: 2, firstDay: "2024-01-01", lastDay: "2024-01-02", cleanedDays: 0 },
       ],
+      detachedTwins: [],
     };
     expect(statusLines(status)).toEqual([
       "queue jobs-migration: 0 tasks (finished)",
@@ -31,6 +32,7 @@ describe("status as text", () => {
       tables: [
         { table: "orders", migratedDays: 1, firstDay: "2024-07-27", lastDay: "2024-07-27", cleanedDays: 1 },
       ],
+      detachedTwins: [],
     };
     expect(statusLines(status)).toEqual([
       "queue jobs-migration: 1 task",
@@ -39,9 +41,20 @@ describe("status as text", () => {
   });
 
   it("says when nothing has been migrated", () => {
-    expect(statusLines({ queue: queue(3), tables: [] })).toEqual([
+    expect(statusLines({ queue: queue(3), tables: [], detachedTwins: [] })).toEqual([
       "queue jobs-migration: 3 tasks",
       "no migrated tables yet",
     ]);
+  });
+
+  it("lists a partition an interrupted cleanup left detached, and says when MySQL could not be asked", () => {
+    const twin = { table: "events", partition: "p2024_01", twin: "archiver_twin__events__p2024_01", rows: 1 };
+    expect(statusLines({ queue: queue(0), tables: [], detachedTwins: [twin] }).at(-1)).toBe(
+      "events: partition p2024_01 detached into archiver_twin__events__p2024_01 (1 row); " +
+        "an interrupted cleanup: the next cleanup of the table verifies it, then drops it or puts its rows back",
+    );
+    expect(
+      statusLines({ queue: queue(0), tables: [], detachedTwins: "not checked: connect ECONNREFUSED" }).at(-1),
+    ).toBe("detached partitions: not checked: connect ECONNREFUSED");
   });
 });

@@ -1,3 +1,4 @@
+import type { DetachedTwin } from "@table-archiver/core/ports";
 import { type CliIo, EXIT, writeLine } from "./cli-io";
 import type { StatusSources } from "./status-sources";
 import { count, number } from "./wording";
@@ -14,10 +15,18 @@ export interface TableStatus {
 export interface Status {
   readonly queue: { readonly name: string; readonly tasks: number };
   readonly tables: readonly TableStatus[];
+  /**
+   * Twin tables an interrupted partition cleanup left in the source database,
+   * holding the partition's rows; a string when MySQL could not be asked.
+   */
+  readonly detachedTwins: readonly DetachedTwin[] | string;
 }
 
 /** The queue's task count (0 means finished) and each table's migrated days. */
 export async function readStatus(sources: StatusSources): Promise<Status> {
+  const twins = sources.cleanup.partitions
+    .detachedTwins()
+    .catch((error: unknown) => `not checked: ${(error as Error).message}`);
   const [tasks, tables] = await Promise.all([sources.queue.count(), sources.ledger.tables()]);
   const rows = await Promise.all(
     tables.sort().map(async (table): Promise<TableStatus> => {
@@ -34,7 +43,7 @@ export async function readStatus(sources: StatusSources): Promise<Status> {
       };
     }),
   );
-  return { queue: { name: sources.queue.name, tasks }, tables: rows };
+  return { queue: { name: sources.queue.name, tasks }, tables: rows, detachedTwins: await twins };
 }
 
 export async function statusCommand(
@@ -68,5 +77,15 @@ export function statusLines(status: Status): string[] {
     );
   }
   if (status.tables.length === 0) lines.push("no migrated tables yet");
+  if (typeof status.detachedTwins === "string") {
+    lines.push(`detached partitions: ${status.detachedTwins}`);
+    return lines;
+  }
+  for (const twin of status.detachedTwins) {
+    lines.push(
+      `${twin.table}: partition ${twin.partition} detached into ${twin.twin} (${count(twin.rows, "row")}); ` +
+        "an interrupted cleanup: the next cleanup of the table verifies it, then drops it or puts its rows back",
+    );
+  }
   return lines;
 }

@@ -1,8 +1,10 @@
 import type { Config } from "@table-archiver/core/config";
+import type { MysqlPool } from "@table-archiver/core/mysql";
 import {
   type CleanupState,
   type Logger,
   type MigrationLedger,
+  type PartitionedTable,
   QUEUE_NAME,
   type TaskQueue,
 } from "@table-archiver/core/ports";
@@ -14,11 +16,18 @@ import {
 } from "@table-archiver/core/redis";
 import type { Redis } from "ioredis";
 
-/** What `archiver status` reads: the queue's task count, and each table's migrated and cleaned days. */
+/**
+ * What `archiver status` reads: the queue's task count, each table's migrated
+ * and cleaned days, and any twin table an interrupted partition cleanup left
+ * in the source database.
+ */
 export interface StatusSources {
   readonly queue: Pick<TaskQueue, "name" | "count">;
   readonly ledger: Pick<MigrationLedger, "tables" | "migratedDays">;
-  readonly cleanup: { readonly state: Pick<CleanupState, "cleanedDays"> };
+  readonly cleanup: {
+    readonly state: Pick<CleanupState, "cleanedDays">;
+    readonly partitions: Pick<PartitionedTable, "detachedTwins">;
+  };
 }
 
 /**
@@ -39,12 +48,24 @@ export async function openStatusSources(
     return createRuntime(config, { logger });
   }
   const redis = createRedisClient(config.redis);
+  // MySQL is asked one question (twins left behind): its driver loads only then, beside the Redis reads.
+  let pool: Promise<MysqlPool> | undefined;
   return {
     queue: { name: QUEUE_NAME, count: () => withRedisErrors(() => countLiveJobs(redis, queue.prefix)) },
     ledger: createRedisMigrationLedger(redis),
-    cleanup: { state: createRedisCleanupState(redis) },
+    cleanup: {
+      state: createRedisCleanupState(redis),
+      partitions: {
+        async detachedTwins() {
+          const mysql = await import("@table-archiver/core/mysql");
+          pool ??= mysql.openMysqlPool(config, { connectionLimit: 1 });
+          return mysql.createMysqlPartitionedTable(await pool).detachedTwins();
+        },
+      },
+    },
     async close() {
       redis.disconnect();
+      await (await pool?.catch(() => undefined))?.end();
     },
   };
 }
