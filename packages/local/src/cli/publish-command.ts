@@ -57,7 +57,20 @@ export function acceptedLines(outcome: Exclude<EntryOutcome, { outcome: "rejecte
           : ""),
     );
   }
-  return [cleanupLine(outcome.summary)];
+  return [cleanupLine(outcome.summary), ...partitionLines(outcome.summary)];
+}
+
+/**
+ * One line per partition holding days to clean: `partition p2024_01: emptied
+ * at once (31 days)`, or `partition pmax: day by day (3 days): <why>`.
+ */
+function partitionLines(s: CleanupSummary): string[] {
+  return s.partitions.map(({ partition, path, days, reason }) => {
+    const name = partition === "*" ? "every partition" : `partition ${partition}`;
+    return path === "exchange"
+      ? `  ${name}: ${s.dryRun ? "would be emptied" : "emptied"} at once (${count(days.length, "day")})`
+      : `  ${name}: day by day (${count(days.length, "day")}): ${reason ?? ""}`;
+  });
 }
 
 /**
@@ -68,8 +81,13 @@ export function acceptedLines(outcome: Exclude<EntryOutcome, { outcome: "rejecte
 function cleanupLine(s: CleanupSummary): string {
   const cleaned = s.alreadyCleaned > 0 ? `, ${number(s.alreadyCleaned)} already cleaned` : "";
   if (!s.dryRun) {
+    const partitions = s.partitions.filter((p) => p.path === "exchange").length;
+    const queued =
+      partitions > 0
+        ? `${count(s.enqueued, "task")} queued (${count(partitions, "partition")} emptied at once, ${count(Math.max(0, s.enqueued - partitions), "day")})`
+        : `${count(s.enqueued, "day")} queued`;
     return (
-      `accepted: cleanup of ${s.table}: ${count(s.enqueued, "day")} queued, ` +
+      `accepted: cleanup of ${s.table}: ${queued}, ` +
       `${number(s.alreadyQueued)} already queued, ${number(s.refused)} refused${cleaned}`
     );
   }

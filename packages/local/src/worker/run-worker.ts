@@ -89,9 +89,10 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
       copied.rows += result.record.figures.rows;
       progress.rows += result.record.figures.rows;
     } else if (result?.kind === "clean") {
-      const { outcome, rowsDeleted } = result.report;
+      const { outcome, rowsDeleted, partition } = result.report;
       if (outcome === "cleaned") {
-        cleanup.cleaned += 1;
+        // A partition emptied at once cleans all its days in one task.
+        cleanup.cleaned += partition?.outcome === "cleaned" ? partition.days.length : 1;
         cleanup.rowsDeleted += rowsDeleted;
         progress.rows += rowsDeleted;
       } else if (outcome === "already-clean") cleanup.alreadyClean += 1;
