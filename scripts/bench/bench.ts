@@ -36,6 +36,12 @@ const benches: Record<string, { file: string; args?: string[]; target: string; o
     target: "365 days planned in <= 100 ms, no slower on 10x rows",
   },
   cleanup: { file: "cleanup.ts", target: ">= 120,000 rows/s, no chunk longer than 250 ms" },
+  partitions: {
+    file: "partitions.ts",
+    target:
+      "partition cleanup >= 10x pt-archiver --purge --bulk-delete --limit 1000 --commit-each " +
+      "on an unpartitioned copy of the same rows",
+  },
   bigquery: { file: "bigquery-upload.ts", target: ">= 250,000 rows/s into the local stand-in, memory flat" },
   reader: { file: "reader-latency.ts", target: "p99 <= 50 ms with 200 clients, 3,650-member set" },
   cli: { file: "cli-startup.ts", target: "pnpm archiver status < 0.5 s wall-clock (median of 5 runs)" },

@@ -1,0 +1,410 @@
+/**
+ * Partition cleanup benchmark: 1,000,000 rows over the 366 days of 2024 in
+ * archiver_bench.bench_partitioned, `PARTITION BY RANGE (TO_DAYS(created_at))`
+ * one partition a month (p2024_01 … p2024_12) and pmax, and the same rows in
+ * bench_unpartitioned (no partitions, PRIMARY KEY (id)). Both are rebuilt on
+ * every run, since the run empties them.
+ *
+ * Every day of bench_partitioned is copied into a fresh DuckDB file by the
+ * real copy task; startCleanup (dry_run false) then queues one task a
+ * partition into an in-memory queue, and the real cleanDay runs them, two at
+ * a time: each partition verified day by day, exchanged with a twin, the twin
+ * verified and dropped. The peer: pt-archiver --purge --bulk-delete
+ * --limit 1000 --commit-each on bench_unpartitioned. Prints one JSON line:
+ * both rates and their ratio (the archiver's includes queueing the cleanup).
+ *
+ *   npx tsx scripts/bench/partitions.ts     (needs pt-archiver, from percona-toolkit, for the peer's figures)
+ */
+import { spawnSync } from "node:child_process";
+import { pathToFileURL } from "node:url";
+import {
+  addDays,
+  type CalendarDay,
+  type CleanupDeps,
+  cleanDay,
+  copyDay,
+  type DayCleanupReport,
+  startCleanup,
+} from "@table-archiver/core";
+import type { Config } from "@table-archiver/core/config";
+import { createDuckDbWarehouse } from "@table-archiver/core/duckdb";
+import {
+  createMysqlAccountCheck,
+  createMysqlDayDeleter,
+  createMysqlLoadProbe,
+  createMysqlPartitionedTable,
+  createMysqlPool,
+  createMysqlSourceDatabase,
+} from "@table-archiver/core/mysql";
+import {
+  copiedDaysKey,
+  createRedisCleanupState,
+  createRedisClient,
+  createRedisMigrationLedger,
+  migratedDaysKey,
+} from "@table-archiver/core/redis";
+import { createMemoryTaskQueue, type MemoryTaskQueue } from "@table-archiver/core/testing";
+import mysql from "mysql2/promise";
+import { BENCH_DATABASE, BENCH_SERVER, benchLogger, freshBenchConfig } from "./bench-table";
+import { runChecked } from "./live/child-processes";
+
+const TABLE = "bench_partitioned";
+const PEER_TABLE = "bench_unpartitioned";
+const PREFIX = "bench-partitions";
+const ROWS = 1_000_000;
+const FIRST_DAY = "2024-01-01";
+const DAYS = 366;
+/** Cleanup tasks run at once. */
+const WIDTH = 2;
+const NOW = new Date("2026-11-21T12:00:00Z");
+
+type Pool = ReturnType<typeof createMysqlPool>;
+
+export async function main(): Promise<Record<string, unknown>> {
+  const buildSeconds = await buildTables();
+  const config = await freshBenchConfig(TABLE);
+  // The file freshBenchConfig has just deleted.
+  const duckdbPath = `.bench/${TABLE}.duckdb`;
+
+  const pool = createMysqlPool(config.mysql, { connectionLimit: 8 });
+  const redis = createRedisClient(config.redis);
+  await forget(redis);
+  const source = createMysqlSourceDatabase(pool);
+  const warehouse = await createDuckDbWarehouse({ path: duckdbPath, dataset: "archive" });
+  const queue = createMemoryTaskQueue();
+  const loadProbe = createMysqlLoadProbe({ primary: pool, replicaUrls: [] });
+  const partitions = createMysqlPartitionedTable(pool);
+  const spent = new Map<string, number>();
+  const warehouseSpent = new Map<string, number>();
+  const timedWarehouse = timed(warehouse, warehouseSpent);
+  const deps: CleanupDeps = {
+    source,
+    account: createMysqlAccountCheck(pool),
+    deleter: createMysqlDayDeleter(pool),
+    partitions: timed(partitions, spent),
+    loadProbe,
+    warehouse: async () => timedWarehouse,
+    ledger: createRedisMigrationLedger(redis),
+    state: createRedisCleanupState(redis, { prefix: PREFIX }),
+    queue,
+    logger: benchLogger,
+    clock: () => NOW,
+    destinations: { defaultDataset: "archive", allowProject: false },
+    settings: config.cleanup,
+    recopy: () => Promise.reject(new Error("the partitions bench never re-copies a day")),
+    warehouseLabel: `the DuckDB file ${duckdbPath}`,
+  };
+  let finished = false;
+  try {
+    const copySeconds = await copyAllDays(deps, config);
+    const settledMs = await waitForFlushedRedo(pool);
+    // The copy went through the timed warehouse too: count the cleanup's calls alone.
+    spent.clear();
+    warehouseSpent.clear();
+
+    const started = performance.now();
+    const summary = await startCleanup(deps, {
+      clean_table: TABLE,
+      filter_column: "created_at",
+      dry_run: false,
+      recopy_changed_days: false,
+      allow_delete_triggers: false,
+    });
+    const enqueueSeconds = (performance.now() - started) / 1000;
+    const { reports, failures } = await runQueue(queue, deps);
+    const archiverSeconds = (performance.now() - started) / 1000;
+    const tasksSeconds = archiverSeconds - enqueueSeconds;
+    const archiverRows = reports.reduce((sum, r) => sum + r.rowsDeleted, 0);
+    const twinsLeft = (await partitions.detachedTwins()).length;
+
+    const peerSettledMs = await waitForFlushedRedo(pool);
+    const peer = await ptArchiverPurge();
+    finished = true;
+
+    const archiverRate = archiverRows / archiverSeconds;
+    const peerRate = peer ? peer.rows / peer.seconds : undefined;
+    return {
+      scenario:
+        "clean 366 days / 1,000,000 rows of a table partitioned by month (exchange) vs pt-archiver --purge on the same rows unpartitioned",
+      rows: ROWS,
+      archiver: {
+        seconds: round(archiverSeconds),
+        enqueueSeconds: round(enqueueSeconds),
+        tasksSeconds: round(tasksSeconds),
+        rowsDeleted: archiverRows,
+        rowsPerSecond: Math.round(archiverRate),
+        tasks: reports.length + failures.length,
+        taskFailures: failures.map(({ day, partition, error }) => `${partition ?? day}: ${error}`),
+        partitionsExchanged: reports.filter((r) => r.partition?.outcome === "cleaned").length,
+        partitionsChunked: reports.filter((r) => r.partition?.outcome === "chunked").length,
+        // Summed over the tasks (two run at once): dayFigures counts and fingerprints a partition's or twin's rows.
+        partitionCallsMs: Object.fromEntries([...spent].map(([name, ms]) => [name, Math.round(ms)])),
+        warehouseCallsMs: Object.fromEntries([...warehouseSpent].map(([name, ms]) => [name, Math.round(ms)])),
+        longestTaskMs: Math.round(Math.max(0, ...reports.map((r) => r.durationMs))),
+        concurrency: WIDTH,
+        paths: summary.partitions.map(({ partition, path, reason, days }) => ({
+          partition,
+          path,
+          days: days.length,
+          ...(reason ? { reason } : {}),
+        })),
+        twinsLeft,
+        redoSettleMs: settledMs,
+      },
+      ptArchiver: peer
+        ? {
+            seconds: round(peer.seconds),
+            rowsDeleted: peer.rows,
+            rowsPerSecond: Math.round(peer.rows / peer.seconds),
+            command: peer.command,
+            redoSettleMs: peerSettledMs,
+          }
+        : "not run: pt-archiver is not on PATH; install it with apt-get update && apt-get install -y percona-toolkit",
+      ratio: peerRate ? round(archiverRate / peerRate) : null,
+      rowsLeft: { [TABLE]: await count(pool, TABLE), [PEER_TABLE]: await count(pool, PEER_TABLE) },
+      setupSeconds: { build: round(buildSeconds), copy: round(copySeconds) },
+    };
+  } finally {
+    if (!finished) await dropTwins().catch(() => {});
+    await Promise.allSettled([queue.close(), warehouse.close(), loadProbe.close()]);
+    await pool.end();
+    redis.disconnect();
+  }
+}
+
+/**
+ * Drops and rebuilds both tables: bench_partitioned filled inside the server
+ * from the SEQUENCE engine (MariaDB), ids rising with time, and
+ * bench_unpartitioned copied from it. Also drops twins an earlier failed run left.
+ */
+async function buildTables(): Promise<number> {
+  const started = performance.now();
+  const admin = await mysql.createConnection({ uri: BENCH_SERVER });
+  try {
+    await admin.query(`CREATE DATABASE IF NOT EXISTS ${BENCH_DATABASE}`);
+    await admin.query(`USE ${BENCH_DATABASE}`);
+    await dropTwins();
+    await admin.query(`DROP TABLE IF EXISTS ${TABLE}, ${PEER_TABLE}`);
+    const columns = `id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT,
+      created_at DATETIME(6) NOT NULL,
+      user_id INT NOT NULL,
+      name VARCHAR(64) NOT NULL,
+      amount DECIMAL(12,2) NOT NULL,
+      score DOUBLE NULL,
+      flag TINYINT NOT NULL,
+      payload TEXT NULL`;
+    const months = Array.from({ length: 12 }, (_, i) => {
+      const month = String(i + 1).padStart(2, "0");
+      const below = i === 11 ? "2025-01-01" : `2024-${String(i + 2).padStart(2, "0")}-01`;
+      return `PARTITION p2024_${month} VALUES LESS THAN (TO_DAYS('${below}'))`;
+    });
+    await admin.query(
+      `CREATE TABLE ${TABLE} (${columns}, PRIMARY KEY (id, created_at), KEY idx_created_at (created_at))
+       ENGINE=InnoDB DEFAULT CHARSET=utf8mb4
+       PARTITION BY RANGE (TO_DAYS(created_at)) (${months.join(", ")}, PARTITION pmax VALUES LESS THAN MAXVALUE)`,
+    );
+    const microsPerRow = (DAYS * 86_400_000_000) / ROWS;
+    await admin.query(
+      `INSERT INTO ${TABLE} (id, created_at, user_id, name, amount, score, flag, payload)
+       SELECT n, TIMESTAMP('${FIRST_DAY}') + INTERVAL FLOOR((n - 1) * ${microsPerRow}) MICROSECOND,
+              n % 100000, CONCAT('user-', n % 100000, '-', MD5(n)), (n % 100000) / 100, n * 1.5 / 7, n % 128,
+              CONCAT('{"n":', n, ',"tags":["a","b"],"ok":true}')
+       FROM (SELECT seq AS n FROM seq_1_to_${ROWS}) s ORDER BY n`,
+    );
+    await admin.query(
+      `CREATE TABLE ${PEER_TABLE} (${columns}, PRIMARY KEY (id), KEY idx_created_at (created_at))
+       ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`,
+    );
+    await admin.query(`INSERT INTO ${PEER_TABLE} SELECT * FROM ${TABLE} ORDER BY id`);
+    return (performance.now() - started) / 1000;
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Twins (`archiver_twin__…`) left in the bench database by a run that failed midway. */
+async function dropTwins(): Promise<void> {
+  const admin = await mysql.createConnection({ uri: BENCH_SERVER });
+  try {
+    const [rows] = (await admin.query(
+      "SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME LIKE 'archiver\\_twin\\_\\_%'",
+      [BENCH_DATABASE],
+    )) as unknown as [{ name: string }[]];
+    for (const { name } of rows) await admin.query(`DROP TABLE IF EXISTS \`${BENCH_DATABASE}\`.\`${name}\``);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** The state a finished migration leaves: every day copied by the real copy task and recorded. */
+async function copyAllDays(deps: CleanupDeps, config: Config): Promise<number> {
+  const started = performance.now();
+  const days: CalendarDay[] = [];
+  for (let i = 0; i < DAYS; i++) days.push(addDays(FIRST_DAY, i));
+  await inParallel(days, 2, (day) =>
+    copyDay(
+      {
+        source: deps.source,
+        warehouse: deps.warehouse,
+        ledger: deps.ledger,
+        logger: benchLogger,
+        clock: () => NOW,
+        timeZone: "UTC",
+        destinations: deps.destinations,
+        batchRows: config.copyBatchRows,
+      },
+      { kind: "copy", table: TABLE, destination: TABLE, filterColumn: "created_at", day },
+    ),
+  );
+  return (performance.now() - started) / 1000;
+}
+
+/** The adapter with the milliseconds spent in each method added up in `spent`. */
+function timed<T extends object>(adapter: T, spent: Map<string, number>): T {
+  return new Proxy(adapter, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== "function" || typeof key !== "string") return value;
+      return async (...args: unknown[]) => {
+        const started = performance.now();
+        try {
+          return await value.apply(target, args);
+        } finally {
+          spent.set(key, (spent.get(key) ?? 0) + performance.now() - started);
+        }
+      };
+    },
+  });
+}
+
+interface Failure {
+  readonly day: CalendarDay;
+  readonly partition?: string;
+  readonly error: string;
+}
+
+/**
+ * Runs every queued task (and any a task queues: a partition sent down the
+ * chunked path queues its other days), WIDTH at a time, each once.
+ */
+async function runQueue(
+  queue: MemoryTaskQueue,
+  deps: CleanupDeps,
+): Promise<{ reports: DayCleanupReport[]; failures: Failure[] }> {
+  const reports: DayCleanupReport[] = [];
+  const failures: Failure[] = [];
+  const lane = async () => {
+    for (let task = queue.take(); task; task = queue.take()) {
+      if (task.kind !== "clean") throw new Error(`unexpected ${task.kind} task`);
+      try {
+        reports.push(await cleanDay(deps, task));
+      } catch (error) {
+        failures.push({ day: task.day, partition: task.partition, error: (error as Error).message });
+      }
+      queue.finish(task);
+    }
+  };
+  // A lane that found the queue empty may stop before another lane's task queues more: go round until none is left.
+  while (queue.tasks().length > 0) await Promise.all(Array.from({ length: WIDTH }, lane));
+  return { reports, failures };
+}
+
+/**
+ * The peer, as the target names it, with --statistics for its own count of
+ * rows deleted. pt-archiver keeps the row with the highest id (its
+ * --safe-auto-increment default), so one row stays behind.
+ */
+async function ptArchiverPurge(): Promise<{ rows: number; seconds: number; command: string } | undefined> {
+  if (spawnSync("pt-archiver", ["--version"]).error) {
+    console.log(
+      "pt-archiver is not on PATH: install it with `apt-get update && apt-get install -y percona-toolkit`; printing the archiver's figures alone",
+    );
+    return undefined;
+  }
+  const server = new URL(BENCH_SERVER);
+  const dsn = [
+    `h=${server.hostname}`,
+    `P=${server.port || "3306"}`,
+    `u=${decodeURIComponent(server.username) || "root"}`,
+    ...(server.password ? [`p=${decodeURIComponent(server.password)}`] : []),
+    `D=${BENCH_DATABASE}`,
+    `t=${PEER_TABLE}`,
+  ].join(",");
+  const args = [
+    "--source",
+    dsn,
+    "--purge",
+    "--bulk-delete",
+    "--limit",
+    "1000",
+    "--commit-each",
+    "--where",
+    "created_at < '2025-01-01'",
+    "--no-check-charset",
+    "--statistics",
+  ];
+  const result = await runChecked("pt-archiver --purge", "pt-archiver", args);
+  const match = /^DELETE (\d+)$/m.exec(result.stdout);
+  if (!match) throw new Error(`pt-archiver printed no DELETE count:\n${result.stdout.slice(-1000)}`);
+  const shown = args.map((arg) => (/[\s']/.test(arg) ? `"${arg}"` : arg)).join(" ");
+  return { rows: Number(match[1]), seconds: result.seconds, command: `pt-archiver ${shown}` };
+}
+
+/**
+ * Building the tables and copying leave InnoDB with a redo log nearly full
+ * of unflushed changes; waits (at most a minute) until MariaDB reports a
+ * checkpoint age under 16 MiB, as the cleanup bench does. Returns how long it waited.
+ */
+async function waitForFlushedRedo(pool: Pool): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < 60_000) {
+    const [rows] = await pool.query({
+      sql: "SHOW GLOBAL STATUS LIKE 'Innodb_checkpoint_age'",
+      rowsAsArray: true,
+    });
+    const age = Number((rows as unknown[][])[0]?.[1] ?? 0);
+    if (age < 16_777_216) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return Math.round(performance.now() - started);
+}
+
+/** Drops what an earlier run left in Redis: migrated days, copy records, cleanup state. */
+async function forget(redis: ReturnType<typeof createRedisClient>): Promise<void> {
+  const keys = [migratedDaysKey(TABLE), copiedDaysKey(TABLE)];
+  for await (const batch of redis.scanStream({ match: `${PREFIX}:*`, count: 1000 })) keys.push(...batch);
+  await redis.del(...keys);
+}
+
+async function count(pool: Pool, table: string): Promise<number> {
+  const [[row]] = (await pool.query({ sql: `SELECT COUNT(*) FROM ${table}`, rowsAsArray: true })) as [
+    unknown[][],
+    unknown,
+  ];
+  return Number(row?.[0]);
+}
+
+async function inParallel<T, R>(
+  items: readonly T[],
+  width: number,
+  run: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.max(1, width) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      out[index] = await run(items[index] as T);
+    }
+  });
+  await Promise.all(lanes);
+  return out;
+}
+
+function round(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  console.log(JSON.stringify(await main()));
+}
