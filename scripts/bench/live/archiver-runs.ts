@@ -5,7 +5,7 @@ import { type Config, loadConfig } from "@table-archiver/core/config";
 import { copiedDaysKey, createRedisClient, migratedDaysKey } from "@table-archiver/core/redis";
 import { createRuntime, type Runtime } from "@table-archiver/core/runtime";
 import { runWorker } from "@table-archiver/local";
-import { ARCHIVER_TABLE, FILTER_COLUMN, LIVE_DATABASE } from "./bench-tables";
+import { ARCHIVER_TABLE, FILTER_COLUMN, LIVE_DATABASE, PARTITIONED_TABLE } from "./bench-tables";
 import type { PrivateMariaDb } from "./private-mariadb";
 import type { ToolRun } from "./pt-archiver-runs";
 import { HEARTBEAT } from "./server-samplers";
@@ -23,12 +23,28 @@ export interface CleanedDay {
   readonly waitedMs: number;
 }
 
+/** A partition the cleanup emptied at once (its log line "cleaned partition"), with when it was logged. */
+export interface CleanedPartition {
+  readonly atMs: number;
+  readonly table: string;
+  readonly partition: string;
+  readonly days: number;
+  readonly rowsDeleted: number;
+  /** When its rows were exchanged into the twin ("partition detached into its twin"), if logged. */
+  readonly detachedAtMs: number | undefined;
+}
+
 export interface ArchiverRunner {
   /** The settings that move the figures, as the archiver parsed them. */
   readonly settings: Record<string, unknown>;
   readonly cleanedDays: readonly CleanedDay[];
-  copyAll(days: number): Promise<ToolRun>;
-  cleanupAll(): Promise<ToolRun>;
+  readonly cleanedPartitions: readonly CleanedPartition[];
+  /** Partitions sent down the chunked path instead ("partition takes the chunked path"), with why. */
+  readonly chunkedPartitions: readonly string[];
+  /** Copies every day of `table` (the archiver's table unless named). */
+  copyAll(days: number, table?: string): Promise<ToolRun>;
+  /** Cleans every migrated day of `table` (the archiver's table unless named), dry_run false. */
+  cleanupAll(table?: string): Promise<ToolRun>;
   close(): Promise<void>;
 }
 
@@ -71,6 +87,9 @@ export async function startArchiver(options: {
     Promise.all([rm(duckdbPath, { force: true }), rm(`${duckdbPath}.wal`, { force: true })]);
   await removeWarehouse();
   const cleanedDays: CleanedDay[] = [];
+  const cleanedPartitions: CleanedPartition[] = [];
+  const chunkedPartitions: string[] = [];
+  const detachedAt = new Map<string, number>();
   // The first warnings say what went wrong; a hundred retries of the same one bury the figures.
   let complaints = 0;
   const complain = (message: string, fields?: object) => {
@@ -81,7 +100,24 @@ export async function startArchiver(options: {
   const logger = {
     debug() {},
     info(message: string, fields?: Readonly<Record<string, unknown>>) {
-      if (message !== "cleaned day" || !fields) return;
+      if (!fields) return;
+      if (message === "cleanup: partition detached into its twin") {
+        detachedAt.set(`${String(fields.table)}.${String(fields.partition)}`, options.clockMs());
+        return;
+      }
+      if (message === "cleaned partition") {
+        const key = `${String(fields.table)}.${String(fields.partition)}`;
+        cleanedPartitions.push({
+          atMs: options.clockMs(),
+          table: String(fields.table),
+          partition: String(fields.partition),
+          days: Number(fields.days),
+          rowsDeleted: Number(fields.rowsDeleted),
+          detachedAtMs: detachedAt.get(key),
+        });
+        return;
+      }
+      if (message !== "cleaned day") return;
       cleanedDays.push({
         atMs: options.clockMs(),
         day: String(fields.day),
@@ -90,7 +126,14 @@ export async function startArchiver(options: {
         waitedMs: Number(fields.waitedMs),
       });
     },
-    warn: (message: string, fields?: object) => complain(message, fields),
+    warn: (message: string, fields?: Readonly<Record<string, unknown>>) => {
+      if (message === "cleanup: partition takes the chunked path" && fields) {
+        chunkedPartitions.push(
+          `${String(fields.table)}.${String(fields.partition)}: ${String(fields.reason)}`,
+        );
+      }
+      complain(message, fields);
+    },
     error: (message: string, fields?: object) => complain(message, fields),
   };
   const runtime = await createRuntime(config, { logger, clock: () => NOW });
@@ -114,14 +157,16 @@ export async function startArchiver(options: {
   return {
     settings,
     cleanedDays,
-    copyAll: (days) =>
+    cleanedPartitions,
+    chunkedPartitions,
+    copyAll: (days, table = ARCHIVER_TABLE) =>
       drainedRun(
         () => {
           const parsed = parseMessage({
             years_to_migrate: 1,
             months_to_migrate: 0,
-            source_tables: [ARCHIVER_TABLE],
-            destination_tables: [`${ARCHIVER_TABLE}_archive`],
+            source_tables: [table],
+            destination_tables: [`${table}_archive`],
             filter_columns: [FILTER_COLUMN],
             // A message field, not a tuning default: every day in one message, as the issue measured.
             tasks_enqueued_limit: days,
@@ -131,11 +176,11 @@ export async function startArchiver(options: {
         },
         () => worker.outcomes().copied.rows,
       ),
-    cleanupAll: () =>
+    cleanupAll: (table = ARCHIVER_TABLE) =>
       drainedRun(
         () => {
           const parsed = parseMessage({
-            clean_table: ARCHIVER_TABLE,
+            clean_table: table,
             filter_column: FILTER_COLUMN,
             dry_run: false,
           });
@@ -172,18 +217,21 @@ function settingsOf(runtime: Runtime): Record<string, unknown> {
 }
 
 /**
- * The shared Redis is only ever touched at the bench's own keys: the table's
- * records (`mig_bench_live` and its copy records), its cleanup state and the
- * bench's queue prefix. Dropped before the run (a run starts afresh) and after.
+ * The shared Redis is only ever touched at the bench's own keys: the two
+ * archiver tables' records (`mig_bench_live`, `mig_bench_live_partitioned`
+ * and their copy records), their cleanup state and the bench's queue prefix. Dropped before the run (a run starts afresh) and after.
  */
 async function forgetRedisRecords(config: Config): Promise<void> {
   const redis = createRedisClient(config.redis);
   try {
-    const keys = [migratedDaysKey(ARCHIVER_TABLE), copiedDaysKey(ARCHIVER_TABLE)];
+    const tables = [ARCHIVER_TABLE, PARTITIONED_TABLE];
+    const keys = tables.flatMap((table) => [migratedDaysKey(table), copiedDaysKey(table)]);
     const patterns = [
-      `archiver:cleanup:${ARCHIVER_TABLE}:*`,
-      `archiver:cleanup-lease:${ARCHIVER_TABLE}:*`,
-      `archiver:cleaned:${ARCHIVER_TABLE}`,
+      ...tables.flatMap((table) => [
+        `archiver:cleanup:${table}:*`,
+        `archiver:cleanup-lease:${table}:*`,
+        `archiver:cleaned:${table}`,
+      ]),
       `${QUEUE_PREFIX}:*`,
     ];
     for (const match of patterns) {

@@ -6,6 +6,12 @@ export const LIVE_DATABASE = "live";
 export const ARCHIVER_TABLE = "bench_live";
 /** pt-archiver's identical copy. */
 export const PT_TABLE = "bench_live_pt";
+/**
+ * The same rows, RANGE-partitioned by month on the filter column, for the
+ * archiver's partition cleanup (whole partitions exchanged out); its name
+ * keys its records in the shared Redis too (`mig_bench_live_partitioned`).
+ */
+export const PARTITIONED_TABLE = "bench_live_partitioned";
 export const FILTER_COLUMN = "created_at";
 export const FIRST_DAY = "2024-01-01";
 
@@ -21,10 +27,33 @@ export function endOfData(size: TableSize): string {
   return end.toISOString().slice(0, 10);
 }
 
+/** One partition of PARTITIONED_TABLE: its name and the first day it no longer holds (none: MAXVALUE). */
+export interface MonthPartition {
+  readonly name: string;
+  readonly below: string | undefined;
+}
+
+/** A partition per month from FIRST_DAY's to the last day's, then `pmax VALUES LESS THAN MAXVALUE`. */
+export function monthPartitions(size: TableSize): MonthPartition[] {
+  const last = new Date(`${endOfData(size)}T00:00:00Z`);
+  last.setUTCDate(last.getUTCDate() - 1);
+  const month = new Date(`${FIRST_DAY.slice(0, 7)}-01T00:00:00Z`);
+  const partitions: MonthPartition[] = [];
+  while (month <= last) {
+    const name = `p${month.toISOString().slice(0, 7).replace("-", "")}`;
+    month.setUTCMonth(month.getUTCMonth() + 1);
+    partitions.push({ name, below: month.toISOString().slice(0, 10) });
+  }
+  partitions.push({ name: "pmax", below: undefined });
+  return partitions;
+}
+
 /**
  * The issue's table: BIGINT key, indexed DATETIME and four more columns,
  * `rowsPerDay` rows on each of `days` days from FIRST_DAY, keys rising with
- * time; then an identical copy for pt-archiver. Rows are made inside the
+ * time; then an identical copy for pt-archiver, and another in
+ * PARTITIONED_TABLE (`PRIMARY KEY (id, created_at)`, as partitioning needs,
+ * `PARTITION BY RANGE (TO_DAYS(created_at))`, a partition a month). Rows are made inside the
  * server (MariaDB's sequence engine) in transactions of 50,000, so the
  * replica receives row events of a size it applies smoothly.
  */
@@ -32,7 +61,7 @@ export async function loadBenchTables(primary: mysql.Connection, size: TableSize
   const rows = size.days * size.rowsPerDay;
   await primary.query(`CREATE DATABASE IF NOT EXISTS ${LIVE_DATABASE}`);
   await primary.query(`USE ${LIVE_DATABASE}`);
-  await primary.query(`DROP TABLE IF EXISTS ${ARCHIVER_TABLE}, ${PT_TABLE}`);
+  await primary.query(`DROP TABLE IF EXISTS ${ARCHIVER_TABLE}, ${PT_TABLE}, ${PARTITIONED_TABLE}`);
   await primary.query(
     `CREATE TABLE ${ARCHIVER_TABLE} (
        id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
@@ -45,6 +74,28 @@ export async function loadBenchTables(primary: mysql.Connection, size: TableSize
      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`,
   );
   await primary.query(`CREATE TABLE ${PT_TABLE} LIKE ${ARCHIVER_TABLE}`);
+  const partitions = monthPartitions(size)
+    .map(({ name, below }) =>
+      below
+        ? `PARTITION ${name} VALUES LESS THAN (TO_DAYS('${below}'))`
+        : `PARTITION ${name} VALUES LESS THAN MAXVALUE`,
+    )
+    .join(",\n       ");
+  await primary.query(
+    `CREATE TABLE ${PARTITIONED_TABLE} (
+       id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT,
+       created_at DATETIME NOT NULL,
+       user_id INT NOT NULL,
+       name VARCHAR(64) NOT NULL,
+       amount DECIMAL(12,2) NOT NULL,
+       payload VARCHAR(255) NULL,
+       PRIMARY KEY (id, created_at),
+       KEY idx_created_at (created_at)
+     ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4
+     PARTITION BY RANGE (TO_DAYS(created_at)) (
+       ${partitions}
+     )`,
+  );
   const secondsPerRow = 86_400 / size.rowsPerDay;
   const step = 50_000;
   for (let from = 0; from < rows; from += step) {
@@ -59,6 +110,9 @@ export async function loadBenchTables(primary: mysql.Connection, size: TableSize
     await primary.query(
       `INSERT INTO ${PT_TABLE} SELECT * FROM ${ARCHIVER_TABLE} WHERE id BETWEEN ${from + 1} AND ${to + 1}`,
     );
+    await primary.query(
+      `INSERT INTO ${PARTITIONED_TABLE} SELECT * FROM ${ARCHIVER_TABLE} WHERE id BETWEEN ${from + 1} AND ${to + 1}`,
+    );
   }
   return rows;
 }
@@ -68,4 +122,33 @@ export async function countRows(primary: mysql.Connection, table: string): Promi
     [{ n: number | string }],
   ];
   return Number(row.n);
+}
+
+/** Rows in each partition of PARTITIONED_TABLE, counted (not information_schema's estimate), in partition order. */
+export async function partitionRows(
+  server: mysql.Connection,
+): Promise<{ partition: string; rows: number }[]> {
+  const [names] = (await server.query(
+    `SELECT PARTITION_NAME AS name FROM information_schema.PARTITIONS
+      WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY PARTITION_ORDINAL_POSITION`,
+    [LIVE_DATABASE, PARTITIONED_TABLE],
+  )) as unknown as [{ name: string | null }[]];
+  const counted = [];
+  for (const { name } of names) {
+    if (name === null) continue;
+    const [[row]] = (await server.query(
+      `SELECT COUNT(*) AS n FROM ${LIVE_DATABASE}.${PARTITIONED_TABLE} PARTITION (${name})`,
+    )) as unknown as [[{ n: number | string }]];
+    counted.push({ partition: name, rows: Number(row.n) });
+  }
+  return counted;
+}
+
+/** Tables the archiver's partition cleanup left behind in the bench's database (twins of an unfinished exchange). */
+export async function leftTwins(server: mysql.Connection): Promise<string[]> {
+  const [rows] = (await server.query(
+    "SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME LIKE 'archiver\\_twin\\_\\_%'",
+    [LIVE_DATABASE],
+  )) as unknown as [{ name: string }[]];
+  return rows.map((r) => r.name);
 }

@@ -8,6 +8,9 @@ export const GOAL = {
   copyP99: 1.1,
   worstSecondTimesBaseline: 10,
   replicaLagMs: 1000,
+  /** The archiver's partition cleanup (whole partitions exchanged out): p99 against the baseline's. */
+  partitionP99TimesBaseline: 1.2,
+  partitionReplicaLagMs: 500,
 } as const;
 
 const fixed = (n: number, digits = 0) =>
@@ -80,10 +83,11 @@ export function ratioLines(ratios: GoalRatios): string[] {
 
 /** Stalls (a second over 10× the baseline p99) and lag over 1 s, per phase. */
 export function limitLines(figures: readonly PhaseFigures[], baselineP99Ms: number): string[] {
+  const width = Math.max(20, ...figures.map((f) => f.name.length));
   return figures.slice(1).map((f) => {
     const times = f.worstSecondMs / baselineP99Ms;
     return (
-      `${f.name.padEnd(20)} worst second ${fixed(times, 1)}× baseline (goal ≤ ${GOAL.worstSecondTimesBaseline}×: ` +
+      `${f.name.padEnd(width)} worst second ${fixed(times, 1)}× baseline (goal ≤ ${GOAL.worstSecondTimesBaseline}×: ` +
       `${times <= GOAL.worstSecondTimesBaseline ? "met" : "not met"}), worst lag ${fixed(f.worstLagMs / 1000, 2)} s ` +
       `(≤ ${GOAL.replicaLagMs / 1000} s where a replica throttle is set)`
     );
@@ -108,3 +112,17 @@ export function worstSecondLines(figures: readonly PhaseFigures[]): string[] {
 }
 
 export const CATCH_UP_NOTE = `catch-up: from the phase's end until the heartbeat shows the replica within ${CAUGHT_UP_MS} ms`;
+
+/** The partition cleanup's goal: its p99 median against the baseline's, and its worst replica lag. */
+export function partitionGoalLine(figures: PhaseFigures | undefined, baselineP99Ms: number): string {
+  const label = `partition cleanup: p99 <= ${GOAL.partitionP99TimesBaseline}x baseline p99, replica lag < ${GOAL.partitionReplicaLagMs / 1000} s`;
+  if (!figures) return `${label}: not measured`;
+  const times = figures.p99MedianMs / baselineP99Ms;
+  const p99Met = times <= GOAL.partitionP99TimesBaseline;
+  const lagMet = figures.worstLagMs < GOAL.partitionReplicaLagMs;
+  return (
+    `${label}: p99 ${fixed(figures.p99MedianMs, 1)} ms vs baseline ${fixed(baselineP99Ms, 1)} ms = ` +
+    `${fixed(times, 2)}× (${p99Met ? "met" : "not met"}), worst replica lag ${fixed(figures.worstLagMs / 1000, 2)} s ` +
+    `(${lagMet ? "met" : "not met"})`
+  );
+}

@@ -5,7 +5,9 @@
  * whole time; a heartbeat measures the replica's lag and a sampler the
  * primary's purge debt and redo. Phases, each followed by a quiet gap:
  * baseline, archiver copy, pt-archiver copy, archiver cleanup, pt-archiver
- * purge. Prints a table per phase and the goal's ratios against pt-archiver, and
+ * purge, archiver partition cleanup (the same rows in a table RANGE-partitioned
+ * by month, copied before the workload starts, emptied a partition at a time by
+ * exchange). Prints a table per phase and the goal's ratios against pt-archiver, and
  * draws the workload's p99 over time as an SVG. A measurement: it prints the
  * targets, it never fails on them.
  *
@@ -15,9 +17,26 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { type ArchiverRunner, startArchiver } from "./archiver-runs";
-import { ARCHIVER_TABLE, countRows, endOfData, FILTER_COLUMN, LIVE_DATABASE, PT_TABLE } from "./bench-tables";
+import {
+  ARCHIVER_TABLE,
+  countRows,
+  endOfData,
+  FILTER_COLUMN,
+  LIVE_DATABASE,
+  leftTwins,
+  PARTITIONED_TABLE,
+  PT_TABLE,
+  partitionRows,
+} from "./bench-tables";
 import { onInterrupt, stopAllProcesses } from "./child-processes";
-import { CATCH_UP_NOTE, limitLines, phaseTable, ratioLines, worstSecondLines } from "./figures-report";
+import {
+  CATCH_UP_NOTE,
+  limitLines,
+  partitionGoalLine,
+  phaseTable,
+  ratioLines,
+  worstSecondLines,
+} from "./figures-report";
 import { parseLiveOptions, requirePrograms } from "./live-options";
 import { p99ChartSvg } from "./p99-chart-svg";
 import { goalRatios, type Phase, type PhaseFigures, phaseFigures } from "./phase-figures";
@@ -100,6 +119,13 @@ async function main(): Promise<void> {
   const { primary, replica } = ready;
   archiver = await startArchiver({ primary, replica, outDir, clockMs });
   console.log(`archiver settings: ${JSON.stringify(archiver.settings)}`);
+  // Not measured: the partitioned table's days copied before the workload starts, so its phase is the cleanup alone.
+  const partitionedCopy = await archiver.copyAll(size.days, PARTITIONED_TABLE);
+  console.log(
+    `[setup] ${PARTITIONED_TABLE} copied by the archiver (not measured): ` +
+      `${partitionedCopy.rows.toLocaleString("en-US")} rows in ${partitionedCopy.seconds.toFixed(1)} s` +
+      `${partitionedCopy.detail ? `, ${partitionedCopy.detail}` : ""}`,
+  );
   samplers = await startSamplers(primary, replica, clockMs);
   workload = startWorkload(primary, clockMs, options.pin ? 0 : undefined);
   await sleep(5_000); // sysbench's connections and first transactions warm the buffer pool; not measured.
@@ -156,6 +182,7 @@ async function main(): Promise<void> {
   await run("pt-archiver purge", "pt-archiver", () =>
     ptArchiverPurge(primary, { database: LIVE_DATABASE, table: PT_TABLE, where }),
   );
+  await run("archiver partition cleanup", "archiver", () => active.cleanupAll(PARTITIONED_TABLE));
   await gapConnection.end();
   await workload.stop();
   await samplers.stop();
@@ -164,9 +191,13 @@ async function main(): Promise<void> {
   const left = {
     [ARCHIVER_TABLE]: await countRows(check, ARCHIVER_TABLE),
     [PT_TABLE]: await countRows(check, PT_TABLE),
+    [PARTITIONED_TABLE]: await countRows(check, PARTITIONED_TABLE),
   };
+  const partitionsLeft = await partitionRows(check);
+  const twins = await leftTwins(check);
   await check.end();
   report({ phases, machine: { ...machine, mariadb: ready.version }, left, rows: ready.rows });
+  partitionReport(partitionsLeft, twins);
   await writeOutputs(phases, machine, ready.version);
 }
 
@@ -196,8 +227,38 @@ function report(input: { phases: readonly Phase[]; machine: object; left: object
   for (const line of ratioLines(goalRatios(new Map(figures.map((f) => [f.name, f])))))
     console.log(`  ${line}`);
   for (const line of limitLines(figures, baselineP99Ms)) console.log(`  ${line}`);
+  console.log(
+    `  ${partitionGoalLine(
+      figures.find((f) => f.name === "archiver partition cleanup"),
+      baselineP99Ms,
+    )}`,
+  );
   console.log("\nAround each phase's worst second:");
   for (const line of worstSecondLines(figures)) console.log(`  ${line}`);
+}
+
+/** How the partitioned table was emptied: the partitions exchanged out, any chunked instead, and what is left. */
+function partitionReport(
+  left: readonly { partition: string; rows: number }[],
+  twins: readonly string[],
+): void {
+  const exchanged = (archiver?.cleanedPartitions ?? []).filter((p) => p.table === PARTITIONED_TABLE);
+  console.log(
+    `\n${PARTITIONED_TABLE}: ${exchanged.length} partitions exchanged ("cleaned partition"), ` +
+      `${exchanged.reduce((n, p) => n + p.days, 0)} days, ` +
+      `${exchanged.reduce((n, p) => n + p.rowsDeleted, 0).toLocaleString("en-US")} rows`,
+  );
+  for (const p of exchanged) {
+    const detached =
+      p.detachedAtMs === undefined ? "" : `, exchanged at ${(p.detachedAtMs / 1000).toFixed(1)} s`;
+    console.log(
+      `  ${p.partition}: ${p.days} days, ${p.rowsDeleted.toLocaleString("en-US")} rows${detached}, ` +
+        `cleaned at ${(p.atMs / 1000).toFixed(1)} s`,
+    );
+  }
+  for (const reason of archiver?.chunkedPartitions ?? []) console.log(`  chunked path instead: ${reason}`);
+  console.log(`  rows left by partition: ${left.map((p) => `${p.partition} ${p.rows}`).join(", ")}`);
+  console.log(`  twin tables left: ${twins.length ? twins.join(", ") : "none"}`);
 }
 
 async function writeOutputs(phases: readonly Phase[], machine: object, version: string): Promise<void> {
@@ -228,6 +289,8 @@ async function writeOutputs(phases: readonly Phase[], machine: object, version: 
         phases,
         samples: { workload: workload?.seconds, lag: samplers?.lag, status: samplers?.status },
         cleanedDays: archiver?.cleanedDays,
+        cleanedPartitions: archiver?.cleanedPartitions,
+        chunkedPartitions: archiver?.chunkedPartitions,
       },
       null,
       1,

@@ -1,4 +1,4 @@
-import { loadBenchTables, type TableSize } from "./bench-tables";
+import { loadBenchTables, PARTITIONED_TABLE, partitionRows, type TableSize } from "./bench-tables";
 import { runChecked } from "./child-processes";
 import { type PrivateMariaDb, startPrivateMariaDb } from "./private-mariadb";
 import { flushSetupRedo } from "./quiet-gap";
@@ -21,7 +21,8 @@ const log = (message: string) => console.log(`[setup] ${message}`);
  * starts later (replica, the archiver, pt-archiver) on CPU 1 and the primary
  * on CPU 0 (sysbench joins it there, see startWorkload), as when the tools run
  * on another host. Then sysbench's
- * tables, the heartbeat and the two bench tables, all replicated, and the
+ * tables, the heartbeat and the three bench tables (the partitioned one
+ * checked partition by partition on the replica), all replicated, and the
  * redo log flushed, so the baseline starts on a quiet server.
  */
 export async function setUpPrivateServers(options: {
@@ -65,10 +66,19 @@ export async function setUpPrivateServers(options: {
     const started = performance.now();
     const rows = await loadBenchTables(admin, options.size);
     log(
-      `loaded ${rows.toLocaleString("en-US")} rows twice in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      `loaded ${rows.toLocaleString("en-US")} rows three times in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
     await waitForReplica(admin, replicaAdmin);
     log("replica caught up");
+    // The partitioned table must reach the replica as it is on the primary: same partitions, same rows.
+    const [onPrimary, onReplica] = await Promise.all([partitionRows(admin), partitionRows(replicaAdmin)]);
+    const shown = (list: typeof onPrimary) => list.map((p) => `${p.partition} ${p.rows}`).join(", ");
+    if (shown(onPrimary) !== shown(onReplica)) {
+      throw new Error(
+        `${PARTITIONED_TABLE} differs on the replica: primary ${shown(onPrimary)}; replica ${shown(onReplica) || "no partitions"}`,
+      );
+    }
+    log(`${PARTITIONED_TABLE} replicated: ${shown(onReplica)}`);
     const redoSeconds = await flushSetupRedo(admin, 300);
     log(`redo flushed after ${redoSeconds.toFixed(1)} s`);
     return { primary, replica, version: version.v, rows };
