@@ -75,6 +75,15 @@ describe("the path of each partition's days", () => {
     expect(paths.rest).toEqual(["2024-01-02", "2024-01-03", "2024-01-09"]);
   });
 
+  it("keeps a partition an interrupted task left detached with its task, whatever the table looks like now", () => {
+    const revoked = { ...facts, exchange: { ok: false }, detached: new Set(["p2024_02"]) };
+    expect(partitionPaths(monthly, pending, revoked).partitions.map((p) => [p.partition, p.path])).toEqual([
+      ["p2024_01", "chunked"],
+      ["p2024_02", "exchange"],
+      ["pmax", "chunked"],
+    ]);
+  });
+
   it("leaves an unpartitioned table alone", () => {
     expect(partitionPaths({ kind: "none" }, pending, facts)).toEqual({ partitions: [], rest: pending });
   });

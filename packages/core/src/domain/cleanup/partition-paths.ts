@@ -27,6 +27,12 @@ export interface PathFacts {
   readonly sideEffects: DeleteSideEffects;
   /** Whether the account may create, exchange and drop twins, and the GRANT that would allow it. */
   readonly exchange: { readonly ok: boolean; readonly grant?: string };
+  /**
+   * Partitions an interrupted task left detached in a twin: their days stay
+   * with that partition's task, which finishes the twin first, whatever the
+   * table looks like now.
+   */
+  readonly detached?: ReadonlySet<string>;
 }
 
 /**
@@ -39,7 +45,8 @@ export interface PathFacts {
  * to fire and no foreign key that reaches it, and the account may exchange.
  * Whether its rows are all verified is checked by the task, before and after
  * the exchange; a partition that fails that check goes the chunked path
- * then. Days outside every candidate are returned under `rest`.
+ * then. Days outside every candidate are returned under `rest`. A partition
+ * left detached by an interrupted task is always its task's to finish.
  */
 export function partitionPaths(
   partitioning: Partitioning,
@@ -60,7 +67,9 @@ export function partitionPaths(
     const lower = from;
     from = partition.below;
     if (days.length === 0) continue;
-    const reason = tableReason ?? partitionReason(partition, lower);
+    const reason = facts.detached?.has(partition.name)
+      ? undefined
+      : (tableReason ?? partitionReason(partition, lower));
     partitions.push({
       partition: partition.name,
       path: reason ? "chunked" : "exchange",
@@ -122,6 +131,9 @@ export async function readPartitionPaths(
   facts: Omit<PathFacts, "exchange">,
 ): Promise<PartitionPaths> {
   const partitioning = await partitions.partitioning(table);
-  const exchange = partitioning.kind === "range" ? await partitions.mayExchange(table) : { ok: false };
-  return partitionPaths(partitioning, pending, { ...facts, exchange });
+  if (partitioning.kind !== "range")
+    return partitionPaths(partitioning, pending, { ...facts, exchange: { ok: false } });
+  const [exchange, twins] = await Promise.all([partitions.mayExchange(table), partitions.detachedTwins()]);
+  const detached = new Set(twins.flatMap((twin) => (twin.table === table ? [twin.partition] : [])));
+  return partitionPaths(partitioning, pending, { ...facts, exchange, detached });
 }
