@@ -148,9 +148,8 @@ export function createMysqlPartitionedTable(
     async detach(table, partition) {
       const twin = quoteIdentifier(twinName(table, partition));
       const comment = `${COMMENT_PREFIX}${JSON.stringify({ table, partition })}`;
-      await run(`CREATE TABLE ${twin} LIKE ${quoteIdentifier(table)}`, [], table);
-      await run(`ALTER TABLE ${twin} REMOVE PARTITIONING`, [], table);
-      await run(`ALTER TABLE ${twin} COMMENT = ?`, [comment], table);
+      const [[, definition] = []] = await run(`SHOW CREATE TABLE ${quoteIdentifier(table)}`, [], table);
+      await run(`${twinDefinition(String(definition), twin)} COMMENT = ?`, [comment], table);
       await run(
         `ALTER TABLE ${quoteIdentifier(table)} EXCHANGE PARTITION ${quoteIdentifier(partition)} WITH TABLE ${twin}`,
         [],
@@ -221,6 +220,22 @@ export function twinName(table: string, partition: string): string {
   if (full.length <= 64) return full;
   const hash = createHash("sha1").update(full).digest("hex").slice(0, 10);
   return `${full.slice(0, 64 - hash.length - 2)}__${hash}`;
+}
+
+/**
+ * The table's own CREATE TABLE (its columns, indexes and options, so the
+ * exchange finds them identical) under the twin's name, without its
+ * partitioning: one statement, where CREATE TABLE ... LIKE and REMOVE
+ * PARTITIONING are two and rebuild the table in between.
+ */
+export function twinDefinition(definition: string, quotedTwin: string): string {
+  const named = definition.replace(/^CREATE TABLE `(?:[^`]|``)+`/, `CREATE TABLE ${quotedTwin}`);
+  // The clause comes last; a comment or default that spells the words comes before it.
+  const partitioning = [...named.matchAll(/\s*(?:\/\*!\d+\s*)?PARTITION BY /g)].at(-1)?.index ?? -1;
+  if (!named.startsWith(`CREATE TABLE ${quotedTwin}`) || partitioning < 0) {
+    throw new Error(`cannot read the table's definition to create its twin: ${definition.slice(0, 200)}`);
+  }
+  return named.slice(0, partitioning);
 }
 
 function from(table: string, rows: PartitionRows): string {

@@ -64,3 +64,22 @@ describe("partition bounds, as information_schema.PARTITIONS prints them", () =>
     });
   });
 });
+
+describe("the twin's definition", () => {
+  it("is the table's own, renamed, without its partitioning, as MariaDB and MySQL print it", async () => {
+    const { twinDefinition } = await import("./mysql-partitioned-table");
+    const mariadb =
+      "CREATE TABLE `events` (\n  `id` int NOT NULL,\n  `note` varchar(9) DEFAULT 'PARTITION BY ' COMMENT 'x',\n" +
+      "  PRIMARY KEY (`id`)\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4\n PARTITION BY RANGE (`id`)\n(PARTITION `p0` VALUES LESS THAN (9) ENGINE = InnoDB)";
+    expect(twinDefinition(mariadb, "`twin`")).toBe(
+      "CREATE TABLE `twin` (\n  `id` int NOT NULL,\n  `note` varchar(9) DEFAULT 'PARTITION BY ' COMMENT 'x',\n" +
+        "  PRIMARY KEY (`id`)\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+    );
+    const mysql =
+      "CREATE TABLE `e``v` (\n  `id` int\n) ENGINE=InnoDB\n/*!50100 PARTITION BY RANGE (`id`)\n(PARTITION p0 VALUES LESS THAN (9)) */";
+    expect(twinDefinition(mysql, "`twin`")).toBe("CREATE TABLE `twin` (\n  `id` int\n) ENGINE=InnoDB");
+    expect(() => twinDefinition("CREATE TABLE `t` (`id` int)", "`twin`")).toThrow(
+      /cannot read the table's definition/,
+    );
+  });
+});

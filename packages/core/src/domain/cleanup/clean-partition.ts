@@ -1,3 +1,4 @@
+import pMap from "p-map";
 import { TransientError } from "../../errors";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { PartitionDays } from "../../ports/partitioned-table";
@@ -5,11 +6,11 @@ import type { CalendarDay } from "../days/calendar-day";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import type { CleanDayTask } from "../tasks/task-payload";
 import { type DayFigures, describeFigures, sameFigures } from "../types/day-figures";
-import type { TableSchema } from "../types/table-schema";
+import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 import type { CleanupDeps } from "./cleanup-deps";
 import { type DayLease, keepDayLease, LEASE_TTL_MS } from "./day-lease";
 import { readPartitionPaths } from "./partition-paths";
-import { verifyDay } from "./verify-day";
+import { judgeDay, warehouseFigures } from "./verify-day";
 
 /** What emptying one partition did. */
 export interface PartitionCleanup {
@@ -92,7 +93,7 @@ export async function cleanPartition(
     if (twin === undefined || twin === 0) {
       if (twin === 0) await partitions.dropTwin(table, partition);
       // Step 1: every row of the partition, on a pending day that passes verification.
-      const rows = await partitions.dayFigures(schema, task.filterColumn, { partition });
+      const rows = partitions.dayFigures(schema, task.filterColumn, { partition });
       const checked = await verifyRows(deps, schema, task.filterColumn, days, records, rows);
       if (typeof checked === "string") return await release(leases, () => chunked(checked));
       if (checked.days.size === 0) {
@@ -148,7 +149,9 @@ export async function cleanPartition(
  * Why the rows may not leave at once, or, when they may, their figures by
  * day: every day that holds rows is one of the partition's pending days, and
  * passes verification with these rows as its source figures (copy record,
- * warehouse and rows agree, content fingerprint included); no row lies on no day.
+ * warehouse and rows agree, content fingerprint included); no row lies on no
+ * day. The warehouse is asked about every pending day while the partition is
+ * read, not after.
  */
 export async function verifyRows(
   deps: CleanupDeps,
@@ -156,28 +159,45 @@ export async function verifyRows(
   filterColumn: string,
   days: readonly CalendarDay[],
   records: ReadonlyMap<CalendarDay, CopiedDayRecord>,
-  rows: PartitionDays,
+  read: PartitionDays | Promise<PartitionDays>,
 ): Promise<PartitionDays | string> {
+  const keyColumn = integerKeyColumn(schema)?.name;
+  const held = pMap(
+    days,
+    async (day) => {
+      const record = records.get(day);
+      return [day, record && (await warehouseFigures(deps, record, filterColumn, day, keyColumn))] as const;
+    },
+    { concurrency: WAREHOUSE_CONCURRENCY },
+  ).then((pairs) => new Map(pairs));
+  // Read at once: a failed read of either side must not leave the other unawaited.
+  const [rows, warehouse] = await Promise.all([read, held]);
   if (rows.outside > 0) return `${rows.outside} rows have a NULL or zero date, which no day holds`;
-  const pending = new Set(days);
-  for (const day of rows.days.keys()) {
-    if (!pending.has(day)) return `it holds rows of ${day}, which is not a migrated day waiting for cleanup`;
-  }
-  for (const [day, figures] of rows.days) {
-    const record = records.get(day);
-    const verdict = await verifyDay(deps, {
-      schema,
-      filterColumn,
-      day,
-      ...(record ? { record } : {}),
-      source: Promise.resolve(figures),
-      referencingKeys: [],
-    });
-    if (verdict.kind !== "ready")
+  for (const [day, source] of [...rows.days].sort(([a], [b]) => a.localeCompare(b))) {
+    if (!warehouse.has(day))
+      return `it holds rows of ${day}, which is not a migrated day waiting for cleanup`;
+    const figures = warehouse.get(day);
+    const verdict =
+      figures instanceof Error
+        ? { kind: "refused" as const, reason: `${schema.name} ${day}: ${figures.message}` }
+        : judgeDay({
+            table: schema.name,
+            day,
+            filterColumn,
+            keyColumn,
+            record: records.get(day),
+            source,
+            warehouse: figures,
+          });
+    if (verdict.kind !== "ready") {
       return `${day} is refused: ${verdict.kind === "refused" ? verdict.reason : "no rows"}`;
+    }
   }
   return rows;
 }
+
+/** Warehouse figures asked at once for a partition's days (each a query; on BigQuery, a billed one). */
+const WAREHOUSE_CONCURRENCY = 8;
 
 function refusalOf(result: PartitionDays | string): string | undefined {
   return typeof result === "string" ? result : undefined;
