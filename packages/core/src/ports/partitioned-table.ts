@@ -36,6 +36,13 @@ export interface PartitionDays {
   readonly outside: number;
 }
 
+/** How many rows of a partition (or its twin) lie on each day. */
+export interface PartitionDayCounts {
+  readonly days: ReadonlyMap<CalendarDay, number>;
+  /** Rows on no calendar day: a NULL or zero date. */
+  readonly outside: number;
+}
+
 /** A detached twin the archiver left behind (a crash between detaching and dropping or putting back). */
 export interface DetachedTwin {
   readonly table: string;
@@ -72,8 +79,20 @@ export interface PartitionedTable {
    * would allow it, when it may not.
    */
   mayExchange(table: string): Promise<{ readonly ok: boolean; readonly grant?: string }>;
-  /** Figures of each day of the rows in `rows`, in one pass (a partition scan, not the whole table). */
-  dayFigures(schema: TableSchema, column: string, rows: PartitionRows): Promise<PartitionDays>;
+  /** Rows of `rows` by day, counted through the filter column's index (no row is read, none hashed). */
+  dayCounts(table: string, column: string, rows: PartitionRows): Promise<PartitionDayCounts>;
+  /**
+   * Figures of `rows` by day, content fingerprints included: of `day` alone
+   * (a range of the filter column's index), or of every day in one pass over
+   * the partition when no day is given (for a table whose filter column leads
+   * no index, where a day's range would read the whole partition).
+   */
+  dayFigures(
+    schema: TableSchema,
+    column: string,
+    rows: PartitionRows,
+    day?: CalendarDay,
+  ): Promise<PartitionDays>;
   /** The twin's name for `partition` of `table`. */
   twinName(table: string, partition: string): string;
   /** Rows in the twin of `partition`; undefined when there is no twin. */

@@ -4,6 +4,7 @@ import type { DayFigures } from "../../domain/types/day-figures";
 import { integerKeyColumn } from "../../domain/types/table-schema";
 import type { PartitionedTable, PartitionRows } from "../../ports/partitioned-table";
 import type { MysqlPool, MysqlPoolConnection } from "./create-mysql-pool";
+import { dayCondition } from "./day-range";
 import { integerText } from "./key-range";
 import { mapMysqlError } from "./map-mysql-error";
 import { type PartitionRow, partitioningOf } from "./partition-bounds";
@@ -101,30 +102,47 @@ export function createMysqlPartitionedTable(
       };
     },
 
-    async dayFigures(schema, column, rows) {
+    async dayCounts(table, column, rows) {
+      const c = quoteIdentifier(column);
+      const answer = await run(
+        `SELECT DATE_FORMAT(${c}, '%Y-%m-%d'), COUNT(*) FROM ${from(table, rows)} GROUP BY 1`,
+        [],
+        table,
+      );
+      const days = new Map<CalendarDay, number>();
+      let outside = 0;
+      for (const [day, count] of answer) {
+        const name = day === null ? "" : String(day);
+        if (isCalendarDay(name)) days.set(name, Number(count));
+        else outside += Number(count);
+      }
+      return { days, outside };
+    },
+
+    async dayFigures(schema, column, rows, day) {
       const c = quoteIdentifier(column);
       const key = integerKeyColumn(schema)?.name;
       const k = key ? quoteIdentifier(key) : "";
       const keyFigures = key
         ? `, COUNT(${k}), CAST(COALESCE(SUM(${k}), 0) AS CHAR), CAST(MIN(${k}) AS CHAR), CAST(MAX(${k}) AS CHAR)`
         : "";
+      const range = day ? dayCondition(c, day) : undefined;
       const answer = await run(
         `SELECT DATE_FORMAT(${c}, '%Y-%m-%d'), COUNT(*), ${fingerprintSum(schema)}${keyFigures}
-           FROM ${from(schema.name, rows)} GROUP BY 1`,
-        [],
+           FROM ${from(schema.name, rows)}${range ? ` WHERE ${range.sql}` : ""} GROUP BY 1`,
+        range ? [...range.values] : [],
         schema.name,
       );
       const days = new Map<CalendarDay, DayFigures>();
       let outside = 0;
-      for (const [day, count, fingerprint, keyCount, sum, min, max] of answer) {
-        const rowsOfDay = Number(count);
-        const name = day === null ? "" : String(day);
-        if (!isCalendarDay(name)) {
-          outside += rowsOfDay;
+      for (const [name, count, fingerprint, keyCount, sum, min, max] of answer) {
+        const text = name === null ? "" : String(name);
+        if (!isCalendarDay(text)) {
+          outside += Number(count);
           continue;
         }
-        days.set(name, {
-          rows: rowsOfDay,
+        days.set(text, {
+          rows: Number(count),
           fingerprint: String(fingerprint),
           ...(key
             ? {

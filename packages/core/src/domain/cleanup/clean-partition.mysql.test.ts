@@ -275,6 +275,29 @@ describe("cleanup of a range-partitioned table", () => {
     expect(queue.tasks().map((queued) => queued.day)).toEqual(["2024-01-10", "2024-01-11", "2024-01-12"]);
   }, 30_000);
 
+  it("reads the partition a day at a time under the throttles: nothing is exchanged while a replica lags", async () => {
+    const name = await table(MONTHLY, [...JANUARY], [...JANUARY]);
+    const queue = createMemoryTaskQueue();
+    await startCleanup(fx.deps({ queue }), message(name, false));
+    const task = queue.take();
+    if (task?.kind !== "clean") throw new Error("expected the partition's task");
+    fx.probe.lags = [{ replica: "replica-1:3306", seconds: 30 }];
+    const sleeps: number[] = [];
+    const settings = { maxReplicaLagSeconds: 10, replicaUrls: ["mysql://replica-1"], maxWaitMs: 3000 };
+    const lagging = fx.deps({ queue, settings, sleep: async (ms) => void sleeps.push(ms) });
+    try {
+      await expect(cleanDay(lagging, task)).rejects.toThrow(/replica/);
+      expect(sleeps.length).toBeGreaterThan(0);
+      expect(await rowsByDay(name)).toEqual({ "2024-01-10": 4, "2024-01-11": 4, "2024-01-12": 4 });
+      expect(await createMysqlPartitionedTable(fx.pool).detachedTwins()).toEqual([]);
+    } finally {
+      fx.probe.lags = [];
+    }
+    // Lag gone: one pause-free read per day, then the exchange.
+    const report = await cleanDay(fx.deps({ queue, settings }), task);
+    expect(report.partition).toMatchObject({ outcome: "cleaned", days: [...JANUARY] });
+  });
+
   it("a dry run says, per partition, which path it would take and why, and changes nothing", async () => {
     const name = await table(
       MONTHLY,

@@ -1,16 +1,15 @@
-import pMap from "p-map";
+import { setTimeout as sleep } from "node:timers/promises";
 import { TransientError } from "../../errors";
-import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { PartitionDays } from "../../ports/partitioned-table";
 import type { CalendarDay } from "../days/calendar-day";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
+import { createNicePace } from "../pacing/nice-pace";
 import type { CleanDayTask } from "../tasks/task-payload";
-import { type DayFigures, describeFigures, sameFigures } from "../types/day-figures";
-import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 import type { CleanupDeps } from "./cleanup-deps";
 import { type DayLease, keepDayLease, LEASE_TTL_MS } from "./day-lease";
 import { readPartitionPaths } from "./partition-paths";
-import { judgeDay, warehouseFigures } from "./verify-day";
+import { differences, readDays, verifyRows } from "./partition-rows";
+import { createThrottle } from "./throttle";
 
 /** What emptying one partition did. */
 export interface PartitionCleanup {
@@ -74,6 +73,7 @@ export async function cleanPartition(
   }
   const days = path?.days ?? [];
   const context = { table, partition, twin: partitions.twinName(table, partition) };
+  const wait = deps.sleep ?? ((ms: number) => sleep(ms));
   const chunked = async (reason: string): Promise<PartitionCleanup> => {
     deps.logger.warn("cleanup: partition takes the chunked path", { ...context, reason, days: days.length });
     const others = days.filter((day) => day !== task.day);
@@ -89,12 +89,22 @@ export async function cleanPartition(
   const leases = await claimAll(deps, table, task.filterColumn, days);
   try {
     const records = await deps.ledger.copiedDays(table, days);
+    const throttle = createThrottle({
+      probe: deps.loadProbe,
+      settings: deps.settings,
+      sleep: wait,
+      pace: deps.pace ?? createNicePace({ ratio: deps.settings.niceRatio, sleep: wait }),
+      logger: deps.logger,
+      context,
+      onWait: () => checkAll(leases),
+    });
+    const live = { schema, column: task.filterColumn, rows: { partition }, throttle };
+    const twinRows = { ...live, rows: { twinOf: partition } };
     let verified: PartitionDays | undefined;
     if (twin === undefined || twin === 0) {
       if (twin === 0) await partitions.dropTwin(table, partition);
       // Step 1: every row of the partition, on a pending day that passes verification.
-      const rows = partitions.dayFigures(schema, task.filterColumn, { partition });
-      const checked = await verifyRows(deps, schema, task.filterColumn, days, records, rows);
+      const checked = await verifyRows(deps, live, days, records);
       if (typeof checked === "string") return await release(leases, () => chunked(checked));
       if (checked.days.size === 0) {
         return await release(leases, () =>
@@ -102,7 +112,7 @@ export async function cleanPartition(
         );
       }
       verified = checked;
-      await Promise.all(leases.map((lease) => lease.check()));
+      await checkAll(leases);
       await partitions.detach(table, partition);
       deps.logger.info("cleanup: partition detached into its twin", { ...context, days: checked.days.size });
     } else {
@@ -113,17 +123,19 @@ export async function cleanPartition(
     }
 
     // Step 3: the twin, which nothing writes, against what step 1 verified (or, resuming, against the records).
-    const detached = await partitions.dayFigures(schema, task.filterColumn, { twinOf: partition });
-    const mismatch = verified
-      ? differences(verified, detached)
-      : refusalOf(await verifyRows(deps, schema, task.filterColumn, days, records, detached));
+    const detached = verified
+      ? await readDays(deps, twinRows)
+      : await verifyRows(deps, twinRows, days, records);
+    const mismatch =
+      typeof detached === "string" ? detached : verified ? differences(verified, detached) : undefined;
     if (mismatch !== undefined) {
       const rows = await partitions.putBack(table, partition);
       await partitions.dropTwin(table, partition);
       deps.logger.warn("cleanup: the detached rows were put back", { ...context, rows, reason: mismatch });
       return await release(leases, () => chunked(`after detaching: ${mismatch}`));
     }
-    await Promise.all(leases.map((lease) => lease.check()));
+    if (typeof detached === "string") throw new Error("unreachable: a refused twin is put back above");
+    await checkAll(leases);
     await partitions.dropTwin(table, partition);
     const doneAt = deps.clock().toISOString();
     let rowsDeleted = 0;
@@ -143,85 +155,6 @@ export async function cleanPartition(
     await releaseAll(leases);
     throw error;
   }
-}
-
-/**
- * Why the rows may not leave at once, or, when they may, their figures by
- * day: every day that holds rows is one of the partition's pending days, and
- * passes verification with these rows as its source figures (copy record,
- * warehouse and rows agree, content fingerprint included); no row lies on no
- * day. The warehouse is asked about every pending day while the partition is
- * read, not after.
- */
-export async function verifyRows(
-  deps: CleanupDeps,
-  schema: TableSchema,
-  filterColumn: string,
-  days: readonly CalendarDay[],
-  records: ReadonlyMap<CalendarDay, CopiedDayRecord>,
-  read: PartitionDays | Promise<PartitionDays>,
-): Promise<PartitionDays | string> {
-  const keyColumn = integerKeyColumn(schema)?.name;
-  const held = pMap(
-    days,
-    async (day) => {
-      const record = records.get(day);
-      return [day, record && (await warehouseFigures(deps, record, filterColumn, day, keyColumn))] as const;
-    },
-    { concurrency: WAREHOUSE_CONCURRENCY },
-  ).then((pairs) => new Map(pairs));
-  // Read at once: a failed read of either side must not leave the other unawaited.
-  const [rows, warehouse] = await Promise.all([read, held]);
-  if (rows.outside > 0) return `${rows.outside} rows have a NULL or zero date, which no day holds`;
-  for (const [day, source] of [...rows.days].sort(([a], [b]) => a.localeCompare(b))) {
-    if (!warehouse.has(day))
-      return `it holds rows of ${day}, which is not a migrated day waiting for cleanup`;
-    const figures = warehouse.get(day);
-    const verdict =
-      figures instanceof Error
-        ? { kind: "refused" as const, reason: `${schema.name} ${day}: ${figures.message}` }
-        : judgeDay({
-            table: schema.name,
-            day,
-            filterColumn,
-            keyColumn,
-            record: records.get(day),
-            source,
-            warehouse: figures,
-          });
-    if (verdict.kind !== "ready") {
-      return `${day} is refused: ${verdict.kind === "refused" ? verdict.reason : "no rows"}`;
-    }
-  }
-  return rows;
-}
-
-/** Warehouse figures asked at once for a partition's days (each a query; on BigQuery, a billed one). */
-const WAREHOUSE_CONCURRENCY = 8;
-
-function refusalOf(result: PartitionDays | string): string | undefined {
-  return typeof result === "string" ? result : undefined;
-}
-
-/** What differs between the verified rows and the detached ones, or undefined when they are the same. */
-function differences(verified: PartitionDays, detached: PartitionDays): string | undefined {
-  if (detached.outside > 0) return `${detached.outside} rows with a NULL or zero date arrived`;
-  const days = new Set([...verified.days.keys(), ...detached.days.keys()]);
-  for (const day of [...days].sort()) {
-    const before = verified.days.get(day);
-    const after = detached.days.get(day);
-    if (!before || !after || !same(before, after)) {
-      return (
-        `${day} changed between its verification and the exchange ` +
-        `(verified ${before ? describeFigures(before) : "no rows"}, detached ${after ? describeFigures(after) : "no rows"})`
-      );
-    }
-  }
-  return undefined;
-}
-
-function same(a: DayFigures, b: DayFigures): boolean {
-  return sameFigures(a, b) && a.fingerprint === b.fingerprint;
 }
 
 /** Leases every day of the partition; none when another task holds any of them. */
@@ -244,6 +177,10 @@ async function claimAll(
     leases.push(keepDayLease(deps.state, scope, holder, LEASE_TTL_MS));
   }
   return leases;
+}
+
+async function checkAll(leases: readonly DayLease[]): Promise<void> {
+  await Promise.all(leases.map((lease) => lease.check()));
 }
 
 async function releaseAll(leases: readonly DayLease[]): Promise<void> {

@@ -4,9 +4,9 @@ import type { DayScope, ReferencingKey } from "../../ports/day-deleter";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { CalendarDay } from "../days/calendar-day";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
-import { verifyRows } from "./clean-partition";
 import type { CleanupDeps } from "./cleanup-deps";
 import type { PartitionPath } from "./partition-paths";
+import { verifyRows } from "./partition-rows";
 import { recordedKeyRange } from "./plan-cleanup";
 import type { DayRefusal } from "./refusals";
 import { type DayVerdict, verifyDay } from "./verify-day";
@@ -128,8 +128,8 @@ export async function dryRunPartitions(
     let final = path;
     let rows: number | undefined;
     if (path.path === "exchange") {
-      const figures = await deps.partitions.dayFigures(schema, column, { partition: path.partition });
-      const result = await verifyRows(deps, schema, column, path.days, records, figures);
+      const read = { schema, column, rows: { partition: path.partition } };
+      const result = await verifyRows(deps, read, path.days, records);
       if (typeof result === "string") final = { ...path, path: "chunked", reason: result };
       else if (result.days.size === 0)
         final = { ...path, path: "chunked", reason: "the partition holds no rows" };
