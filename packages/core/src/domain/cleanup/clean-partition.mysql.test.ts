@@ -164,6 +164,59 @@ describe("cleanup of a range-partitioned table", () => {
     expect(await rowsByDay(name)).toEqual({ "2024-01-13": 4 });
   });
 
+  it.each([
+    [
+      "YEAR",
+      "PARTITION BY RANGE (YEAR(created_at)) (PARTITION y2023 VALUES LESS THAN (2024), PARTITION ymax VALUES LESS THAN MAXVALUE)",
+      "y2023",
+    ],
+    [
+      "TO_SECONDS",
+      "PARTITION BY RANGE (TO_SECONDS(created_at)) (PARTITION s1 VALUES LESS THAN (TO_SECONDS('2023-12-31')), PARTITION smax VALUES LESS THAN MAXVALUE)",
+      "s1",
+    ],
+  ])("empties a partition of RANGE on %s", async (_fn, partitioning, partition) => {
+    const days = ["2023-12-29", "2023-12-30"];
+    const name = await table(partitioning, [...days, "2024-01-02"], days);
+
+    const { summary, reports, failures } = await clean(name);
+
+    expect(summary.partitions).toEqual([{ partition, path: "exchange", days }]);
+    expect(failures).toEqual([]);
+    expect(reports[0]?.partition).toMatchObject({ outcome: "cleaned", days, rowsDeleted: 8 });
+    expect(await rowsByDay(name)).toEqual({ "2024-01-02": 4 });
+  });
+
+  it("cleans day by day a table whose DELETE triggers the message allows: they fire for every row", async () => {
+    const name = await table(MONTHLY, [...JANUARY], [...JANUARY]);
+    const log = uniqueName("deleted");
+    await fx.query(`CREATE TABLE \`${log}\` (id BIGINT NOT NULL)`);
+    await fx.query(
+      `CREATE TRIGGER \`${log}_t\` AFTER DELETE ON \`${name}\` FOR EACH ROW INSERT INTO \`${log}\` VALUES (OLD.id)`,
+    );
+    const queue = createMemoryTaskQueue();
+    const allow = { ...message(name, false), allow_delete_triggers: true };
+
+    const summary = await startCleanup(fx.deps({ queue }), allow);
+
+    expect(summary.partitions).toEqual([
+      {
+        partition: "p2024_01",
+        path: "chunked",
+        days: [...JANUARY],
+        reason: expect.stringMatching(/DELETE triggers .* are to fire for every row/),
+      },
+    ]);
+    for (let task = queue.take(); task; task = queue.take()) {
+      if (task.kind !== "clean") throw new Error("only cleanup tasks are expected");
+      await cleanDay(fx.deps({ queue }), task);
+      queue.finish(task);
+    }
+    expect(await rowsByDay(name)).toEqual({});
+    const [{ n } = { n: 0 }] = await fx.query<{ n: number }>(`SELECT COUNT(*) AS n FROM \`${log}\``);
+    expect(Number(n)).toBe(12);
+  });
+
   it("keeps a row updated after its copy: its day is refused, the partition's other days go day by day", async () => {
     const name = await table(MONTHLY_COLUMNS, [...JANUARY], [...JANUARY]);
     const layout = await createMysqlPartitionedTable(fx.pool).partitioning(name);
@@ -225,11 +278,18 @@ describe("cleanup of a range-partitioned table", () => {
     ]);
     expect(await rowsByDay(name)).toEqual({ "2024-02-10": 4 });
 
-    // A second death on the retry, before anything was verified, changes nothing either.
-    const diesAgain = {
-      ...createMysqlPartitionedTable(fx.pool),
-      dropTwin: () => Promise.reject(new Error("killed")),
+    // Deaths on the retries, while the twin is verified and once it was, change nothing either.
+    const adapter = createMysqlPartitionedTable(fx.pool);
+    const diesVerifying: PartitionedTable = {
+      ...adapter,
+      dayFigures: async (schema, column, rows, day) => {
+        if ("twinOf" in rows && day === "2024-01-11") throw new Error("killed");
+        return adapter.dayFigures(schema, column, rows, day);
+      },
     };
+    await expect(cleanDay(fx.deps({ queue, partitions: diesVerifying }), task)).rejects.toThrow("killed");
+    expect((await createMysqlPartitionedTable(fx.pool).detachedTwins())[0]?.rows).toBe(12);
+    const diesAgain = { ...adapter, dropTwin: () => Promise.reject(new Error("killed")) };
     await expect(cleanDay(fx.deps({ queue, partitions: diesAgain }), task)).rejects.toThrow("killed");
     expect((await createMysqlPartitionedTable(fx.pool).detachedTwins())[0]?.rows).toBe(12);
 
