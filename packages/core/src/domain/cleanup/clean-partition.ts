@@ -28,10 +28,11 @@ export type CleanPartitionTask = CleanDayTask & { readonly partition: string };
 /**
  * Empties one partition whose every row lies on a migrated day that passes
  * verification, without deleting a row:
- * 1. verify every day of the partition (its rows counted and fingerprinted in
- *    one pass over the partition) against its copy record and the warehouse;
- *    any row on a day that is not migrated, not verified or refused, or on no
- *    day at all, sends the partition down the chunked path;
+ * 1. verify every day of the partition against its copy record and the
+ *    warehouse (its rows counted through the index, then fingerprinted a day
+ *    per statement under the task's throttles, see verifyRows); any row on a
+ *    day that is not migrated, not verified or refused, or on no day at all,
+ *    sends the partition down the chunked path;
  * 2. exchange the partition with an empty twin table: its rows leave the live
  *    table in one atomic step, and nothing can write them any more;
  * 3. count and fingerprint the twin's rows day by day: identical to what step
