@@ -59,6 +59,39 @@ export function createMysqlPartitionedTable(
     return Number(counted[0]?.[0] ?? 0);
   }
 
+  /** Moves the twin's rows into the table and empties the twin, in one transaction. */
+  async function insertBack(table: string, twin: string, rows: number): Promise<void> {
+    let connection: MysqlPoolConnection | undefined;
+    try {
+      connection = await pool.getConnection();
+      // Generated columns are computed again by the table, never inserted.
+      const [stored] = await connection.query(
+        {
+          sql: `SELECT COLUMN_NAME FROM information_schema.COLUMNS
+                    WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND EXTRA NOT LIKE '%GENERATED%'
+                    ORDER BY ORDINAL_POSITION`,
+          rowsAsArray: true,
+        },
+        [table],
+      );
+      const columns = (stored as unknown[][]).map(([name]) => quoteIdentifier(String(name))).join(", ");
+      await connection.query({ sql: "START TRANSACTION" });
+      const [inserted] = await connection.query({
+        sql: `INSERT INTO ${quoteIdentifier(table)} (${columns}) SELECT ${columns} FROM ${twin}`,
+      });
+      await connection.query({ sql: `DELETE FROM ${twin}` });
+      await faults.beforePutBackCommit?.();
+      const moved = (inserted as { affectedRows: number }).affectedRows;
+      if (moved !== rows) throw new Error(`${moved} rows inserted back, ${rows} expected`);
+      await connection.query({ sql: "COMMIT" });
+      connection.release();
+    } catch (error) {
+      // Never committed: the server rolls back when the connection goes, the twin keeps its rows.
+      connection?.destroy();
+      throw mapMysqlError(error, { table });
+    }
+  }
+
   return {
     async partitioning(table) {
       const rows = await run(
@@ -177,34 +210,17 @@ export function createMysqlPartitionedTable(
 
     async putBack(table, partition) {
       const twin = quoteIdentifier(twinName(table, partition));
-      let connection: MysqlPoolConnection | undefined;
-      try {
-        connection = await pool.getConnection();
-        // Generated columns are computed again by the table, never inserted.
-        const [stored] = await connection.query(
-          {
-            sql: `SELECT COLUMN_NAME FROM information_schema.COLUMNS
-                    WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND EXTRA NOT LIKE '%GENERATED%'
-                    ORDER BY ORDINAL_POSITION`,
-            rowsAsArray: true,
-          },
-          [table],
-        );
-        const columns = (stored as unknown[][]).map(([name]) => quoteIdentifier(String(name))).join(", ");
-        await connection.query({ sql: "START TRANSACTION" });
-        const [inserted] = await connection.query({
-          sql: `INSERT INTO ${quoteIdentifier(table)} (${columns}) SELECT ${columns} FROM ${twin}`,
-        });
-        await connection.query({ sql: `DELETE FROM ${twin}` });
-        await faults.beforePutBackCommit?.();
-        await connection.query({ sql: "COMMIT" });
-        connection.release();
-        return (inserted as { affectedRows: number }).affectedRows;
-      } catch (error) {
-        // Never committed: the server rolls back when the connection goes, the twin keeps its rows.
-        connection?.destroy();
-        throw mapMysqlError(error, { table });
-      }
+      const detached = (await twinRows(table, partition)) ?? 0;
+      // Exchanged back, the detached rows are the partition's again in one metadata step (the server checks
+      // that each belongs to it); rows that reached the emptied partition meanwhile are in the twin now.
+      await run(
+        `ALTER TABLE ${quoteIdentifier(table)} EXCHANGE PARTITION ${quoteIdentifier(partition)} WITH TABLE ${twin}`,
+        [],
+        table,
+      );
+      const late = (await twinRows(table, partition)) ?? 0;
+      if (late > 0) await insertBack(table, twin, late);
+      return detached;
     },
 
     async dropTwin(table, partition) {
