@@ -2,13 +2,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { TransientError, VerificationError } from "../../errors";
 import type { ChunkPlan, DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayScope } from "../../ports/day-deleter";
-import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { CalendarDay } from "../days/calendar-day";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import { createNicePace } from "../pacing/nice-pace";
 import { readLedger } from "../records/durable-day-record";
+import { warehouseHoldsCopy } from "../records/held-copy";
 import type { CleanDayTask } from "../tasks/task-payload";
-import { type DayFigures, sameFigures } from "../types/day-figures";
+import type { DayFigures } from "../types/day-figures";
 import { cleanPartition, type PartitionCleanup } from "./clean-partition";
 import type { CleanupDeps } from "./cleanup-deps";
 import { keepDayLease, LEASE_TTL_MS } from "./day-lease";
@@ -17,7 +17,6 @@ import { chunkByOf, copyFitsOneChunk, deletesNewestFirst, oneChunkPlan } from ".
 import { requireChunkPlan, requireCopiedBy, requireStillClean, requireTriggersAllowed } from "./refusals";
 import { createThrottle, type WaitReason } from "./throttle";
 import { verifyAndPlan } from "./verify-and-plan";
-import { warehouseFigures } from "./verify-day";
 
 export { LEASE_TTL_MS } from "./day-lease";
 
@@ -146,7 +145,7 @@ async function runDay(
       existing?.status !== "deleting" &&
       record !== undefined &&
       copyFitsOneChunk(record, scope.column, deps.settings.chunkRows)
-        ? warehouseHoldsCopy(deps, record, scope)
+        ? warehouseHoldsCopy(deps, record)
         : false,
     ),
     deps.deleter.sideEffects(scope.table),
@@ -239,15 +238,4 @@ async function runDay(
   }
   const plan = requireChunkPlan(scope, cleanup.plan);
   return cleaned(await deleteBy(plan, cleanup), plan.chunks.length, false);
-}
-
-/** Whether the warehouse still holds exactly the copy the record describes. */
-async function warehouseHoldsCopy(
-  deps: CleanupDeps,
-  record: CopiedDayRecord,
-  scope: DayScope,
-): Promise<boolean> {
-  const keyColumn = record.figures.key?.column;
-  const held = await warehouseFigures(deps, record, scope.column, scope.day, keyColumn);
-  return !(held instanceof Error) && sameFigures(held, record.figures);
 }

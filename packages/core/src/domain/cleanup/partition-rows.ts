@@ -2,11 +2,12 @@ import pMap from "p-map";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { PartitionDays, PartitionRows } from "../../ports/partitioned-table";
 import type { CalendarDay } from "../days/calendar-day";
+import { warehouseFigures } from "../records/held-copy";
 import { type DayFigures, describeFigures, sameFigures } from "../types/day-figures";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 import type { CleanupDeps } from "./cleanup-deps";
 import type { Throttle } from "./throttle";
-import { judgeDay, warehouseFigures } from "./verify-day";
+import { judgeDay } from "./verify-day";
 
 // Reading and verifying the rows of a partition, or of the twin it was exchanged with, day by day.
 

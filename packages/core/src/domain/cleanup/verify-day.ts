@@ -1,8 +1,8 @@
 import type { ReferencingKey } from "../../ports/day-deleter";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { CalendarDay } from "../days/calendar-day";
+import { warehouseFigures } from "../records/held-copy";
 import { type DayFigures, describeFigures, sameFigures } from "../types/day-figures";
-import { type Destination, parseDestination } from "../types/destination";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 import type { CleanupDeps } from "./cleanup-deps";
 import { chunkByOf } from "./plan-cleanup";
@@ -170,22 +170,4 @@ export async function verifyDay(
   const target = { scope: { table: schema.name, column: filterColumn, day }, schema, by: chunkByOf(schema) };
   const counts = await deps.deleter.countReferences(target, keys);
   return judgeReferences(`${schema.name} ${day}`, counts) ?? verdict;
-}
-
-/** The warehouse's figures of the day its record's copy went to; an Error when the recorded destination cannot be used. */
-export async function warehouseFigures(
-  deps: Pick<CleanupDeps, "warehouse" | "destinations">,
-  record: CopiedDayRecord,
-  filterColumn: string,
-  day: CalendarDay,
-  keyColumn: string | undefined,
-): Promise<DayFigures | Error> {
-  let destination: Destination;
-  try {
-    destination = parseDestination(record.destination, { field: "destination", ...deps.destinations });
-  } catch (error) {
-    return new Error(`the recorded destination cannot be used: ${(error as Error).message}`);
-  }
-  const warehouse = await deps.warehouse();
-  return warehouse.dayFigures({ destination, filterColumn, day }, keyColumn);
 }

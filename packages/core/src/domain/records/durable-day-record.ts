@@ -4,8 +4,8 @@ import type { CopiedDayRecord, MigrationLedger } from "../../ports/migration-led
 import type { Warehouse } from "../../ports/warehouse";
 import type { CalendarDay } from "../days/calendar-day";
 import type { DestinationRules } from "../migration/resolve-tables";
-import { sameFigures } from "../types/day-figures";
 import { parseDestination } from "../types/destination";
+import { warehouseHoldsCopy } from "./held-copy";
 
 /** What reading and restoring the durable day record needs. */
 export interface DurableRecordDeps {
@@ -39,18 +39,12 @@ export async function restoreCopyRecord(
   const warehouse = await deps.warehouse();
   const { copy } = await warehouse.dayRecord(at, table, day);
   if (!copy) return undefined;
-  const destination = parseDestination(copy.destination, { field: "destination", ...deps.destinations });
-  const held = await warehouse.dayFigures(
-    { destination, filterColumn: copy.filterColumn, day },
-    copy.figures.key?.column,
-  );
-  if (!sameFigures(held, copy.figures)) {
+  if (!(await warehouseHoldsCopy(deps, copy))) {
     deps.logger.warn("the durable record names a copy the warehouse no longer holds; not restored", {
       table,
       day,
       dataset: at.dataset,
       recordedRows: copy.figures.rows,
-      heldRows: held.rows,
     });
     return undefined;
   }

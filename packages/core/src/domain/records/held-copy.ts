@@ -1,0 +1,41 @@
+import type { CopiedDayRecord } from "../../ports/migration-ledger";
+import type { Warehouse } from "../../ports/warehouse";
+import type { CalendarDay } from "../days/calendar-day";
+import type { DestinationRules } from "../migration/resolve-tables";
+import { type DayFigures, sameFigures } from "../types/day-figures";
+import { type Destination, parseDestination } from "../types/destination";
+
+/** What asking the warehouse about a recorded copy needs. */
+export interface HeldCopyDeps {
+  readonly warehouse: () => Promise<Warehouse>;
+  /** How recorded destination names resolve (the default dataset), as when the day was copied. */
+  readonly destinations: DestinationRules;
+}
+
+/**
+ * The warehouse's figures of the day a copy record says it copied to, by
+ * `filterColumn` and `keyColumn`; an Error when the recorded destination
+ * cannot be used (another default dataset, a project no longer allowed).
+ */
+export async function warehouseFigures(
+  deps: HeldCopyDeps,
+  record: CopiedDayRecord,
+  filterColumn: string,
+  day: CalendarDay,
+  keyColumn: string | undefined,
+): Promise<DayFigures | Error> {
+  let destination: Destination;
+  try {
+    destination = parseDestination(record.destination, { field: "destination", ...deps.destinations });
+  } catch (error) {
+    return new Error(`the recorded destination cannot be used: ${(error as Error).message}`);
+  }
+  const warehouse = await deps.warehouse();
+  return warehouse.dayFigures({ destination, filterColumn, day }, keyColumn);
+}
+
+/** Whether the warehouse still holds exactly the copy the record describes (rows, and key figures when recorded). */
+export async function warehouseHoldsCopy(deps: HeldCopyDeps, copy: CopiedDayRecord): Promise<boolean> {
+  const held = await warehouseFigures(deps, copy, copy.filterColumn, copy.day, copy.figures.key?.column);
+  return !(held instanceof Error) && sameFigures(held, copy.figures);
+}
