@@ -34,7 +34,7 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-async function checkAs(grants: readonly string[], argv: string[]) {
+async function checkAs(grants: readonly string[], argv: string[], name = table) {
   const account = await createTestAccount(db.name, grants);
   accounts.push(account);
   const stdout = new PassThrough();
@@ -48,7 +48,7 @@ async function checkAs(grants: readonly string[], argv: string[]) {
     LOG_LEVEL: "error",
   };
   const io: CliIo = { env, stdin: Readable.from([""]), stdout, stderr: new PassThrough() };
-  const code = await runCli(["check", "--table", table, ...argv], io);
+  const code = await runCli(["check", "--table", name, ...argv], io);
   return { code, stdout: out.join(""), account: account.account };
 }
 
@@ -66,12 +66,41 @@ describe("archiver check", () => {
     expect(stdout).toContain(`fix: GRANT TRIGGER ON \`${db.name}\`.\`${table}\` TO ${account};`);
   });
 
+  it("says, for a range-partitioned table, whether its partitions may be emptied at once, without failing", async () => {
+    const events = uniqueName("events");
+    await db.connection.query(
+      `CREATE TABLE ${events} (id INT NOT NULL, created_at DATETIME NOT NULL, PRIMARY KEY (id, created_at))
+       PARTITION BY RANGE COLUMNS (created_at) (PARTITION p0 VALUES LESS THAN (MAXVALUE))`,
+    );
+    const run = async (grants: readonly string[]) => {
+      const result = await checkAs(grants, ["--cleanup"], events);
+      return {
+        ...result,
+        line: result.stdout.split("\n").find((line) => line.includes("partition cleanup")),
+      };
+    };
+    const without = await run(DOCUMENTED_GRANTS.cleanup(db.name));
+    expect(without.code).toBe(0);
+    expect(without.line).toMatch(/^without {2}partition cleanup \(optional\)/);
+    expect(without.stdout).toContain(
+      `to allow it: GRANT CREATE, DROP, ALTER, INSERT ON \`${db.name}\`.* TO ${without.account};`,
+    );
+    const granted = await run([
+      ...DOCUMENTED_GRANTS.cleanup(db.name),
+      ...DOCUMENTED_GRANTS.partitions(db.name),
+    ]);
+    expect(granted.code).toBe(0);
+    expect(granted.line).toMatch(/^ok {7}partition cleanup \(optional\)/);
+  });
+
   it("passes the documented grants and exits 0; a copy needs SELECT only", async () => {
     const cleanup = await checkAs(DOCUMENTED_GRANTS.cleanup(db.name), ["--cleanup", "--json"]);
     expect(cleanup.code).toBe(0);
     const report = JSON.parse(cleanup.stdout) as { ok: boolean; checks: { for: string; ok: boolean }[] };
     expect(report.ok).toBe(true);
     expect(report.checks.map((check) => check.for)).toEqual(["copy", "cleanup", "cleanup", "cleanup"]);
+
+    expect(report).not.toHaveProperty("partitions");
 
     const copy = await checkAs(DOCUMENTED_GRANTS.copy(db.name), []);
     expect(copy.code).toBe(0);

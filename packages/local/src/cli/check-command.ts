@@ -24,8 +24,9 @@ export async function checkCommand(
     cleanup: options.cleanup === true,
   });
   const ok = report.checks.every((check) => check.ok);
+  const partitions = options.cleanup ? await partitionCheck(runtime, options.table) : undefined;
   if (options.json) {
-    writeLine(io.stdout, JSON.stringify({ ...report, ok }));
+    writeLine(io.stdout, JSON.stringify({ ...report, ok, ...(partitions ? { partitions } : {}) }));
     return ok ? EXIT.ok : EXIT.failed;
   }
   writeLine(io.stdout, `account ${report.account} on ${report.server}`);
@@ -38,6 +39,14 @@ export async function checkCommand(
     if (!check.ok && check.detail) writeLine(io.stdout, `         ${check.detail}`);
     if (check.grant) writeLine(io.stdout, `         fix: ${check.grant}`);
   }
+  if (partitions) {
+    // Optional: without it a partitioned table is cleaned a day at a time, so it never fails the check.
+    writeLine(
+      io.stdout,
+      `${partitions.ok ? "ok     " : "without"}  partition cleanup (optional): empty whole partitions at once: CREATE, DROP, ALTER, INSERT on the database`,
+    );
+    if (partitions.grant) writeLine(io.stdout, `         to allow it: ${partitions.grant}`);
+  }
   writeLine(
     io.stdout,
     ok
@@ -45,4 +54,18 @@ export async function checkCommand(
       : "the account lacks what is marked MISSING; run the fix statements as an administrator",
   );
   return ok ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * For a table range-partitioned on some column, whether the account may
+ * empty its partitions at once (create, exchange and drop a twin table);
+ * undefined for any other table.
+ */
+async function partitionCheck(
+  runtime: Runtime,
+  table: string,
+): Promise<{ readonly ok: boolean; readonly grant?: string } | undefined> {
+  const partitioning = await runtime.cleanup.partitions.partitioning(table);
+  if (partitioning.kind !== "range") return undefined;
+  return runtime.cleanup.partitions.mayExchange(table);
 }
