@@ -1,10 +1,8 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { TransientError, VerificationError } from "../../errors";
 import type { ChunkPlan, DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayScope } from "../../ports/day-deleter";
 import type { CalendarDay } from "../days/calendar-day";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
-import { createNicePace } from "../pacing/nice-pace";
 import { readLedger } from "../records/durable-day-record";
 import { warehouseHoldsCopy } from "../records/held-copy";
 import type { CleanDayTask } from "../tasks/task-payload";
@@ -15,7 +13,7 @@ import { keepDayLease, LEASE_TTL_MS } from "./day-lease";
 import { type DeleteRun, deleteDay } from "./delete-day";
 import { chunkByOf, copyFitsOneChunk, deletesNewestFirst, oneChunkPlan } from "./plan-cleanup";
 import { requireChunkPlan, requireCopiedBy, requireStillClean, requireTriggersAllowed } from "./refusals";
-import { createThrottle, type WaitReason } from "./throttle";
+import { taskThrottle, type WaitReason } from "./throttle";
 import { verifyAndPlan } from "./verify-and-plan";
 
 export { LEASE_TTL_MS } from "./day-lease";
@@ -165,16 +163,7 @@ async function runDay(
   }
   requireTriggersAllowed(scope, sideEffects, task);
   const target: ChunkTarget = { scope, schema, by: chunkByOf(schema) };
-  const wait = deps.sleep ?? ((ms: number) => sleep(ms));
-  const throttle = createThrottle({
-    probe: deps.loadProbe,
-    settings: deps.settings,
-    sleep: wait,
-    pace: deps.pace ?? createNicePace({ ratio: deps.settings.niceRatio, sleep: wait }),
-    logger: deps.logger,
-    context: { table: scope.table, day: scope.day },
-    onWait: renew,
-  });
+  const throttle = taskThrottle(deps, { table: scope.table, day: scope.day }, renew);
   const deleteBy = (plan: ChunkPlan, progress: Pick<DayCleanup, "chunksDone" | "rowsDeleted">) =>
     deleteDay({
       deleter: deps.deleter,

@@ -1,15 +1,13 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { TransientError } from "../../errors";
 import type { PartitionDays } from "../../ports/partitioned-table";
 import type { CalendarDay } from "../days/calendar-day";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
-import { createNicePace } from "../pacing/nice-pace";
 import type { CleanDayTask } from "../tasks/task-payload";
 import type { CleanupDeps } from "./cleanup-deps";
 import { type DayLease, keepDayLease, LEASE_TTL_MS } from "./day-lease";
 import { readPartitionPaths } from "./partition-paths";
 import { differences, readDays, verifyRows } from "./partition-rows";
-import { createThrottle } from "./throttle";
+import { taskThrottle } from "./throttle";
 
 /** What emptying one partition did. */
 export interface PartitionCleanup {
@@ -74,7 +72,6 @@ export async function cleanPartition(
   }
   const days = path?.days ?? [];
   const context = { table, partition, twin: partitions.twinName(table, partition) };
-  const wait = deps.sleep ?? ((ms: number) => sleep(ms));
   const chunked = async (reason: string): Promise<PartitionCleanup> => {
     deps.logger.warn("cleanup: partition takes the chunked path", { ...context, reason, days: days.length });
     const others = days.filter((day) => day !== task.day);
@@ -90,15 +87,7 @@ export async function cleanPartition(
   const leases = await claimAll(deps, table, task.filterColumn, days);
   try {
     const records = await deps.ledger.copiedDays(table, days);
-    const throttle = createThrottle({
-      probe: deps.loadProbe,
-      settings: deps.settings,
-      sleep: wait,
-      pace: deps.pace ?? createNicePace({ ratio: deps.settings.niceRatio, sleep: wait }),
-      logger: deps.logger,
-      context,
-      onWait: () => checkAll(leases),
-    });
+    const throttle = taskThrottle(deps, context, () => checkAll(leases));
     const live = { schema, column: task.filterColumn, rows: { partition }, throttle };
     const twinRows = { ...live, rows: { twinOf: partition } };
     let verified: PartitionDays | undefined;

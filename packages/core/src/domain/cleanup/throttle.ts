@@ -1,8 +1,9 @@
+import { setTimeout as sleepFor } from "node:timers/promises";
 import { TransientError } from "../../errors";
 import type { LoadProbe } from "../../ports/load-probe";
 import type { LogFields, Logger } from "../../ports/logger";
-import type { NicePace } from "../pacing/nice-pace";
-import type { CleanupSettings } from "./cleanup-deps";
+import { createNicePace, type NicePace } from "../pacing/nice-pace";
+import type { CleanupDeps, CleanupSettings } from "./cleanup-deps";
 
 /** How often a throttled task asks again. */
 const THROTTLE_POLL_MS = 1_000;
@@ -66,6 +67,28 @@ interface Overload {
   /** In an operator's words, with the figure and its limit. */
   readonly message: string;
   readonly pollMs: number;
+}
+
+/**
+ * A cleanup task's throttle, from its deps: their load probe, settings,
+ * sleep, and the process-wide pace (or one of its own); `onWait` keeps the
+ * task's leases while it waits.
+ */
+export function taskThrottle(
+  deps: Pick<CleanupDeps, "loadProbe" | "settings" | "sleep" | "pace" | "logger">,
+  context: LogFields,
+  onWait: () => Promise<void>,
+): Throttle {
+  const wait = deps.sleep ?? ((ms: number) => sleepFor(ms));
+  return createThrottle({
+    probe: deps.loadProbe,
+    settings: deps.settings,
+    sleep: wait,
+    pace: deps.pace ?? createNicePace({ ratio: deps.settings.niceRatio, sleep: wait }),
+    logger: deps.logger,
+    context,
+    onWait,
+  });
 }
 
 export function createThrottle(options: ThrottleOptions): Throttle {
