@@ -2,7 +2,6 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { PassThrough, Readable } from "node:stream";
 import { createRedisClient } from "@table-archiver/core/redis";
 import {
   createTestDatabase,
@@ -12,8 +11,7 @@ import {
   uniqueName,
 } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CliIo } from "./cli-io";
-import { runCli } from "./run-cli";
+import { runCaptured } from "./testing/run-captured";
 
 let db: TestDatabase;
 let env: Record<string, string>;
@@ -55,17 +53,8 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function run(argv: string[], overrides: Record<string, string> = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on("data", (chunk) => out.push(String(chunk)));
-  stderr.on("data", (chunk) => err.push(String(chunk)));
-  const io: CliIo = { env: { ...env, ...overrides }, stdin: Readable.from([""]), stdout, stderr };
-  const code = await runCli(argv, io);
-  return { code, stdout: out.join(""), stderr: err.join("") };
-}
+const run = (argv: string[], overrides: Record<string, string> = {}) =>
+  runCaptured(argv, { ...env, ...overrides });
 
 async function rowsOf(day: string): Promise<number> {
   const [rows] = await db.connection.query(

@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough, Readable } from "node:stream";
 import { createRedisClient } from "@table-archiver/core/redis";
 import {
   createTestDatabase,
@@ -11,8 +10,7 @@ import {
   uniqueName,
 } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CliIo } from "./cli-io";
-import { runCli } from "./run-cli";
+import { runCaptured } from "./testing/run-captured";
 
 // A monthly-partitioned table migrated and cleaned through the CLI's own commands, as the README shows them.
 
@@ -59,17 +57,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function run(argv: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on("data", (chunk) => out.push(String(chunk)));
-  stderr.on("data", (chunk) => err.push(String(chunk)));
-  const io: CliIo = { env, stdin: Readable.from([""]), stdout, stderr };
-  const code = await runCli(argv, io);
-  return { code, stdout: out.join(""), stderr: err.join("") };
-}
+const run = (argv: string[]) => runCaptured(argv, env);
 
 describe("cleanup of a partitioned table through the CLI", () => {
   it("dry-runs per partition, then empties each old partition at once and counts its days", async () => {

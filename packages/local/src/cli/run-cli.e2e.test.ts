@@ -1,7 +1,6 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough, Readable } from "node:stream";
 import {
   createTestDatabase,
   deleteTestKeys,
@@ -10,8 +9,7 @@ import {
   uniqueName,
 } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CliIo } from "./cli-io";
-import { runCli } from "./run-cli";
+import { runCaptured } from "./testing/run-captured";
 
 let db: TestDatabase;
 let env: Record<string, string>;
@@ -45,17 +43,8 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function run(argv: string[], stdin = "", extraEnv: Record<string, string> = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on("data", (chunk) => out.push(String(chunk)));
-  stderr.on("data", (chunk) => err.push(String(chunk)));
-  const io: CliIo = { env: { ...env, ...extraEnv }, stdin: Readable.from([stdin]), stdout, stderr };
-  const code = await runCli(argv, io);
-  return { code, stdout: out.join(""), stderr: err.join("") };
-}
+const run = (argv: string[], stdin = "", extraEnv: Record<string, string> = {}) =>
+  runCaptured(argv, { ...env, ...extraEnv }, stdin);
 
 const message = (limit: number, tables = [table]) =>
   JSON.stringify({

@@ -3,7 +3,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough, Readable } from "node:stream";
 import {
   createTestDatabase,
   deleteTestKeys,
@@ -13,8 +12,7 @@ import {
 } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliWorkerProcess, holdsFileLock, spawnCliWorker, waitFor } from "../worker/testing/cli-worker";
-import type { CliIo } from "./cli-io";
-import { runCli } from "./run-cli";
+import { runCaptured } from "./testing/run-captured";
 
 /**
  * The CLI beside a process that holds the DuckDB file (the worker of `pnpm
@@ -76,17 +74,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function run(argv: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on("data", (chunk) => out.push(String(chunk)));
-  stderr.on("data", (chunk) => err.push(String(chunk)));
-  const io: CliIo = { env, stdin: Readable.from([""]), stdout, stderr };
-  const code = await runCli(argv, io);
-  return { code, stdout: out.join(""), stderr: err.join("") };
-}
+const run = (argv: string[]) => runCaptured(argv, env);
 
 /** A process that opens the DuckDB file and lets go of it after `ms` (by exiting). */
 async function holdFileFor(ms: number): Promise<{ exited: Promise<unknown> }> {
