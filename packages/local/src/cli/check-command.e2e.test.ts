@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough, Readable } from "node:stream";
 import {
   createTestAccount,
   createTestDatabase,
@@ -12,8 +11,7 @@ import {
   uniqueName,
 } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CliIo } from "./cli-io";
-import { runCli } from "./run-cli";
+import { runCaptured } from "./testing/run-captured";
 
 let db: TestDatabase;
 let folder: string;
@@ -37,9 +35,6 @@ afterAll(async () => {
 async function checkAs(grants: readonly string[], argv: string[], name = table) {
   const account = await createTestAccount(db.name, grants);
   accounts.push(account);
-  const stdout = new PassThrough();
-  const out: string[] = [];
-  stdout.on("data", (chunk) => out.push(String(chunk)));
   const env = {
     MYSQL_URL: account.url,
     REDIS_URL: testRedisUrl,
@@ -47,9 +42,8 @@ async function checkAs(grants: readonly string[], argv: string[], name = table) 
     LOCAL_QUEUE_PREFIX: uniqueName("cli"),
     LOG_LEVEL: "error",
   };
-  const io: CliIo = { env, stdin: Readable.from([""]), stdout, stderr: new PassThrough() };
-  const code = await runCli(["check", "--table", name, ...argv], io);
-  return { code, stdout: out.join(""), account: account.account };
+  const { code, stdout } = await runCaptured(["check", "--table", name, ...argv], env);
+  return { code, stdout, account: account.account };
 }
 
 describe("archiver check", () => {
