@@ -4,6 +4,7 @@ import {
   copyDay,
   recopyDay,
   type StartMigrationDeps,
+  withDurableRecord,
 } from "@table-archiver/core";
 import { loadConfig } from "@table-archiver/core/config";
 import { createDuckDbWarehouse } from "@table-archiver/core/duckdb";
@@ -60,8 +61,12 @@ export async function createTracedDomain(calls: Set<string>) {
     timeZone: "UTC",
     destinations: { defaultDataset: "archive", allowProject: false },
   };
+  // Copy and cleanup read the ledger as the runtime wires it, recovering what Redis lost from the durable record.
+  const durable = (warehouse: Warehouse) =>
+    withDurableRecord(ledger, { ...common, warehouse: async () => warehouse });
   const copyDeps = (warehouse: Warehouse): CopyDayDeps => ({
     ...common,
+    ledger: durable(warehouse),
     warehouse: async () => warehouse,
     batchRows: 100,
   });
@@ -91,6 +96,7 @@ export async function createTracedDomain(calls: Set<string>) {
   const queue = traced<TaskQueue>("TaskQueue", memoryQueue, calls);
   const cleanupDeps: CleanupDeps = {
     ...common,
+    ledger: durable(warehouse),
     deleter,
     partitions: createUnpartitionedTable(),
     account: createMemoryAccountCheck(),

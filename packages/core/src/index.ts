@@ -30,6 +30,7 @@ export {
   type DurableRecordDeps,
   rebuildAllMigratedDays,
   rebuildMigratedDays,
+  withDurableRecord,
 } from "./domain/records/durable-day-record";
 export {
   type CleanDayTask,

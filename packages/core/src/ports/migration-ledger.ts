@@ -35,7 +35,16 @@ export interface MigrationLedger {
   /** Whether `day` is in `mig_<table>`, without reading the whole set. */
   isMigrated(table: string, day: CalendarDay): Promise<boolean>;
   recordCopiedDay(table: string, record: CopiedDayRecord): Promise<void>;
-  copiedDay(table: string, day: CalendarDay): Promise<CopiedDayRecord | undefined>;
+  /**
+   * The day's copy record. `where.destination`, when the caller knows where
+   * the day was copied to, tells a ledger that can recover lost records from
+   * the warehouse (see withDurableRecord) where to look; others ignore it.
+   */
+  copiedDay(
+    table: string,
+    day: CalendarDay,
+    where?: { readonly destination?: string },
+  ): Promise<CopiedDayRecord | undefined>;
   /** The copy records of those of `days` that have one, by day, in one read. */
   copiedDays(table: string, days: readonly CalendarDay[]): Promise<ReadonlyMap<CalendarDay, CopiedDayRecord>>;
   /** Tables that have a `mig_<table>` set. */

@@ -14,6 +14,7 @@ import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-le
 import type { Config } from "../config";
 import { type CopyDayDeps, recopyDay } from "../domain/copy/copy-day";
 import { createNicePace } from "../domain/pacing/nice-pace";
+import { withDurableRecord } from "../domain/records/durable-day-record";
 import { VerificationError } from "../errors";
 import type { Logger } from "../ports/logger";
 import type { TaskQueue } from "../ports/task-queue";
@@ -58,7 +59,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const copy: CopyDayDeps = {
     source,
     warehouse: openWarehouse,
-    ledger,
+    ledger: withDurableRecord(ledger, { warehouse: openWarehouse, destinations, logger }),
     logger,
     clock,
     timeZone: config.timeZone,
@@ -66,6 +67,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     batchRows: config.copyBatchRows,
     niceRatio: config.copyNiceRatio,
   };
+  // Cleanup never creates a warehouse: one that is not there refuses the cleanup.
+  const cleanupWarehouse = () => openExistingWarehouse(config, openWarehouse);
   return {
     config,
     logger,
@@ -82,9 +85,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       deleter: createMysqlDayDeleter(pool),
       partitions: createMysqlPartitionedTable(pool),
       loadProbe,
-      warehouse: () => openExistingWarehouse(config, openWarehouse),
+      warehouse: cleanupWarehouse,
       warehouseLabel: warehouseLabel(config),
-      ledger,
+      ledger: withDurableRecord(ledger, { warehouse: cleanupWarehouse, destinations, logger }),
       state: cleanupState,
       queue,
       logger,

@@ -17,6 +17,7 @@ import { loadConfig } from "../config/load-config";
 import type { CleanupDeps, CleanupSettings } from "../domain/cleanup/cleanup-deps";
 import { type CopyDayDeps, copyDay, recopyDay } from "../domain/copy/copy-day";
 import type { CalendarDay } from "../domain/days/calendar-day";
+import { withDurableRecord } from "../domain/records/durable-day-record";
 import type { CleanDayTask } from "../domain/tasks/task-payload";
 import type { DayDeleter } from "../ports/day-deleter";
 import type { MigrationLedger } from "../ports/migration-ledger";
@@ -115,10 +116,16 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
   const probe = createMemoryLoadProbe();
   // The defaults, as a deployment without CLEANUP_* variables has them; tests override what they exercise.
   const settings: CleanupSettings = loadConfig({}).cleanup;
+  // Copy and cleanup read the ledger as production wires it: recovering a record Redis lost from the durable record.
+  const durableLedger = withDurableRecord(ledger, {
+    warehouse: async () => warehouse,
+    destinations: { defaultDataset: "archive", allowProject: false },
+    logger,
+  });
   const copyDeps: CopyDayDeps = {
     source,
     warehouse: async () => warehouse,
-    ledger,
+    ledger: durableLedger,
     logger,
     clock: () => NOW,
     timeZone: "UTC",
@@ -148,7 +155,7 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
         partitions,
         loadProbe: probe,
         warehouse: async () => warehouse,
-        ledger,
+        ledger: durableLedger,
         state,
         queue,
         logger,

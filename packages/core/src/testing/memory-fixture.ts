@@ -5,6 +5,7 @@ import type { CleanupDeps, CleanupSettings } from "../domain/cleanup/cleanup-dep
 import { type CopyDayDeps, copyDay, recopyDay } from "../domain/copy/copy-day";
 import type { CalendarDay } from "../domain/days/calendar-day";
 import type { StartMigrationDeps } from "../domain/migration/start-migration";
+import { withDurableRecord } from "../domain/records/durable-day-record";
 import type { CleanDayTask, CopyDayTask } from "../domain/tasks/task-payload";
 import type { Row, TableSchema } from "../domain/types/table-schema";
 import type { CopiedDayRecord } from "../ports/migration-ledger";
@@ -91,12 +92,21 @@ export async function createMemoryFixture(options: { readonly now?: string } = {
     timeZone: "UTC",
     destinations: { defaultDataset: "archive", allowProject: false },
   };
-  const copyDeps = (overrides: Partial<CopyDayDeps> = {}): CopyDayDeps => ({
-    ...common,
-    warehouse: async () => warehouse,
-    batchRows: 100,
-    ...overrides,
+  // Copy and cleanup read the ledger as production wires it: recovering a record Redis lost from the
+  // durable record of whichever warehouse the deps name.
+  const durable = <D extends Pick<CopyDayDeps, "warehouse" | "ledger" | "destinations" | "logger">>(
+    deps: D,
+  ): D => ({
+    ...deps,
+    ledger: withDurableRecord(deps.ledger, deps),
   });
+  const copyDeps = (overrides: Partial<CopyDayDeps> = {}): CopyDayDeps =>
+    durable({
+      ...common,
+      warehouse: async () => warehouse,
+      batchRows: 100,
+      ...overrides,
+    });
   return {
     source,
     ledger,
@@ -110,23 +120,24 @@ export async function createMemoryFixture(options: { readonly now?: string } = {
     sleeps,
     copyDeps,
     migrationDeps: (overrides = {}) => ({ ...common, queue, ...overrides }),
-    cleanupDeps: (overrides = {}) => ({
-      ...common,
-      account,
-      deleter,
-      partitions: createUnpartitionedTable(),
-      state,
-      queue,
-      loadProbe: probe,
-      warehouse: async () => warehouse,
-      warehouseLabel: "the test's in-memory DuckDB",
-      recopy: (task) => recopyDay(copyDeps(), task),
-      sleep: async (ms) => {
-        sleeps.push(ms);
-      },
-      ...overrides,
-      settings: { ...settings, ...overrides.settings },
-    }),
+    cleanupDeps: (overrides = {}) =>
+      durable({
+        ...common,
+        account,
+        deleter,
+        partitions: createUnpartitionedTable(),
+        state,
+        queue,
+        loadProbe: probe,
+        warehouse: async () => warehouse,
+        warehouseLabel: "the test's in-memory DuckDB",
+        recopy: (task) => recopyDay(copyDeps(), task),
+        sleep: async (ms) => {
+          sleeps.push(ms);
+        },
+        ...overrides,
+        settings: { ...settings, ...overrides.settings },
+      }),
     copy: (table, day) => copyDay(copyDeps(), copyTask(table, day)),
     async orders(days, perDay, options = {}) {
       source.createTable(eventsSchema("orders"), rowsOnDays(days, perDay, options));

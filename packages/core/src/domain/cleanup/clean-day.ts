@@ -3,7 +3,6 @@ import type { ChunkPlan, DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayScope } from "../../ports/day-deleter";
 import type { CalendarDay } from "../days/calendar-day";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
-import { readLedger } from "../records/durable-day-record";
 import { warehouseHoldsCopy } from "../records/held-copy";
 import type { CleanDayTask } from "../tasks/task-payload";
 import type { DayFigures } from "../types/day-figures";
@@ -14,7 +13,7 @@ import { type DeleteRun, deleteDay } from "./delete-day";
 import { chunkByOf, copyFitsOneChunk, deletesNewestFirst, oneChunkPlan } from "./plan-cleanup";
 import { requireChunkPlan, requireCopiedBy, requireStillClean, requireTriggersAllowed } from "./refusals";
 import { taskThrottle, type WaitReason } from "./throttle";
-import { verifyAndPlan } from "./verify-and-plan";
+import { type LedgerView, verifyAndPlan } from "./verify-and-plan";
 
 export { LEASE_TTL_MS } from "./day-lease";
 
@@ -227,4 +226,13 @@ async function runDay(
   }
   const plan = requireChunkPlan(scope, cleanup.plan);
   return cleaned(await deleteBy(plan, cleanup), plan.chunks.length, false);
+}
+
+/** Whether the day is migrated, and its copy record (the ledger recovers one Redis lost: withDurableRecord). */
+async function readLedger(deps: CleanupDeps, scope: DayScope): Promise<LedgerView> {
+  const [migrated, record] = await Promise.all([
+    deps.ledger.isMigrated(scope.table, scope.day),
+    deps.ledger.copiedDay(scope.table, scope.day),
+  ]);
+  return { migrated, record };
 }

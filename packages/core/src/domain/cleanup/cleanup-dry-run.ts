@@ -43,7 +43,7 @@ export async function dryRunCleanup(
     async ({ day, record }) => {
       const state = await deps.state.read({ table: schema.name, day });
       if (state?.status === "deleting") return { day, state, verdict: undefined };
-      const input = { schema, filterColumn: column, day, referencingKeys, ...(record ? { record } : {}) };
+      const input = { schema, filterColumn: column, day, referencingKeys, record: record ?? null };
       return { day, state: undefined, verdict: await verifyDay(deps, input) };
     },
     { concurrency: VERIFY_CONCURRENCY },

@@ -3,11 +3,17 @@ import type { DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayChunk, DayScope, DeleteSideEffects } from "../../ports/day-deleter";
 import type { CleanupStart } from "../../ports/day-record";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
-import { datasetOf, type LedgerView, startedCleanup } from "../records/durable-day-record";
+import { datasetOf, startedCleanup } from "../records/durable-day-record";
 import type { CleanupDeps } from "./cleanup-deps";
 import { deletesNewestFirst, figuresOfChunks, verifiedPlan } from "./plan-cleanup";
 import { type RefusedDay, refusalError } from "./refusals";
 import { type DayVerdict, verifyDay } from "./verify-day";
+
+/** What the migration ledger says about a day: whether it is migrated, and its copy record. */
+export interface LedgerView {
+  readonly migrated: boolean;
+  readonly record: CopiedDayRecord | undefined;
+}
 
 // The cleanup task's first phase for a day its copy record cannot plan as one chunk, or that
 // chunk found changed (see cleanDay): its verification and its plan, recorded before

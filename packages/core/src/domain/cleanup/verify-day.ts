@@ -139,8 +139,11 @@ export async function verifyDay(
     readonly schema: TableSchema;
     readonly filterColumn: string;
     readonly day: CalendarDay;
-    /** The copy record when the caller has read it already. */
-    readonly record?: CopiedDayRecord;
+    /**
+     * The copy record when the caller has read it already; `null` when it
+     * read none (a dry run, which must not have the ledger recover one).
+     */
+    readonly record?: CopiedDayRecord | null;
     /** The source's figures when the caller counts them its own way (from the chunks it will delete). */
     readonly source?: Promise<DayFigures>;
     /** Foreign keys that reference the table: a day referenced through any of them is refused. */
@@ -149,7 +152,10 @@ export async function verifyDay(
 ): Promise<DayVerdict> {
   const { schema, filterColumn, day } = input;
   const keyColumn = integerKeyColumn(schema)?.name;
-  const readRecord = input.record ? Promise.resolve(input.record) : deps.ledger.copiedDay(schema.name, day);
+  const readRecord =
+    input.record !== undefined
+      ? Promise.resolve(input.record ?? undefined)
+      : deps.ledger.copiedDay(schema.name, day);
   const [record, source, warehouse] = await Promise.all([
     readRecord,
     input.source ?? deps.source.dayFigures(schema, filterColumn, day),

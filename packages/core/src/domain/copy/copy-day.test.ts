@@ -137,6 +137,20 @@ describe("copyDay", () => {
     ]);
   });
 
+  it("recovers a lost record from the dataset its task names, which a read without it does not look in", async () => {
+    threeRowDay();
+    const task = copyTask("events", DAY, "history.events");
+    const first = await copyDay(fx.copyDeps(), task);
+    fx.ledger.clear();
+    fx.source.deleteRows("events", () => true);
+
+    // Cleanup knows no destination: it looks in the default dataset, which holds no record of this day.
+    expect(await fx.copyDeps().ledger.copiedDay("events", DAY)).toBeUndefined();
+    expect(await copyDay(fx.copyDeps(), task)).toEqual(first);
+    expect(await fx.ledger.copiedDay("events", DAY)).toEqual(first);
+    expect(await fx.warehouse.countRows({ dataset: "history", table: "events" })).toBe(3);
+  });
+
   it("records nothing when the copy dies half way, and the retry leaves each row once", async () => {
     const times = Array.from(
       { length: 250 },

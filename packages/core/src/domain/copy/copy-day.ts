@@ -8,7 +8,6 @@ import type { Warehouse } from "../../ports/warehouse";
 import { todayIn } from "../days/cutoff-day";
 import { type DestinationRules, describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import { createNicePace, paceBatches } from "../pacing/nice-pace";
-import { datasetOf, restoreCopyRecord } from "../records/durable-day-record";
 import type { CopyDayTask } from "../tasks/task-payload";
 import { describeFigures } from "../types/day-figures";
 import { parseDestination } from "../types/destination";
@@ -49,9 +48,7 @@ export async function copyDay(deps: CopyDayDeps, task: CopyDayTask): Promise<Cop
       `${task.day} is not a whole past day (today is ${today} in ${deps.timeZone})`,
     );
   }
-  const recorded =
-    (await deps.ledger.copiedDay(task.table, task.day)) ??
-    (await restoreCopyRecord(deps, datasetOf(deps.destinations, task.destination), task.table, task.day));
+  const recorded = await deps.ledger.copiedDay(task.table, task.day, { destination: task.destination });
   if (recorded) {
     // The planner never queues a migrated day, so this is a duplicate delivery or a retry after the
     // record was written. Copying again could replace the warehouse's day with what cleanup left of

@@ -30,7 +30,7 @@ export function datasetOf(rules: DestinationRules, destination: string | undefin
  * (its table was dropped, say): such a day is copied again, and the rule
  * that a copy never shrinks a warehouse day still guards it.
  */
-export async function restoreCopyRecord(
+async function restoreCopyRecord(
   deps: DurableRecordDeps,
   at: DatasetRef,
   table: string,
@@ -113,31 +113,30 @@ export async function rebuildAllMigratedDays(
   return rebuilt;
 }
 
-/** What the migration ledger says about a day: whether it is migrated, and its copy record. */
-export interface LedgerView {
-  readonly migrated: boolean;
-  readonly record: CopiedDayRecord | undefined;
-}
-
 /**
- * Reads the ledger for one day; when Redis has no record of it (it lost its
- * data), the warehouse's durable record in the default dataset may still
- * have one, and it is written back.
+ * The migration ledger as copy and cleanup read it: Redis first, and, for a
+ * day Redis has no record of (it lost its data), the warehouse's durable
+ * record, written back to Redis as the copy would have (restoreCopyRecord),
+ * from the dataset of `where.destination` or else the default dataset. So the
+ * domain never restores a record itself. Every other method is the ledger's
+ * own; the bulk reads (`copiedDays`, `migratedDays`) never restore: a whole
+ * table comes back with `archiver status --rebuild` or the reader's rebuild.
  */
-export async function readLedger(
-  deps: DurableRecordDeps,
-  scope: { readonly table: string; readonly day: CalendarDay },
-): Promise<LedgerView> {
-  const [migrated, record] = await Promise.all([
-    deps.ledger.isMigrated(scope.table, scope.day),
-    deps.ledger.copiedDay(scope.table, scope.day),
-  ]);
-  if (migrated && record) return { migrated, record };
-  const restored = await restoreCopyRecord(
-    deps,
-    datasetOf(deps.destinations, undefined),
-    scope.table,
-    scope.day,
-  );
-  return restored ? { migrated: true, record: restored } : { migrated, record };
+export function withDurableRecord(
+  ledger: MigrationLedger,
+  deps: Omit<DurableRecordDeps, "ledger">,
+): MigrationLedger {
+  const durable = { ...deps, ledger };
+  const copiedDay: MigrationLedger["copiedDay"] = async (table, day, where) =>
+    (await ledger.copiedDay(table, day)) ??
+    restoreCopyRecord(durable, datasetOf(deps.destinations, where?.destination), table, day);
+  return {
+    migratedDays: (table) => ledger.migratedDays(table),
+    isMigrated: async (table, day) =>
+      (await ledger.isMigrated(table, day)) || (await copiedDay(table, day)) !== undefined,
+    recordCopiedDay: (table, record) => ledger.recordCopiedDay(table, record),
+    copiedDay,
+    copiedDays: (table, days) => ledger.copiedDays(table, days),
+    tables: () => ledger.tables(),
+  };
 }
