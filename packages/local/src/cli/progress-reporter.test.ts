@@ -166,6 +166,16 @@ describe("on a terminal", () => {
     expect(lines[0]?.length).toBeLessThan(40);
   });
 
+  it("ends at finished/finished when the worker's count of tasks left lagged a finished task", () => {
+    const terminal = fakeTerminal({}, 100);
+    const reporter = createScreen(terminal.io).progress(5);
+    // One report counts a task both finished and still left (the worker's count lags it by a moment).
+    reporter.update(progress(1, 5), outcomes(3, 0));
+    reporter.update(progress(5, 0), outcomes(15, 0));
+    reporter.stop();
+    expect(terminal.lines().at(-1)).toContain("5/5 tasks");
+  });
+
   it("shows no bar for an empty queue", () => {
     const terminal = fakeTerminal({}, 100);
     createScreen(terminal.io).progress(0).stop();

@@ -95,7 +95,9 @@ function terminalScreen(io: CliIo): Screen {
           if (stopped) return;
           const finished = p.done + p.failed;
           state = {
-            total: Math.max(state.total, finished + p.remaining),
+            // The worker's count of tasks left can lag a finished task by a moment; the total only grows
+            // while tasks are left, and is what finished once none is.
+            total: p.remaining === 0 ? finished : Math.max(state.total, finished + p.remaining),
             finished,
             rows: rowsText(p, outcomes),
             rate: rate(p.rows, started),
