@@ -4,7 +4,7 @@ import { dayCondition } from "./day-range";
 import { integerText } from "./key-range";
 import { quoteIdentifier } from "./quote-identifier";
 import { readPlan } from "./read-plan";
-import { fingerprintSum } from "./row-fingerprint";
+import { fingerprintSum, rowHashHex } from "./row-fingerprint";
 
 /** A statement and its bound values. */
 export interface SqlQuery {
@@ -106,25 +106,17 @@ export function dayRowsByKeyQuery(
   };
 }
 
-/** Row count and content fingerprint of the day (see row-fingerprint.ts). */
-export function dayFingerprintQuery(schema: TableSchema, column: string, day: CalendarDay): SqlQuery {
-  const range = dayCondition(quoteIdentifier(column), day);
-  return {
-    sql: `SELECT COUNT(*), ${fingerprintSum(schema)} FROM ${quoteIdentifier(schema.name)} WHERE ${range.sql}`,
-    values: range.values,
-  };
-}
-
 /**
- * The row count and content fingerprint of exactly the rows a day-rows
- * statement (dayRowsQuery, dayRowsByKeyQuery) selects: the same FROM, index
- * and WHERE, so the same rows, read the same way.
+ * A day-rows statement (dayRowsQuery, dayRowsByKeyQuery) that also answers,
+ * as each row's last column, its 64-bit content hash in hex (rowHashHex): the
+ * same FROM, index and WHERE, so the same rows, hashed as the server reads
+ * them. Their sum is the day's content fingerprint (see streamRows `hashed`).
  */
-export function fingerprintOfRows(schema: TableSchema, rows: SqlQuery): SqlQuery {
+export function withRowHashes(schema: TableSchema, rows: SqlQuery): SqlQuery {
   const select = `SELECT ${readPlan(schema).selectList} FROM `;
   if (!rows.sql.startsWith(select)) throw new Error("not a statement of the day's rows");
   return {
-    sql: `SELECT COUNT(*), ${fingerprintSum(schema)} FROM ${rows.sql.slice(select.length)}`,
+    sql: `SELECT ${readPlan(schema).selectList}, ${rowHashHex(schema)} FROM ${rows.sql.slice(select.length)}`,
     values: rows.values,
   };
 }

@@ -6,14 +6,13 @@ import type { SourceDatabase } from "../../ports/source-database";
 import type { MysqlPool } from "./create-mysql-pool";
 import {
   dayFiguresQuery,
-  dayFingerprintQuery,
   dayKeyBoundsQuery,
   dayRowsByKeyQuery,
   dayRowsQuery,
-  fingerprintOfRows,
   firstValueQuery,
   firstValuesQuery,
   type SqlQuery,
+  withRowHashes,
 } from "./day-queries";
 import { firstDayAfterZeroDate, isZeroDate } from "./day-range";
 import { introspectTable, tableFingerprint } from "./introspect-table";
@@ -86,7 +85,7 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
 
     streamDay(schema, column, day, batchRows) {
       requireColumn(schema, column);
-      const byFilter = dayRowsQuery(schema, column, day);
+      const byFilter = withRowHashes(schema, dayRowsQuery(schema, column, day));
       const key = integerKeyColumn(schema);
       const indexed = schema.indexLeadingColumns.includes(column);
       return streamRows(pool, {
@@ -99,15 +98,14 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
                 if (min === null || min === undefined || max === null || max === undefined) return byFilter;
                 const range = { min: String(min), max: String(max) };
                 if (!isDenseKeyRange(range.min, range.max, Number(rows))) return byFilter;
-                const byKey = dayRowsByKeyQuery(schema, column, day, key, range);
-                // Fingerprinted along the primary key too: the same rows, half the server's work.
-                return { ...byKey, fingerprint: fingerprintOfRows(schema, byKey) };
+                // Along the primary key: the same rows, half the server's work.
+                return withRowHashes(schema, dayRowsByKeyQuery(schema, column, day, key, range));
               },
             }
           : {}),
         batchRows,
         zeroDateColumns: readPlan(schema).zeroDateColumns,
-        fingerprint: dayFingerprintQuery(schema, column, day),
+        hashed: true,
         context: { table: schema.name, column },
       });
     },

@@ -9,11 +9,12 @@ import { valueExpression } from "./read-plan";
  * canonical bytes). A sum, not XOR, so two identical rows never cancel out,
  * and independent of row order, so any chunking of a day adds up to the day.
  *
- * MySQL computes every fingerprint the archiver compares, with this one
- * expression: the copy (in the consistent snapshot its rows were streamed
- * from, right after them, so it describes exactly the copied rows),
- * verification (per chunk, over the day as it is now) and each chunk's
- * locking read before its delete. No value is ever formatted by two engines.
+ * MySQL computes every row hash the archiver compares, with this one
+ * expression: the copy (each row's hash streamed beside its values, so the
+ * sum describes exactly the copied rows, added up by the reader as exact
+ * integers), verification (per chunk, over the day as it is now) and each
+ * chunk's locking read before its delete. No value is ever formatted by two
+ * engines.
  *
  * A row's canonical bytes are its values joined by '#', as the copy reads
  * them: numbers, dates and times as the server prints them (they never
@@ -23,7 +24,7 @@ import { valueExpression } from "./read-plan";
  * them are NULL. So no two different rows share canonical bytes. SHA1 because
  * servers compute it several times faster than MD5.
  */
-function rowHashHex(schema: TableSchema): string {
+export function rowHashHex(schema: TableSchema): string {
   let hex = rowHashes.get(schema);
   if (!hex) {
     const parts = schema.columns.map((column) => {

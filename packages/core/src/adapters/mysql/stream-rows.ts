@@ -25,12 +25,13 @@ export interface StreamedQuery extends Statement {
   /** Positions whose zero dates become null (see ReadPlan). */
   readonly zeroDateColumns: readonly number[];
   /**
-   * A statement answering `[row count, content fingerprint]` of exactly the
-   * streamed rows, run on the same connection in the same snapshot once the
-   * rows are read: the server hashes the rows where it holds them, and the
-   * reader's thread pays nothing per row.
+   * The statement's last column is each row's 64-bit content hash, as 16 hex
+   * digits (see row-fingerprint.ts): it is taken off every row and added to
+   * the stream's fingerprint, the sum the server would compute over the same
+   * rows. The server hashes each row while it reads it for the stream, so
+   * the day is read once, not once more to fingerprint it.
    */
-  readonly fingerprint?: Statement;
+  readonly hashed?: boolean;
   readonly context: MysqlErrorContext;
 }
 
@@ -71,7 +72,9 @@ async function* readBatches(
   stats: { rows: number; bytes: number; zeroDates: number; fingerprint: string },
 ): AsyncGenerator<readonly Row[], void, undefined> {
   const { batchRows, zeroDateColumns } = query;
-  const snapshot = query.choose !== undefined || query.fingerprint !== undefined;
+  const snapshot = query.choose !== undefined;
+  const hashed = query.hashed === true;
+  let fingerprint = 0n;
   const pooled = await pool.getConnection().catch((error: unknown) => {
     throw mapMysqlError(error, query.context);
   });
@@ -109,6 +112,7 @@ async function* readBatches(
 
   const onRow = (row: unknown[]) => {
     received++;
+    if (hashed) fingerprint += BigInt(`0x${row.pop() as string}`);
     for (const index of zeroDateColumns) {
       const value = row[index];
       if (typeof value === "string" && isZeroDate(value)) {
@@ -156,11 +160,11 @@ async function* readBatches(
         yield batch;
       } else if (ended) {
         if (snapshot) {
-          const fingerprint = statement.fingerprint ?? query.fingerprint;
-          stats.fingerprint = await finishSnapshot(pooled, fingerprint, stats.rows, idleMs).catch((error) => {
+          await finishSnapshot(pooled, idleMs).catch((error) => {
             throw mapMysqlError(error, query.context);
           });
         }
+        if (hashed) stats.fingerprint = fingerprint.toString();
         break;
       } else {
         await untilSignalled();

@@ -6,10 +6,8 @@ export interface Statement {
   readonly values: readonly unknown[];
 }
 
-/** The statement to stream, and the one that fingerprints exactly its rows when it differs from the default. */
-export interface ChosenStatement extends Statement {
-  readonly fingerprint?: Statement | undefined;
-}
+/** The statement to stream, as the snapshot's question chose it. */
+export type ChosenStatement = Statement;
 
 /** Runs a statement on the streaming connection and answers its rows as arrays. */
 export type AskOnConnection = (query: Statement) => Promise<unknown[][]>;
@@ -39,27 +37,7 @@ export async function beginSnapshot(
   });
 }
 
-/**
- * Reads the streamed rows' fingerprint in their snapshot with the
- * `fingerprint` statement (when there is one: "" otherwise), checking it
- * counted the `rows` streamed, then ends the snapshot.
- */
-export async function finishSnapshot(
-  pooled: MysqlPoolConnection,
-  fingerprint: Statement | undefined,
-  rows: number,
-  quickMs: number,
-): Promise<string> {
-  let sum = "";
-  if (fingerprint) {
-    const [answer] = await pooled.query({ sql: fingerprint.sql, rowsAsArray: true }, [...fingerprint.values]);
-    const [count, fingerprinted] = (answer as unknown[][])[0] ?? [];
-    // One snapshot: a different count means the statements did not select the same rows.
-    if (Number(count) !== rows) {
-      throw new Error(`the fingerprint counted ${String(count)} rows where ${rows} were streamed`);
-    }
-    sum = String(fingerprinted);
-  }
+/** Ends the snapshot (a read-only transaction: nothing to commit but its end). */
+export async function finishSnapshot(pooled: MysqlPoolConnection, quickMs: number): Promise<void> {
   await pooled.query({ sql: "COMMIT", timeoutMs: quickMs });
-  return sum;
 }
