@@ -59,6 +59,16 @@ export function createMysqlPartitionedTable(
     return Number(counted[0]?.[0] ?? 0);
   }
 
+  async function partitionExists(table: string, partition: string): Promise<boolean> {
+    const found = await run(
+      `SELECT COUNT(*) FROM information_schema.PARTITIONS
+         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND PARTITION_NAME = ?`,
+      [table, partition],
+      table,
+    );
+    return Number(found[0]?.[0] ?? 0) > 0;
+  }
+
   /** Moves the twin's rows into the table and empties the twin, in one transaction. */
   async function insertBack(table: string, twin: string, rows: number): Promise<void> {
     let connection: MysqlPoolConnection | undefined;
@@ -211,6 +221,12 @@ export function createMysqlPartitionedTable(
     async putBack(table, partition) {
       const twin = quoteIdentifier(twinName(table, partition));
       const detached = (await twinRows(table, partition)) ?? 0;
+      if (!(await partitionExists(table, partition))) {
+        // Dropped or reorganized while its rows were detached: they go back row by row, wherever the
+        // table's partitions now put them.
+        if (detached > 0) await insertBack(table, twin, detached);
+        return detached;
+      }
       // Exchanged back, the detached rows are the partition's again in one metadata step (the server checks
       // that each belongs to it); rows that reached the emptied partition meanwhile are in the twin now.
       await run(

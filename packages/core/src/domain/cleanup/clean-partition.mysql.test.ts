@@ -302,6 +302,60 @@ describe("cleanup of a range-partitioned table", () => {
     expect((await cleanDay(fx.deps({ queue }), task)).partition?.outcome).toBe("already-done");
   });
 
+  it("finishes a twin whose emptied partition the operator dropped meanwhile: verified, dropped, days cleaned", async () => {
+    const name = await table(MONTHLY, [...JANUARY, "2024-02-10"], [...JANUARY]);
+    const queue = createMemoryTaskQueue();
+    await startCleanup(fx.deps({ queue }), message(name, false));
+    const task = queue.take();
+    if (task?.kind !== "clean") throw new Error("expected the partition's task");
+    const dies = detachingWith(async (detach) => {
+      await detach();
+      throw new Error("killed");
+    });
+    await expect(cleanDay(fx.deps({ queue, partitions: dies }), task)).rejects.toThrow("killed");
+    // The operator's rotation drops the partition it finds empty.
+    await fx.query(`ALTER TABLE \`${name}\` DROP PARTITION p2024_01`);
+
+    const report = await cleanDay(fx.deps({ queue }), task);
+
+    expect(report.partition).toMatchObject({ outcome: "cleaned", days: [...JANUARY], rowsDeleted: 12 });
+    expect(await createMysqlPartitionedTable(fx.pool).detachedTwins()).toEqual([]);
+    expect(await rowsByDay(name)).toEqual({ "2024-02-10": 4 });
+    expect(await fx.deps().state.cleanedDays(name)).toEqual([...JANUARY]);
+  });
+
+  it("puts rows back where the table now keeps them when their partition was dropped while they were detached", async () => {
+    const name = await table(MONTHLY, [...JANUARY], [...JANUARY]);
+    const original = await fx.query<{ id: number }>(`SELECT id FROM \`${name}\` ORDER BY id`);
+    const queue = createMemoryTaskQueue();
+    await startCleanup(fx.deps({ queue }), message(name, false));
+    const task = queue.take();
+    if (task?.kind !== "clean") throw new Error("expected the partition's task");
+    const changedThenDies = detachingWith(async (detach) => {
+      await fx.query(`INSERT INTO \`${name}\` (created_at, note) VALUES ('2024-01-12 09:00:00', 'late')`);
+      await detach();
+      throw new Error("killed");
+    });
+    await expect(cleanDay(fx.deps({ queue, partitions: changedThenDies }), task)).rejects.toThrow("killed");
+    await fx.query(`ALTER TABLE \`${name}\` DROP PARTITION p2024_01`);
+
+    // The twin is refused (2024-01-12 gained a row), its rows go back into p2024_02, which now holds January.
+    const report = await cleanDay(fx.deps({ queue }), task);
+
+    expect(report.partition?.reason).toMatch(/2024-01-12 is refused: .*rows added: 1 row more than copied/);
+    expect(await createMysqlPartitionedTable(fx.pool).detachedTwins()).toEqual([]);
+    const kept = await fx.query<{ id: number }>(
+      `SELECT id FROM \`${name}\` WHERE note <> 'late' ORDER BY id`,
+    );
+    // The task's own day went the chunked path and was cleaned; every other original row is back.
+    expect(kept).toEqual(original.slice(4));
+    expect(await rowsByDay(name)).toEqual({ "2024-01-11": 4, "2024-01-12": 5 });
+    const [{ n } = { n: 0 }] = await fx.query<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM \`${name}\` PARTITION (p2024_02)`,
+    );
+    expect(Number(n)).toBe(9);
+  });
+
   it("a process that dies while putting rows back loses none: the retry puts them back and refuses the day", async () => {
     const name = await table(MONTHLY, [...JANUARY], [...JANUARY]);
     const original = await fx.query<{ id: number }>(`SELECT id FROM \`${name}\` ORDER BY id`);

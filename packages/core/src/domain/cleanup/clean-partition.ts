@@ -70,7 +70,9 @@ export async function cleanPartition(
   if (!path && twin === undefined) {
     return { outcome: "already-done", partition, days: [], rowsDeleted: 0 };
   }
-  const days = path?.days ?? [];
+  // A twin left by an earlier attempt is verified by the days it holds, wherever the table's partitions
+  // now put them (the operator's rotation may have dropped or reorganized the emptied partition meanwhile).
+  const days = twin ? await twinDays(deps, task, pending, path?.days ?? []) : (path?.days ?? []);
   const context = { table, partition, twin: partitions.twinName(table, partition) };
   const chunked = async (reason: string): Promise<PartitionCleanup> => {
     deps.logger.warn("cleanup: partition takes the chunked path", { ...context, reason, days: days.length });
@@ -145,6 +147,18 @@ export async function cleanPartition(
     await releaseAll(leases);
     throw error;
   }
+}
+
+/** The partition's days, and the pending days the twin holds rows of. */
+async function twinDays(
+  deps: CleanupDeps,
+  task: CleanPartitionTask,
+  pending: readonly CalendarDay[],
+  days: readonly CalendarDay[],
+): Promise<CalendarDay[]> {
+  const held = await deps.partitions.dayCounts(task.table, task.filterColumn, { twinOf: task.partition });
+  const waiting = new Set(pending);
+  return [...new Set([...days, ...[...held.days.keys()].filter((day) => waiting.has(day))])].sort();
 }
 
 /** Leases every day of the partition; none when another task holds any of them. */
