@@ -7,7 +7,7 @@ import { formatDestination, parseDestination } from "../types/destination";
 import { accessReport, requireAccess } from "./cleanup-access";
 import type { CleanupDeps } from "./cleanup-deps";
 import { dryRunCleanup, dryRunPartitions, type PendingDay } from "./cleanup-dry-run";
-import { type PartitionPath, readPartitionPaths } from "./partition-paths";
+import { type PartitionPath, type PartitionPaths, readPartitionPaths } from "./partition-paths";
 import { type DayRefusal, describeTriggers } from "./refusals";
 
 /** What a cleanup message did (or, in a dry run, would do); also logged as one summary line. */
@@ -112,7 +112,7 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
       }
     : {
         ...base,
-        ...(await enqueue(deps, message, schema.name, pending, paths.partitions)),
+        ...(await enqueue(deps, message, schema.name, pending, paths)),
         partitions: paths.partitions,
       };
   const { refusals: _perDay, ...line } = summary;
@@ -120,8 +120,7 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
   return summary;
 }
 
-/** A migrated day not yet cleaned, with its copy record (undefined when Redis has none). */
-/** Pairs each day with its copy record, all read in one round trip. */
+/** Pairs each day with its copy record (undefined when Redis has none), all read in one round trip. */
 async function withCopyRecords(
   deps: CleanupDeps,
   table: string,
@@ -171,7 +170,7 @@ async function enqueue(
   message: CleanupMessage,
   table: string,
   days: readonly PendingDay[],
-  partitions: readonly PartitionPath[],
+  paths: PartitionPaths,
 ) {
   const column = message.filter_column;
   const flags = {
@@ -181,17 +180,19 @@ async function enqueue(
   const tasks: CleanDayTask[] = [];
   const refusals: DayRefusal[] = [];
   // A partition emptied at once is one task, named by its oldest day; its days get no task of their own.
-  const inPartitions = new Set<CalendarDay>();
-  for (const { partition, path, days: held } of partitions) {
-    const [oldest] = held;
-    if (path !== "exchange" || oldest === undefined) continue;
-    tasks.push({ kind: "clean", table, filterColumn: column, day: oldest, partition, ...flags });
-    for (const day of held) inPartitions.add(day);
+  for (const {
+    partition,
+    path,
+    days: [oldest],
+  } of paths.partitions) {
+    if (path === "exchange" && oldest !== undefined) {
+      tasks.push({ kind: "clean", table, filterColumn: column, day: oldest, partition, ...flags });
+    }
   }
+  const onTheirOwn = new Set(paths.rest);
   for (const { day, record } of days) {
-    if (inPartitions.has(day)) continue;
     if (record?.filterColumn === column) {
-      tasks.push({ kind: "clean", table, filterColumn: column, day, ...flags });
+      if (onTheirOwn.has(day)) tasks.push({ kind: "clean", table, filterColumn: column, day, ...flags });
       continue;
     }
     const refusal: DayRefusal = {
