@@ -90,13 +90,13 @@ export async function cleanPartition(
   try {
     const records = await deps.ledger.copiedDays(table, days);
     const throttle = taskThrottle(deps, context, () => checkAll(leases));
-    const live = { schema, column: task.filterColumn, rows: { partition }, throttle };
-    const twinRows = { ...live, rows: { twinOf: partition } };
+    const inPartition = { schema, column: task.filterColumn, rows: { partition }, throttle };
+    const inTwin = { ...inPartition, rows: { twinOf: partition } };
     let verified: PartitionDays | undefined;
     if (twin === undefined || twin === 0) {
       if (twin === 0) await partitions.dropTwin(table, partition);
       // Step 1: every row of the partition, on a pending day that passes verification.
-      const checked = await verifyRows(deps, live, days, records);
+      const checked = await verifyRows(deps, inPartition, days, records);
       if (typeof checked === "string") return await release(leases, () => chunked(checked));
       if (checked.days.size === 0) {
         return await release(leases, () =>
@@ -115,18 +115,14 @@ export async function cleanPartition(
     }
 
     // Step 3: the twin, which nothing writes, against what step 1 verified (or, resuming, against the records).
-    const detached = verified
-      ? await readDays(deps, twinRows)
-      : await verifyRows(deps, twinRows, days, records);
-    const mismatch =
-      typeof detached === "string" ? detached : verified ? differences(verified, detached) : undefined;
-    if (mismatch !== undefined) {
+    const detached = verified ? await readDays(deps, inTwin) : await verifyRows(deps, inTwin, days, records);
+    const mismatch = typeof detached === "string" ? detached : verified && differences(verified, detached);
+    if (typeof detached === "string" || mismatch) {
       const rows = await partitions.putBack(table, partition);
       await partitions.dropTwin(table, partition);
       deps.logger.warn("cleanup: the detached rows were put back", { ...context, rows, reason: mismatch });
       return await release(leases, () => chunked(`after detaching: ${mismatch}`));
     }
-    if (typeof detached === "string") throw new Error("unreachable: a refused twin is put back above");
     await checkAll(leases);
     await partitions.dropTwin(table, partition);
     const doneAt = deps.clock().toISOString();
