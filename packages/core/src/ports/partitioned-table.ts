@@ -105,4 +105,6 @@ export interface PartitionedTable {
   dropTwin(table: string, partition: string): Promise<void>;
   /** Twins in the database, with their rows: any left by an interrupted cleanup. */
   detachedTwins(): Promise<DetachedTwin[]>;
+  /** The partitions of `table` that have a twin, by name; no twin's rows are counted. */
+  detachedPartitions(table: string): Promise<string[]>;
 }

@@ -59,6 +59,19 @@ export function createMysqlPartitionedTable(
     return Number(counted[0]?.[0] ?? 0);
   }
 
+  /** The twins in the database, by the table and partition their comment names. */
+  async function listTwins(): Promise<{ table: string; partition: string; twin: string }[]> {
+    const rows = await run(
+      `SELECT TABLE_NAME, TABLE_COMMENT FROM information_schema.TABLES
+         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE ? ORDER BY TABLE_NAME`,
+      [`${TWIN_PREFIX.replace(/_/g, "\\_")}%`],
+    );
+    return rows.flatMap(([name, comment]) => {
+      const origin = parseComment(String(comment ?? ""));
+      return origin ? [{ ...origin, twin: String(name) }] : [];
+    });
+  }
+
   async function partitionExists(table: string, partition: string): Promise<boolean> {
     const found = await run(
       `SELECT COUNT(*) FROM information_schema.PARTITIONS
@@ -211,11 +224,7 @@ export function createMysqlPartitionedTable(
       const comment = `${COMMENT_PREFIX}${JSON.stringify({ table, partition })}`;
       const [[, definition] = []] = await run(`SHOW CREATE TABLE ${quoteIdentifier(table)}`, [], table);
       await run(`${twinDefinition(String(definition), twin)} COMMENT = ?`, [comment], table);
-      await run(
-        `ALTER TABLE ${quoteIdentifier(table)} EXCHANGE PARTITION ${quoteIdentifier(partition)} WITH TABLE ${twin}`,
-        [],
-        table,
-      );
+      await run(exchangeStatement(table, partition, twin), [], table);
     },
 
     async putBack(table, partition) {
@@ -229,11 +238,7 @@ export function createMysqlPartitionedTable(
       }
       // Exchanged back, the detached rows are the partition's again in one metadata step (the server checks
       // that each belongs to it); rows that reached the emptied partition meanwhile are in the twin now.
-      await run(
-        `ALTER TABLE ${quoteIdentifier(table)} EXCHANGE PARTITION ${quoteIdentifier(partition)} WITH TABLE ${twin}`,
-        [],
-        table,
-      );
+      await run(exchangeStatement(table, partition, twin), [], table);
       const late = (await twinRows(table, partition)) ?? 0;
       if (late > 0) await insertBack(table, twin, late);
       return detached;
@@ -244,19 +249,16 @@ export function createMysqlPartitionedTable(
     },
 
     async detachedTwins() {
-      const rows = await run(
-        `SELECT TABLE_NAME, TABLE_COMMENT FROM information_schema.TABLES
-           WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE ? ORDER BY TABLE_NAME`,
-        [`${TWIN_PREFIX.replace(/_/g, "\\_")}%`],
-      );
       const twins = [];
-      for (const [name, comment] of rows) {
-        const origin = parseComment(String(comment ?? ""));
-        if (!origin) continue;
-        const counted = await run(`SELECT COUNT(*) FROM ${quoteIdentifier(String(name))}`);
-        twins.push({ ...origin, twin: String(name), rows: Number(counted[0]?.[0] ?? 0) });
+      for (const twin of await listTwins()) {
+        const counted = await run(`SELECT COUNT(*) FROM ${quoteIdentifier(twin.twin)}`);
+        twins.push({ ...twin, rows: Number(counted[0]?.[0] ?? 0) });
       }
       return twins;
+    },
+
+    async detachedPartitions(table) {
+      return (await listTwins()).flatMap((twin) => (twin.table === table ? [twin.partition] : []));
     },
   };
 }
@@ -286,6 +288,11 @@ export function twinDefinition(definition: string, quotedTwin: string): string {
     throw new Error(`cannot read the table's definition to create its twin: ${definition.slice(0, 200)}`);
   }
   return named.slice(0, partitioning);
+}
+
+/** Swaps the partition's rows with the twin's: the one statement that detaches them, and puts them back. */
+function exchangeStatement(table: string, partition: string, quotedTwin: string): string {
+  return `ALTER TABLE ${quoteIdentifier(table)} EXCHANGE PARTITION ${quoteIdentifier(partition)} WITH TABLE ${quotedTwin}`;
 }
 
 function from(table: string, rows: PartitionRows): string {

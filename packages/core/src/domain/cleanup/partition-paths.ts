@@ -133,7 +133,9 @@ export async function readPartitionPaths(
   const partitioning = await partitions.partitioning(table);
   if (partitioning.kind !== "range")
     return partitionPaths(partitioning, pending, { ...facts, exchange: { ok: false } });
-  const [exchange, twins] = await Promise.all([partitions.mayExchange(table), partitions.detachedTwins()]);
-  const detached = new Set(twins.flatMap((twin) => (twin.table === table ? [twin.partition] : [])));
-  return partitionPaths(partitioning, pending, { ...facts, exchange, detached });
+  const [exchange, detached] = await Promise.all([
+    partitions.mayExchange(table),
+    partitions.detachedPartitions(table),
+  ]);
+  return partitionPaths(partitioning, pending, { ...facts, exchange, detached: new Set(detached) });
 }

@@ -16,5 +16,6 @@ export function createUnpartitionedTable(): PartitionedTable {
     putBack: async () => never(),
     dropTwin: async () => never(),
     detachedTwins: async () => [],
+    detachedPartitions: async () => [],
   };
 }
