@@ -4,13 +4,7 @@ import type { DayStream, DayStreamStats } from "../../ports/source-database";
 import type { MysqlPool } from "./create-mysql-pool";
 import { isZeroDate } from "./day-range";
 import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
-import {
-  type AskOnConnection,
-  beginSnapshot,
-  type ChosenStatement,
-  finishSnapshot,
-  type Statement,
-} from "./stream-snapshot";
+import { type AskOnConnection, beginSnapshot, finishSnapshot, type Statement } from "./stream-snapshot";
 import { connectionLost, idleTimeout, type StreamingConnection } from "./streaming-connection";
 
 /** A query whose rows are read in batches. */
@@ -20,7 +14,7 @@ export interface StreamedQuery extends Statement {
    * bounds, say). The question and the stream then share one consistent,
    * read-only snapshot, so the answer describes exactly the rows streamed.
    */
-  readonly choose?: (ask: AskOnConnection) => Promise<ChosenStatement>;
+  readonly choose?: (ask: AskOnConnection) => Promise<Statement>;
   readonly batchRows: number;
   /** Positions whose zero dates become null (see ReadPlan). */
   readonly zeroDateColumns: readonly number[];
@@ -80,7 +74,7 @@ async function* readBatches(
   });
   const connection = pooled.connection as StreamingConnection;
   const idleMs = pool.timeouts?.streamIdleMs ?? MYSQL_TIMEOUT_DEFAULTS.streamIdleSeconds * 1000;
-  let statement: ChosenStatement = query;
+  let statement: Statement = query;
   if (snapshot) {
     statement = await beginSnapshot(pooled, query, idleMs).catch((error: unknown) => {
       pooled.destroy();

@@ -6,9 +6,6 @@ export interface Statement {
   readonly values: readonly unknown[];
 }
 
-/** The statement to stream, as the snapshot's question chose it. */
-export type ChosenStatement = Statement;
-
 /** Runs a statement on the streaming connection and answers its rows as arrays. */
 export type AskOnConnection = (query: Statement) => Promise<unknown[][]>;
 
@@ -23,9 +20,9 @@ export type AskOnConnection = (query: Statement) => Promise<unknown[][]>;
  */
 export async function beginSnapshot(
   pooled: MysqlPoolConnection,
-  query: Statement & { readonly choose?: ((ask: AskOnConnection) => Promise<ChosenStatement>) | undefined },
+  query: Statement & { readonly choose?: ((ask: AskOnConnection) => Promise<Statement>) | undefined },
   quickMs: number,
-): Promise<ChosenStatement> {
+): Promise<Statement> {
   await pooled.query({ sql: "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", timeoutMs: quickMs });
   await pooled.query({ sql: "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY", timeoutMs: quickMs });
   if (!query.choose) return query;
