@@ -99,6 +99,8 @@ describe("cleanDay when Redis came back empty", () => {
     expect(await fx.ledger.isMigrated("orders", DAY)).toBe(true);
     expect(await fx.warehouse.countRows({ dataset: "archive", table: "orders" })).toBe(5);
     expect(fx.logged(/^cleanup: resuming a day whose cleanup had started/)).toHaveLength(1);
+    // The record and the day's membership are asked at once; the durable record is read once.
+    expect(fx.logged(/^restored a day's copy record/)).toHaveLength(1);
     expect((await cleanDay(fx.cleanupDeps({ settings }), cleanTask("orders", DAY))).outcome).toBe(
       "already-done",
     );

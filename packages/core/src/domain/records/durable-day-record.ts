@@ -127,9 +127,21 @@ export function withDurableRecord(
   deps: Omit<DurableRecordDeps, "ledger">,
 ): MigrationLedger {
   const durable = { ...deps, ledger };
+  // One restore per day at a time: a task asks for the record and for the membership at once.
+  const restoring = new Map<string, Promise<CopiedDayRecord | undefined>>();
+  const restore = (table: string, day: CalendarDay, destination: string | undefined) => {
+    const key = `${table}\n${day}\n${destination ?? ""}`;
+    let pending = restoring.get(key);
+    if (!pending) {
+      pending = restoreCopyRecord(durable, datasetOf(deps.destinations, destination), table, day).finally(
+        () => restoring.delete(key),
+      );
+      restoring.set(key, pending);
+    }
+    return pending;
+  };
   const copiedDay: MigrationLedger["copiedDay"] = async (table, day, where) =>
-    (await ledger.copiedDay(table, day)) ??
-    restoreCopyRecord(durable, datasetOf(deps.destinations, where?.destination), table, day);
+    (await ledger.copiedDay(table, day)) ?? restore(table, day, where?.destination);
   return {
     migratedDays: (table) => ledger.migratedDays(table),
     isMigrated: async (table, day) =>
