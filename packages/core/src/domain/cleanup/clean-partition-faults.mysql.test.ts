@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMysqlPartitionedTable } from "../../adapters/mysql/mysql-partitioned-table";
+import type { PartitionedTable } from "../../ports/partitioned-table";
+import { DOCUMENTED_GRANTS } from "../../testing/archiver-account";
+import { type CleanupFixture, createCleanupFixture } from "../../testing/cleanup-fixture";
+import { JANUARY, MONTHLY, partitionedTables } from "../../testing/partitioned-tables";
+import { cleanDay } from "./clean-day";
+
+// Partitioned tables on real MariaDB, Redis and DuckDB, cleaned by an account holding the documented grants
+// (cleanup, plus what emptying a partition takes). Each table's days are copied by the real copy task.
+// What changes, late rows, deaths at each step, the operator's rotation and the throttles do to a partition's cleanup.
+
+let fx: CleanupFixture;
+let pt: ReturnType<typeof partitionedTables>;
+
+beforeAll(async () => {
+  fx = await createCleanupFixture();
+  await fx.account.change(DOCUMENTED_GRANTS.partitions(fx.db.name));
+  pt = partitionedTables(fx);
+});
+
+afterAll(async () => {
+  await fx?.close();
+});
+
+describe("partition cleanup under faults", () => {
+  it("puts the rows back when a row arrives between verification and the exchange; that day is refused", async () => {
+    const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
+    const partitions = pt.detachingWith(async (detach) => {
+      await fx.query(`INSERT INTO \`${name}\` (created_at, note) VALUES ('2024-01-12 09:00:00', 'late')`);
+      await detach();
+    });
+
+    const { reports, failures } = await pt.clean(name, (queue) => fx.deps({ queue, partitions }));
+
+    expect(reports[0]?.partition?.reason).toMatch(
+      /after detaching: 2024-01-12 changed between its verification/,
+    );
+    expect(failures.map(({ task, error }) => [task.day, error.message])).toEqual([
+      ["2024-01-12", expect.stringMatching(/rows added: 1 row more than copied/)],
+    ]);
+    expect(await pt.rowsByDay(name)).toEqual({ "2024-01-12": 5 });
+    expect(await fx.deps().state.cleanedDays(name)).toEqual(["2024-01-10", "2024-01-11"]);
+    expect(await pt.twins()).toEqual([]);
+  });
+
+  it("a process that dies right after the exchange leaves a twin status lists; the retry verifies and drops it", async () => {
+    const name = await pt.table(MONTHLY, [...JANUARY, "2024-02-10"], [...JANUARY]);
+    const dies = pt.detachingWith(async (detach) => {
+      await detach();
+      throw new Error("killed");
+    });
+    const { queue, task } = await pt.partitionTask(name);
+    expect(task.partition).toBe("p2024_01");
+
+    await expect(cleanDay(fx.deps({ queue, partitions: dies }), task)).rejects.toThrow("killed");
+    const twins = await pt.twins();
+    expect(twins).toEqual([
+      { table: name, partition: "p2024_01", twin: expect.stringMatching(/^archiver_twin__/), rows: 12 },
+    ]);
+    expect(await pt.rowsByDay(name)).toEqual({ "2024-02-10": 4 });
+
+    // Deaths on the retries, while the twin is verified and once it was, change nothing either.
+    const adapter = createMysqlPartitionedTable(fx.pool);
+    const diesVerifying: PartitionedTable = {
+      ...adapter,
+      dayFigures: async (schema, column, rows, day) => {
+        if ("twinOf" in rows && day === "2024-01-11") throw new Error("killed");
+        return adapter.dayFigures(schema, column, rows, day);
+      },
+    };
+    await expect(cleanDay(fx.deps({ queue, partitions: diesVerifying }), task)).rejects.toThrow("killed");
+    expect((await pt.twins())[0]?.rows).toBe(12);
+    const diesAgain = { ...adapter, dropTwin: () => Promise.reject(new Error("killed")) };
+    await expect(cleanDay(fx.deps({ queue, partitions: diesAgain }), task)).rejects.toThrow("killed");
+    expect((await pt.twins())[0]?.rows).toBe(12);
+
+    const report = await cleanDay(fx.deps({ queue }), task);
+    expect(report.partition).toMatchObject({ outcome: "cleaned", days: [...JANUARY], rowsDeleted: 12 });
+    expect(await pt.twins()).toEqual([]);
+    expect(await pt.rowsByDay(name)).toEqual({ "2024-02-10": 4 });
+    expect(await fx.deps().state.cleanedDays(name)).toEqual([...JANUARY]);
+    // The task again: nothing left to do.
+    expect((await cleanDay(fx.deps({ queue }), task)).partition?.outcome).toBe("already-done");
+  });
+
+  it("finishes a twin whose emptied partition the operator dropped meanwhile: verified, dropped, days cleaned", async () => {
+    const name = await pt.table(MONTHLY, [...JANUARY, "2024-02-10"], [...JANUARY]);
+    const { queue, task } = await pt.partitionTask(name);
+    const dies = pt.detachingWith(async (detach) => {
+      await detach();
+      throw new Error("killed");
+    });
+    await expect(cleanDay(fx.deps({ queue, partitions: dies }), task)).rejects.toThrow("killed");
+    // The operator's rotation drops the partition it finds empty.
+    await fx.query(`ALTER TABLE \`${name}\` DROP PARTITION p2024_01`);
+
+    const report = await cleanDay(fx.deps({ queue }), task);
+
+    expect(report.partition).toMatchObject({ outcome: "cleaned", days: [...JANUARY], rowsDeleted: 12 });
+    expect(await pt.twins()).toEqual([]);
+    expect(await pt.rowsByDay(name)).toEqual({ "2024-02-10": 4 });
+    expect(await fx.deps().state.cleanedDays(name)).toEqual([...JANUARY]);
+  });
+
+  it("puts rows back where the table now keeps them when their partition was dropped while they were detached", async () => {
+    const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
+    const original = await fx.query<{ id: number }>(`SELECT id FROM \`${name}\` ORDER BY id`);
+    const { queue, task } = await pt.partitionTask(name);
+    const changedThenDies = pt.detachingWith(async (detach) => {
+      await fx.query(`INSERT INTO \`${name}\` (created_at, note) VALUES ('2024-01-12 09:00:00', 'late')`);
+      await detach();
+      throw new Error("killed");
+    });
+    await expect(cleanDay(fx.deps({ queue, partitions: changedThenDies }), task)).rejects.toThrow("killed");
+    await fx.query(`ALTER TABLE \`${name}\` DROP PARTITION p2024_01`);
+
+    // The twin is refused (2024-01-12 gained a row), its rows go back into p2024_02, which now holds January.
+    const report = await cleanDay(fx.deps({ queue }), task);
+
+    expect(report.partition?.reason).toMatch(/2024-01-12 is refused: .*rows added: 1 row more than copied/);
+    expect(await pt.twins()).toEqual([]);
+    const kept = await fx.query<{ id: number }>(
+      `SELECT id FROM \`${name}\` WHERE note <> 'late' ORDER BY id`,
+    );
+    // The task's own day went the chunked path and was cleaned; every other original row is back.
+    expect(kept).toEqual(original.slice(4));
+    expect(await pt.rowsByDay(name)).toEqual({ "2024-01-11": 4, "2024-01-12": 5 });
+    const [{ n } = { n: 0 }] = await fx.query<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM \`${name}\` PARTITION (p2024_02)`,
+    );
+    expect(Number(n)).toBe(9);
+  });
+
+  it("a process that dies while putting rows back loses none: the retry puts them back and refuses the day", async () => {
+    const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
+    const original = await fx.query<{ id: number }>(`SELECT id FROM \`${name}\` ORDER BY id`);
+    const insert = (at: string, note: string) =>
+      fx.query(`INSERT INTO \`${name}\` (created_at, note) VALUES (?, ?)`, [at, note]);
+    // A row changes the partition before the exchange (so its rows go back), another reaches the emptied
+    // partition after it (so putting back needs the exchange back and an insert of the newcomer).
+    const racing = async (detach: () => Promise<void>) => {
+      await insert("2024-01-10 09:00:00", "before");
+      await detach();
+      await insert("2024-01-11 09:00:00", "after");
+    };
+    const dyingPutBack = pt.detachingWith(
+      racing,
+      createMysqlPartitionedTable(fx.pool, {
+        beforePutBackCommit: () => Promise.reject(new Error("killed")),
+      }),
+    );
+    const { queue, task } = await pt.partitionTask(name);
+
+    await expect(cleanDay(fx.deps({ queue, partitions: dyingPutBack }), task)).rejects.toThrow("killed");
+    // Died after the exchange back, inserting the newcomer: the detached rows are in the table, the newcomer in the twin.
+    expect((await pt.twins())[0]?.rows).toBe(1);
+    expect(await pt.rowsByDay(name)).toEqual({ "2024-01-10": 5, "2024-01-11": 4, "2024-01-12": 4 });
+
+    // The retry finds the twin refused, puts it back, queues the partition's other days and refuses its own day.
+    await expect(cleanDay(fx.deps({ queue }), task)).rejects.toThrow(/rows added: 1 row more than copied/);
+    expect(await pt.twins()).toEqual([]);
+    const back = await fx.query<{ id: number }>(
+      `SELECT id FROM \`${name}\` WHERE note NOT IN ('before', 'after') ORDER BY id`,
+    );
+    expect(back).toEqual(original);
+    expect(await pt.rowsByDay(name)).toEqual({ "2024-01-10": 5, "2024-01-11": 5, "2024-01-12": 4 });
+    expect(queue.tasks().map((queued) => queued.day)).toEqual(["2024-01-10", "2024-01-11", "2024-01-12"]);
+  }, 30_000);
+
+  it("reads the partition a day at a time under the throttles: nothing is exchanged while a replica lags", async () => {
+    const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
+    const { queue, task } = await pt.partitionTask(name);
+    fx.probe.lags = [{ replica: "replica-1:3306", seconds: 30 }];
+    const sleeps: number[] = [];
+    const settings = { maxReplicaLagSeconds: 10, replicaUrls: ["mysql://replica-1"], maxWaitMs: 3000 };
+    const lagging = fx.deps({ queue, settings, sleep: async (ms) => void sleeps.push(ms) });
+    try {
+      await expect(cleanDay(lagging, task)).rejects.toThrow(/replica/);
+      expect(sleeps.length).toBeGreaterThan(0);
+      expect(await pt.rowsByDay(name)).toEqual({ "2024-01-10": 4, "2024-01-11": 4, "2024-01-12": 4 });
+      expect(await pt.twins()).toEqual([]);
+    } finally {
+      fx.probe.lags = [];
+    }
+    // Lag gone: one pause-free read per day, then the exchange.
+    const report = await cleanDay(fx.deps({ queue, settings }), task);
+    expect(report.partition).toMatchObject({ outcome: "cleaned", days: [...JANUARY] });
+  });
+});
