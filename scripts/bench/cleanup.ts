@@ -12,15 +12,7 @@
  *   npx tsx scripts/bench/cleanup.ts        (the table is rebuilt when it does not hold 1,000,000 rows)
  */
 import { pathToFileURL } from "node:url";
-import {
-  addDays,
-  type CalendarDay,
-  type CleanupDeps,
-  cleanDay,
-  copyDay,
-  startCleanup,
-} from "@table-archiver/core";
-import type { Config } from "@table-archiver/core/config";
+import { type CleanupDeps, cleanDay, startCleanup } from "@table-archiver/core";
 import { createDuckDbWarehouse } from "@table-archiver/core/duckdb";
 import { createLocalTaskQueue } from "@table-archiver/core/local-queue";
 import {
@@ -32,13 +24,12 @@ import {
   createMysqlSourceDatabase,
 } from "@table-archiver/core/mysql";
 import {
-  copiedDaysKey,
   createRedisCleanupState,
   createRedisClient,
   createRedisMigrationLedger,
-  migratedDaysKey,
 } from "@table-archiver/core/redis";
 import { benchLogger, ensureBenchTable, freshBenchConfig } from "./bench-table";
+import { copyAllDays, forgetRun, inParallel, round, waitForFlushedRedo } from "./cleanup-bench-support";
 
 const TABLE = "bench_cleanup";
 const PREFIX = "bench-cleanup";
@@ -52,7 +43,7 @@ export async function main(): Promise<Record<string, unknown>> {
 
   const pool = createMysqlPool(config.mysql, { connectionLimit: 8 });
   const redis = createRedisClient(config.redis);
-  await forget(redis);
+  await forgetRun(redis, TABLE, PREFIX);
   const source = createMysqlSourceDatabase(pool);
   const ledger = createRedisMigrationLedger(redis);
   const warehouse = await createDuckDbWarehouse({ path: duckdbPath, dataset: "archive" });
@@ -76,7 +67,12 @@ export async function main(): Promise<Record<string, unknown>> {
     warehouseLabel: `the DuckDB file ${duckdbPath}`,
   };
   try {
-    const copySeconds = await copyAllDays(deps, config);
+    const copySeconds = await copyAllDays(deps, config, {
+      table: TABLE,
+      firstDay: "2024-01-01",
+      days: 365,
+      now: NOW,
+    });
     const settledMs = await waitForFlushedRedo(pool);
     const enqueueStarted = performance.now();
     const summary = await startCleanup(deps, {
@@ -133,81 +129,9 @@ export async function main(): Promise<Record<string, unknown>> {
   }
 }
 
-/** The state a finished migration leaves: every day copied by the real copy task and recorded. */
-async function copyAllDays(deps: CleanupDeps, config: Config): Promise<number> {
-  const started = performance.now();
-  const days: CalendarDay[] = [];
-  for (let i = 0; i < 365; i++) days.push(addDays("2024-01-01", i));
-  await inParallel(days, 2, (day) =>
-    copyDay(
-      {
-        source: deps.source,
-        warehouse: deps.warehouse,
-        ledger: deps.ledger,
-        logger: benchLogger,
-        clock: () => NOW,
-        timeZone: "UTC",
-        destinations: deps.destinations,
-        batchRows: config.copyBatchRows,
-      },
-      { kind: "copy", table: TABLE, destination: TABLE, filterColumn: "created_at", day },
-    ),
-  );
-  return (performance.now() - started) / 1000;
-}
-
-/**
- * Building the table and copying it leave InnoDB with a redo log nearly full
- * of unflushed changes; deletes started then stall on its forced flushing, a
- * cost of the bench's own setup, not of cleanup. Waits (at most a minute) until
- * MariaDB reports a checkpoint age under 16 MiB; MySQL has no such status and
- * goes on at once. Returns how long it waited.
- */
-async function waitForFlushedRedo(pool: ReturnType<typeof createMysqlPool>): Promise<number> {
-  const started = performance.now();
-  while (performance.now() - started < 60_000) {
-    const [rows] = await pool.query({
-      sql: "SHOW GLOBAL STATUS LIKE 'Innodb_checkpoint_age'",
-      rowsAsArray: true,
-    });
-    const age = Number((rows as unknown[][])[0]?.[1] ?? 0);
-    if (age < 16_777_216) break;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  return Math.round(performance.now() - started);
-}
-
-/** Drops what an earlier run left in Redis: migrated days, copy records, cleanup state, queue. */
-async function forget(redis: ReturnType<typeof createRedisClient>): Promise<void> {
-  const keys = [migratedDaysKey(TABLE), copiedDaysKey(TABLE)];
-  for await (const batch of redis.scanStream({ match: `${PREFIX}:*`, count: 1000 })) keys.push(...batch);
-  await redis.del(...keys);
-}
-
-async function inParallel<T, R>(
-  items: readonly T[],
-  width: number,
-  run: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.max(1, width) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      out[index] = await run(items[index] as T);
-    }
-  });
-  await Promise.all(lanes);
-  return out;
-}
-
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
-
-function round(n: number): number {
-  return Math.round(n * 10) / 10;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

@@ -18,15 +18,12 @@
 import { spawnSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import {
-  addDays,
   type CalendarDay,
   type CleanupDeps,
   cleanDay,
-  copyDay,
   type DayCleanupReport,
   startCleanup,
 } from "@table-archiver/core";
-import type { Config } from "@table-archiver/core/config";
 import { createDuckDbWarehouse } from "@table-archiver/core/duckdb";
 import {
   createMysqlAccountCheck,
@@ -37,16 +34,15 @@ import {
   createMysqlSourceDatabase,
 } from "@table-archiver/core/mysql";
 import {
-  copiedDaysKey,
   createRedisCleanupState,
   createRedisClient,
   createRedisMigrationLedger,
-  migratedDaysKey,
 } from "@table-archiver/core/redis";
 import { createMemoryTaskQueue, type MemoryTaskQueue } from "@table-archiver/core/testing";
 import mysql from "mysql2/promise";
 import { BENCH_DATABASE, BENCH_SERVER, benchLogger, freshBenchConfig } from "./bench-table";
-import { runChecked } from "./live/child-processes";
+import { copyAllDays, forgetRun, round, waitForFlushedRedo } from "./cleanup-bench-support";
+import { ptArchiverPurge, type ToolRun } from "./live/pt-archiver-runs";
 
 const TABLE = "bench_partitioned";
 const PEER_TABLE = "bench_unpartitioned";
@@ -68,7 +64,7 @@ export async function main(): Promise<Record<string, unknown>> {
 
   const pool = createMysqlPool(config.mysql, { connectionLimit: 8 });
   const redis = createRedisClient(config.redis);
-  await forget(redis);
+  await forgetRun(redis, TABLE, PREFIX);
   const source = createMysqlSourceDatabase(pool);
   const warehouse = await createDuckDbWarehouse({ path: duckdbPath, dataset: "archive" });
   const queue = createMemoryTaskQueue();
@@ -96,7 +92,12 @@ export async function main(): Promise<Record<string, unknown>> {
   };
   let finished = false;
   try {
-    const copySeconds = await copyAllDays(deps, config);
+    const copySeconds = await copyAllDays(deps, config, {
+      table: TABLE,
+      firstDay: FIRST_DAY,
+      days: DAYS,
+      now: NOW,
+    });
     const settledMs = await waitForFlushedRedo(pool);
     // The copy went through the timed warehouse too: count the cleanup's calls alone.
     spent.clear();
@@ -118,7 +119,7 @@ export async function main(): Promise<Record<string, unknown>> {
     const twinsLeft = (await partitions.detachedTwins()).length;
 
     const peerSettledMs = await waitForFlushedRedo(pool);
-    const peer = await ptArchiverPurge();
+    const peer = await ptArchiverOnBenchServer();
     finished = true;
 
     const archiverRate = archiverRows / archiverSeconds;
@@ -156,7 +157,7 @@ export async function main(): Promise<Record<string, unknown>> {
             seconds: round(peer.seconds),
             rowsDeleted: peer.rows,
             rowsPerSecond: Math.round(peer.rows / peer.seconds),
-            command: peer.command,
+            command: peer.detail,
             redoSettleMs: peerSettledMs,
           }
         : "not run: pt-archiver is not on PATH; install it with apt-get update && apt-get install -y percona-toolkit",
@@ -236,29 +237,6 @@ async function dropTwins(): Promise<void> {
   }
 }
 
-/** The state a finished migration leaves: every day copied by the real copy task and recorded. */
-async function copyAllDays(deps: CleanupDeps, config: Config): Promise<number> {
-  const started = performance.now();
-  const days: CalendarDay[] = [];
-  for (let i = 0; i < DAYS; i++) days.push(addDays(FIRST_DAY, i));
-  await inParallel(days, 2, (day) =>
-    copyDay(
-      {
-        source: deps.source,
-        warehouse: deps.warehouse,
-        ledger: deps.ledger,
-        logger: benchLogger,
-        clock: () => NOW,
-        timeZone: "UTC",
-        destinations: deps.destinations,
-        batchRows: config.copyBatchRows,
-      },
-      { kind: "copy", table: TABLE, destination: TABLE, filterColumn: "created_at", day },
-    ),
-  );
-  return (performance.now() - started) / 1000;
-}
-
 /** The adapter with the milliseconds spent in each method added up in `spent`. */
 function timed<T extends object>(adapter: T, spent: Map<string, number>): T {
   return new Proxy(adapter, {
@@ -310,11 +288,10 @@ async function runQueue(
 }
 
 /**
- * The peer, as the target names it, with --statistics for its own count of
- * rows deleted. pt-archiver keeps the row with the highest id (its
- * --safe-auto-increment default), so one row stays behind.
+ * The peer, as the target names it (live/pt-archiver-runs.ts), on the bench
+ * server; undefined when pt-archiver is not installed.
  */
-async function ptArchiverPurge(): Promise<{ rows: number; seconds: number; command: string } | undefined> {
+async function ptArchiverOnBenchServer(): Promise<ToolRun | undefined> {
   if (spawnSync("pt-archiver", ["--version"]).error) {
     console.log(
       "pt-archiver is not on PATH: install it with `apt-get update && apt-get install -y percona-toolkit`; printing the archiver's figures alone",
@@ -322,58 +299,15 @@ async function ptArchiverPurge(): Promise<{ rows: number; seconds: number; comma
     return undefined;
   }
   const server = new URL(BENCH_SERVER);
-  const dsn = [
-    `h=${server.hostname}`,
-    `P=${server.port || "3306"}`,
-    `u=${decodeURIComponent(server.username) || "root"}`,
-    ...(server.password ? [`p=${decodeURIComponent(server.password)}`] : []),
-    `D=${BENCH_DATABASE}`,
-    `t=${PEER_TABLE}`,
-  ].join(",");
-  const args = [
-    "--source",
-    dsn,
-    "--purge",
-    "--bulk-delete",
-    "--limit",
-    "1000",
-    "--commit-each",
-    "--where",
-    "created_at < '2025-01-01'",
-    "--no-check-charset",
-    "--statistics",
-  ];
-  const result = await runChecked("pt-archiver --purge", "pt-archiver", args);
-  const match = /^DELETE (\d+)$/m.exec(result.stdout);
-  if (!match) throw new Error(`pt-archiver printed no DELETE count:\n${result.stdout.slice(-1000)}`);
-  const shown = args.map((arg) => (/[\s']/.test(arg) ? `"${arg}"` : arg)).join(" ");
-  return { rows: Number(match[1]), seconds: result.seconds, command: `pt-archiver ${shown}` };
-}
-
-/**
- * Building the tables and copying leave InnoDB with a redo log nearly full
- * of unflushed changes; waits (at most a minute) until MariaDB reports a
- * checkpoint age under 16 MiB, as the cleanup bench does. Returns how long it waited.
- */
-async function waitForFlushedRedo(pool: Pool): Promise<number> {
-  const started = performance.now();
-  while (performance.now() - started < 60_000) {
-    const [rows] = await pool.query({
-      sql: "SHOW GLOBAL STATUS LIKE 'Innodb_checkpoint_age'",
-      rowsAsArray: true,
-    });
-    const age = Number((rows as unknown[][])[0]?.[1] ?? 0);
-    if (age < 16_777_216) break;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  return Math.round(performance.now() - started);
-}
-
-/** Drops what an earlier run left in Redis: migrated days, copy records, cleanup state. */
-async function forget(redis: ReturnType<typeof createRedisClient>): Promise<void> {
-  const keys = [migratedDaysKey(TABLE), copiedDaysKey(TABLE)];
-  for await (const batch of redis.scanStream({ match: `${PREFIX}:*`, count: 1000 })) keys.push(...batch);
-  await redis.del(...keys);
+  return ptArchiverPurge(
+    {
+      host: server.hostname,
+      port: Number(server.port || "3306"),
+      user: decodeURIComponent(server.username) || "root",
+      ...(server.password ? { password: decodeURIComponent(server.password) } : {}),
+    },
+    { database: BENCH_DATABASE, table: PEER_TABLE, where: "created_at < '2025-01-01'" },
+  );
 }
 
 async function count(pool: Pool, table: string): Promise<number> {
@@ -382,27 +316,6 @@ async function count(pool: Pool, table: string): Promise<number> {
     unknown,
   ];
   return Number(row?.[0]);
-}
-
-async function inParallel<T, R>(
-  items: readonly T[],
-  width: number,
-  run: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.max(1, width) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      out[index] = await run(items[index] as T);
-    }
-  });
-  await Promise.all(lanes);
-  return out;
-}
-
-function round(n: number): number {
-  return Math.round(n * 10) / 10;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

@@ -1,6 +1,13 @@
 import { runChecked } from "./child-processes";
 import { BENCH_USER, type PrivateMariaDb } from "./private-mariadb";
 
+/** The server pt-archiver connects to: a private one of the live bench (its `bench` user), or any by address. */
+export type PtServer = Pick<PrivateMariaDb, "port"> & {
+  readonly host?: string;
+  readonly user?: string;
+  readonly password?: string;
+};
+
 /** What a tool did in its phase: the rows it moved and the command that did it. */
 export interface ToolRun {
   readonly rows: number;
@@ -14,11 +21,19 @@ export interface ToolRun {
  * --safe-auto-increment default), so it moves one row fewer than the table
  * holds; its own --statistics count is what the rate is computed from.
  */
-function ptArgs(server: PrivateMariaDb, database: string, table: string, where: string): string[] {
+function ptArgs(server: PtServer, database: string, table: string, where: string): string[] {
+  const user = [`u=${server.user ?? BENCH_USER}`, ...(server.password ? [`p=${server.password}`] : [])];
   return [
     "--source",
     // A=utf8mb4: the table's character set; pt-archiver refuses a connection in another.
-    `h=127.0.0.1,P=${server.port},u=${BENCH_USER},D=${database},t=${table},A=utf8mb4`,
+    [
+      `h=${server.host ?? "127.0.0.1"}`,
+      `P=${server.port}`,
+      ...user,
+      `D=${database}`,
+      `t=${table}`,
+      "A=utf8mb4",
+    ].join(","),
     "--where",
     where,
     "--limit",
@@ -30,7 +45,7 @@ function ptArgs(server: PrivateMariaDb, database: string, table: string, where: 
 
 /** `pt-archiver --no-delete --file`: reads every row into a file, deletes nothing. */
 export async function ptArchiverCopy(
-  server: PrivateMariaDb,
+  server: PtServer,
   target: { database: string; table: string; where: string; file: string },
 ): Promise<ToolRun> {
   const args = [
@@ -49,7 +64,7 @@ export async function ptArchiverCopy(
 
 /** `pt-archiver --purge --bulk-delete`: deletes every row, 1,000 to a DELETE. */
 export async function ptArchiverPurge(
-  server: PrivateMariaDb,
+  server: PtServer,
   target: { database: string; table: string; where: string },
 ): Promise<ToolRun> {
   const args = [...ptArgs(server, target.database, target.table, target.where), "--purge", "--bulk-delete"];
