@@ -96,12 +96,9 @@ async function cleanPartitionTask(
   task: CleanDayTask & { readonly partition: string },
 ): Promise<DayCleanupReport> {
   const started = performance.now();
-  let own: DayCleanupReport | undefined;
-  const partition = await cleanPartition(deps, task, async (dayTask) => {
-    own = await cleanDay(deps, dayTask);
-  });
+  const { own, ...partition } = await cleanPartition(deps, task, (dayTask) => cleanDay(deps, dayTask));
   const durationMs = Math.round(performance.now() - started);
-  if (own) return { ...(own as DayCleanupReport), partition, durationMs };
+  if (own) return { ...own, partition, durationMs };
   return {
     table: task.table,
     day: task.day,

@@ -40,16 +40,17 @@ export type CleanPartitionTask = CleanDayTask & { readonly partition: string };
  *    live table, where they land in the same partition, and the days take
  *    the chunked path, each checked row by row with its usual refusals.
  * The chunked path queues a cleanup task for each of the partition's pending
- * days but `task.day`, which this task then cleans itself (`cleanOneDay`).
+ * days but `task.day`, which this task then cleans itself (`cleanOneDay`,
+ * whose answer comes back as `own`).
  * Every day of the partition is leased while this runs, so no day task
  * deletes from it at the same time. A crash anywhere leaves the twin absent,
  * empty, or holding the partition's rows, which the retry tells apart.
  */
-export async function cleanPartition(
+export async function cleanPartition<R>(
   deps: CleanupDeps,
   task: CleanPartitionTask,
-  cleanOneDay: (task: CleanDayTask) => Promise<unknown>,
-): Promise<PartitionCleanup> {
+  cleanOneDay: (task: CleanDayTask) => Promise<R>,
+): Promise<PartitionCleanup & { readonly own?: R }> {
   const { table, partition } = task;
   const partitions = deps.partitions;
   const schema = await describeExisting(deps.source, table, "table");
@@ -74,13 +75,13 @@ export async function cleanPartition(
   // now put them (the operator's rotation may have dropped or reorganized the emptied partition meanwhile).
   const days = twin ? await twinDays(deps, task, pending, path?.days ?? []) : (path?.days ?? []);
   const context = { table, partition, twin: partitions.twinName(table, partition) };
-  const chunked = async (reason: string): Promise<PartitionCleanup> => {
+  const chunked = async (reason: string) => {
     deps.logger.warn("cleanup: partition takes the chunked path", { ...context, reason, days: days.length });
     const others = days.filter((day) => day !== task.day);
     const { partition: _whole, ...dayTask } = task;
     await deps.queue.enqueue(others.map((day) => ({ ...dayTask, day })));
-    if (days.includes(task.day)) await cleanOneDay(dayTask);
-    return { outcome: "chunked", partition, days: [], rowsDeleted: 0, reason };
+    const own = days.includes(task.day) ? { own: await cleanOneDay(dayTask) } : {};
+    return { outcome: "chunked", partition, days: [], rowsDeleted: 0, reason, ...own } as const;
   };
   if (twin === undefined && path?.path !== "exchange") {
     return chunked(path?.reason ?? "the partition is no longer a candidate");
