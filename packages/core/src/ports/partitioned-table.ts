@@ -95,6 +95,8 @@ export interface PartitionedTable {
   ): Promise<PartitionDays>;
   /** The twin's name for `partition` of `table`. */
   twinName(table: string, partition: string): string;
+  /** The statement that detaches `partition` into its twin, for an operator to read (a dry run). */
+  describeDetach(table: string, partition: string): string;
   /** Rows in the twin of `partition`; undefined when there is no twin. */
   twinRows(table: string, partition: string): Promise<number | undefined>;
   /** Creates the empty twin and exchanges the partition with it: the partition's rows are then the twin's. */

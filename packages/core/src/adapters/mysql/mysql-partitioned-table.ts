@@ -218,6 +218,8 @@ export function createMysqlPartitionedTable(
 
     twinName,
     twinRows,
+    describeDetach: (table, partition) =>
+      exchangeStatement(table, partition, quoteIdentifier(twinName(table, partition))),
 
     async detach(table, partition) {
       const twin = quoteIdentifier(twinName(table, partition));

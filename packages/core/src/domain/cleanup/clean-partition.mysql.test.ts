@@ -188,7 +188,7 @@ describe("cleanup of a range-partitioned table", () => {
       partition: "p2024_01",
       path: "exchange",
       rowsToDetach: 12,
-      statement: expect.stringMatching(/EXCHANGE PARTITION p2024_01 WITH TABLE archiver_twin__/),
+      statement: expect.stringMatching(/EXCHANGE PARTITION `p2024_01` WITH TABLE `archiver_twin__/),
     });
     expect(await pt.rowsByDay(name)).toEqual(before);
     expect(await pt.twins()).toEqual([]);

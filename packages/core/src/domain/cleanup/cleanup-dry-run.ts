@@ -144,7 +144,7 @@ export async function dryRunPartitions(
       ...(rows !== undefined
         ? {
             rowsToDetach: rows,
-            statement: `ALTER TABLE ${schema.name} EXCHANGE PARTITION ${final.partition} WITH TABLE ${deps.partitions.twinName(schema.name, final.partition)}`,
+            statement: deps.partitions.describeDetach(schema.name, final.partition),
           }
         : {}),
       ...(final.reason ? { reason: final.reason } : {}),

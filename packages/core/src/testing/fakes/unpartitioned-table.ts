@@ -12,6 +12,7 @@ export function createUnpartitionedTable(): PartitionedTable {
     dayFigures: async () => never(),
     twinName: (table, partition) => `archiver_twin__${table}__${partition}`,
     twinRows: async () => undefined,
+    describeDetach: () => never(),
     detach: async () => never(),
     putBack: async () => never(),
     dropTwin: async () => never(),
