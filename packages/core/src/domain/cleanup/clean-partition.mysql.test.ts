@@ -194,6 +194,24 @@ describe("cleanup of a range-partitioned table", () => {
     expect(await pt.twins()).toEqual([]);
   });
 
+  it("a task naming a partition the table does not have changes nothing", async () => {
+    const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
+    const task = {
+      kind: "clean",
+      table: name,
+      filterColumn: "created_at",
+      day: JANUARY[0],
+      partition: "p1999",
+    } as const;
+
+    const report = await cleanDay(fx.deps(), task);
+
+    expect(report.partition).toMatchObject({ outcome: "already-done", days: [], rowsDeleted: 0 });
+    expect(await pt.rowsByDay(name)).toEqual({ "2024-01-10": 4, "2024-01-11": 4, "2024-01-12": 4 });
+    expect(await pt.twins()).toEqual([]);
+    expect(await fx.deps().state.cleanedDays(name)).toEqual([]);
+  });
+
   it("a table partitioned by hash is cleaned day by day, and the dry run says why", async () => {
     const name = await pt.table("PARTITION BY HASH (id) PARTITIONS 3", [...JANUARY], [...JANUARY]);
 

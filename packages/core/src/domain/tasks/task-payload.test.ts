@@ -15,6 +15,7 @@ describe("parseTaskPayload", () => {
   it.each([
     ["copy", copy],
     ["clean", clean],
+    ["partition's clean", { ...clean, partition: "p2024_02" }],
   ])("accepts a %s task as it is", (_, body) => {
     expect(parseTaskPayload(body)).toEqual(body);
   });
@@ -30,6 +31,8 @@ describe("parseTaskPayload", () => {
     ["a table name with a quote", { ...copy, table: "orders`; DROP TABLE x" }, "table"],
     ["a filter column that is not text", { ...clean, filterColumn: 7 }, "filterColumn"],
     ["an empty destination", { ...copy, destination: "" }, "destination"],
+    ["a partition name with a quote", { ...clean, partition: "p1`; DROP TABLE x" }, "partition"],
+    ["a partition on a copy task", { ...copy, partition: "p1" }, "partition"],
   ])("refuses %s, naming the field", (_, body, field) => {
     const parse = () => parseTaskPayload(body);
     expect(parse).toThrow(InvalidInputError);
