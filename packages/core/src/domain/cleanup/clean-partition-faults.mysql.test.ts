@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMysqlPartitionedTable } from "../../adapters/mysql/mysql-partitioned-table";
 import type { PartitionedTable } from "../../ports/partitioned-table";
 import { DOCUMENTED_GRANTS } from "../../testing/archiver-account";
-import { type CleanupFixture, createCleanupFixture } from "../../testing/cleanup-fixture";
+import {
+  type CleanupFixture,
+  createCleanupFixture,
+  dropOneWarehouseRow,
+} from "../../testing/cleanup-fixture";
 import { JANUARY, MONTHLY, partitionedTables } from "../../testing/partitioned-tables";
 import { cleanDay } from "./clean-day";
 
@@ -34,13 +38,30 @@ describe("partition cleanup under faults", () => {
     const { reports, failures } = await pt.clean(name, (queue) => fx.deps({ queue, partitions }));
 
     expect(reports[0]?.partition?.reason).toMatch(
-      /after detaching: 2024-01-12 changed between its verification/,
+      /after detaching: 2024-01-12 is refused: .*rows added: 1 row more than copied/,
     );
     expect(failures.map(({ task, error }) => [task.day, error.message])).toEqual([
       ["2024-01-12", expect.stringMatching(/rows added: 1 row more than copied/)],
     ]);
     expect(await pt.rowsByDay(name)).toEqual({ "2024-01-12": 5 });
     expect(await fx.deps().state.cleanedDays(name)).toEqual(["2024-01-10", "2024-01-11"]);
+    expect(await pt.twins()).toEqual([]);
+  });
+
+  it("puts the rows back when the warehouse lost a row of a day: that day is refused, the others are cleaned", async () => {
+    const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
+    await dropOneWarehouseRow(fx, name, "2024-01-11");
+
+    const { reports, failures } = await pt.clean(name);
+
+    expect(reports[0]?.partition?.reason).toMatch(
+      /after detaching: 2024-01-11 is refused: .*the warehouse no longer holds the copy/,
+    );
+    expect(failures.map(({ task, error }) => [task.day, error.message])).toEqual([
+      ["2024-01-11", expect.stringMatching(/the warehouse no longer holds the copy/)],
+    ]);
+    expect(await pt.rowsByDay(name)).toEqual({ "2024-01-11": 4 });
+    expect(await fx.deps().state.cleanedDays(name)).toEqual(["2024-01-10", "2024-01-12"]);
     expect(await pt.twins()).toEqual([]);
   });
 
@@ -168,7 +189,7 @@ describe("partition cleanup under faults", () => {
     expect(queue.tasks().map((queued) => queued.day)).toEqual(["2024-01-10", "2024-01-11", "2024-01-12"]);
   }, 30_000);
 
-  it("reads the partition a day at a time under the throttles: nothing is exchanged while a replica lags", async () => {
+  it("waits for the throttles before the exchange and between the twin's days: nothing is exchanged while a replica lags", async () => {
     const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
     const { queue, task } = await pt.partitionTask(name);
     fx.probe.lags = [{ replica: "replica-1:3306", seconds: 30 }];
@@ -183,8 +204,22 @@ describe("partition cleanup under faults", () => {
     } finally {
       fx.probe.lags = [];
     }
-    // Lag gone: one pause-free read per day, then the exchange.
+    // A replica that starts lagging once the rows are detached holds back the twin's reads: the twin waits for the retry.
+    const lagsOnceDetached = pt.detachingWith(async (detach) => {
+      await detach();
+      fx.probe.lags = [{ replica: "replica-1:3306", seconds: 30 }];
+    });
+    try {
+      const paused = fx.deps({ queue, settings, partitions: lagsOnceDetached, sleep: async () => {} });
+      await expect(cleanDay(paused, task)).rejects.toThrow(/replica/);
+      expect((await pt.twins())[0]?.rows).toBe(12);
+      expect(await fx.deps().state.cleanedDays(name)).toEqual([]);
+    } finally {
+      fx.probe.lags = [];
+    }
+    // Lag gone: the twin is read a day at a time, then dropped.
     const report = await cleanDay(fx.deps({ queue, settings }), task);
     expect(report.partition).toMatchObject({ outcome: "cleaned", days: [...JANUARY] });
+    expect(await pt.twins()).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMysqlPartitionedTable } from "../../adapters/mysql/mysql-partitioned-table";
+import type { PartitionedTable } from "../../ports/partitioned-table";
 import { DOCUMENTED_GRANTS } from "../../testing/archiver-account";
 import { type CleanupFixture, createCleanupFixture } from "../../testing/cleanup-fixture";
 import { createMemoryTaskQueue } from "../../testing/fakes/memory-task-queue";
@@ -60,6 +61,25 @@ describe("cleanup of a range-partitioned table", () => {
       [name],
     );
     expect(Number(n)).toBe(3);
+  });
+
+  it("hashes each row once, in the twin: the live partition is only counted before the exchange", async () => {
+    const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
+    const adapter = createMysqlPartitionedTable(fx.pool);
+    const hashed: string[] = [];
+    const counting: PartitionedTable = {
+      ...adapter,
+      dayFigures: (schema, column, rows, day) => {
+        hashed.push(`${"twinOf" in rows ? "twin" : "partition"} ${day ?? "all"}`);
+        return adapter.dayFigures(schema, column, rows, day);
+      },
+    };
+
+    const { reports, failures } = await pt.clean(name, (queue) => fx.deps({ queue, partitions: counting }));
+
+    expect(failures).toEqual([]);
+    expect(reports[0]?.partition).toMatchObject({ outcome: "cleaned", days: [...JANUARY], rowsDeleted: 12 });
+    expect(hashed).toEqual(JANUARY.map((day) => `twin ${day}`));
   });
 
   it("empties daily RANGE COLUMNS partitions one task each", async () => {

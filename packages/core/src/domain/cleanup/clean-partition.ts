@@ -1,12 +1,11 @@
 import { TransientError } from "../../errors";
-import type { PartitionDays } from "../../ports/partitioned-table";
 import type { CalendarDay } from "../days/calendar-day";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import type { CleanDayTask } from "../tasks/task-payload";
 import type { CleanupDeps } from "./cleanup-deps";
 import { type DayLease, keepDayLease, LEASE_TTL_MS } from "./day-lease";
 import { readPartitionPaths } from "./partition-paths";
-import { differences, readDays, verifyRows } from "./partition-rows";
+import { askWarehouse, verifyRows } from "./partition-rows";
 import { taskThrottle } from "./throttle";
 
 /** What emptying one partition did. */
@@ -26,19 +25,21 @@ export type CleanPartitionTask = CleanDayTask & { readonly partition: string };
 /**
  * Empties one partition whose every row lies on a migrated day that passes
  * verification, without deleting a row:
- * 1. verify every day of the partition against its copy record and the
- *    warehouse (its rows counted through the index, then fingerprinted a day
- *    per statement under the task's throttles, see verifyRows); any row on a
- *    day that is not migrated, not verified or refused, or on no day at all,
- *    sends the partition down the chunked path;
+ * 1. check the partition on counts: its rows counted by day through the
+ *    index (no row hashed), each day against its copy record and the
+ *    warehouse (see verifyRows); a row on a day that is not migrated, or on
+ *    no day at all, a day whose count differs from its copy (hashed, to be
+ *    refused with every figure), or a day refused on its record or the
+ *    warehouse sends the partition down the chunked path;
  * 2. exchange the partition with an empty twin table: its rows leave the live
  *    table in one atomic step, and nothing can write them any more;
- * 3. count and fingerprint the twin's rows day by day: identical to what step
- *    1 verified (or, resuming after a crash, to the copy records and the
- *    warehouse), the twin is dropped and the days marked cleaned; otherwise
- *    (a row arrived or changed between 1 and 2) its rows go back into the
- *    live table, where they land in the same partition, and the days take
- *    the chunked path, each checked row by row with its usual refusals.
+ * 3. count and fingerprint the twin's rows day by day, under the task's
+ *    throttles: each day identical to its copy record and the warehouse, the
+ *    twin is dropped and the days marked cleaned; otherwise (a row changed
+ *    since its copy, or arrived or changed between 1 and 2) its rows go back
+ *    into the live table, where they land in the same partition, and the
+ *    days take the chunked path, each checked row by row with its usual
+ *    refusals. Each row is hashed once, here, where nothing can change it.
  * The chunked path queues a cleanup task for each of the partition's pending
  * days but `task.day`, which this task then cleans itself (`cleanOneDay`,
  * whose answer comes back as `own`).
@@ -93,18 +94,19 @@ export async function cleanPartition<R>(
     const throttle = taskThrottle(deps, context, () => checkAll(leases));
     const inPartition = { schema, column: task.filterColumn, rows: { partition }, throttle };
     const inTwin = { ...inPartition, rows: { twinOf: partition } };
-    let verified: PartitionDays | undefined;
+    const held = askWarehouse(deps, schema, task.filterColumn, days, records);
     if (twin === undefined || twin === 0) {
       if (twin === 0) await partitions.dropTwin(table, partition);
-      // Step 1: every row of the partition, on a pending day that passes verification.
-      const checked = await verifyRows(deps, inPartition, days, records);
+      // Step 1: every row of the partition on a pending day whose count, copy record and warehouse agree.
+      const checked = await verifyRows(deps, inPartition, days, records, "counts", held);
       if (typeof checked === "string") return await release(leases, () => chunked(checked));
       if (checked.days.size === 0) {
         return await release(leases, () =>
           chunked("the partition holds no rows; each day is checked on its own"),
         );
       }
-      verified = checked;
+      // The exchange waits for the throttles too: nothing leaves the table while a replica lags.
+      await throttle.beforeChunk(true);
       await checkAll(leases);
       await partitions.detach(table, partition);
       deps.logger.info("cleanup: partition detached into its twin", { ...context, days: checked.days.size });
@@ -115,14 +117,13 @@ export async function cleanPartition<R>(
       });
     }
 
-    // Step 3: the twin, which nothing writes, against what step 1 verified (or, resuming, against the records).
-    const detached = verified ? await readDays(deps, inTwin) : await verifyRows(deps, inTwin, days, records);
-    const mismatch = typeof detached === "string" ? detached : verified && differences(verified, detached);
-    if (typeof detached === "string" || mismatch) {
+    // Step 3: the twin, which nothing writes, hashed day by day against the copy records and the warehouse.
+    const detached = await verifyRows(deps, inTwin, days, records, "every day", held);
+    if (typeof detached === "string") {
       const rows = await partitions.putBack(table, partition);
       await partitions.dropTwin(table, partition);
-      deps.logger.warn("cleanup: the detached rows were put back", { ...context, rows, reason: mismatch });
-      return await release(leases, () => chunked(`after detaching: ${mismatch}`));
+      deps.logger.warn("cleanup: the detached rows were put back", { ...context, rows, reason: detached });
+      return await release(leases, () => chunked(`after detaching: ${detached}`));
     }
     await checkAll(leases);
     await partitions.dropTwin(table, partition);

@@ -129,7 +129,7 @@ export async function dryRunPartitions(
     let rows: number | undefined;
     if (path.path === "exchange") {
       const read = { schema, column, rows: { partition: path.partition } };
-      const result = await verifyRows(deps, read, path.days, records);
+      const result = await verifyRows(deps, read, path.days, records, "every day");
       if (typeof result === "string") final = { ...path, path: "chunked", reason: result };
       else if (result.days.size === 0)
         final = { ...path, path: "chunked", reason: "the partition holds no rows" };

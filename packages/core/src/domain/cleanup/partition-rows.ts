@@ -3,11 +3,11 @@ import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { PartitionDays, PartitionRows } from "../../ports/partitioned-table";
 import type { CalendarDay } from "../days/calendar-day";
 import { warehouseFigures } from "../records/held-copy";
-import { type DayFigures, describeFigures, sameFigures } from "../types/day-figures";
+import type { DayFigures } from "../types/day-figures";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 import type { CleanupDeps } from "./cleanup-deps";
 import type { Throttle } from "./throttle";
-import { judgeDay } from "./verify-day";
+import { type DayVerdict, judgeDay } from "./verify-day";
 
 // Reading and verifying the rows of a partition, or of the twin it was exchanged with, day by day.
 
@@ -24,23 +24,17 @@ export interface RowsToRead {
   readonly throttle?: Throttle;
 }
 
-/**
- * Why the rows may not leave at once, or, when they may, their figures by
- * day: every day that holds rows is one of the partition's pending days, and
- * passes verification with these rows as its source figures (copy record,
- * warehouse and rows agree, content fingerprint included); no row lies on no
- * day. Rows are first counted by day through the filter column's index; a
- * partition that fails on counts alone (a row on a day not migrated, a day
- * whose count differs from its copy) is refused after hashing at most that
- * one day. The warehouse is asked about every pending day meanwhile.
- */
-export async function verifyRows(
+/** The warehouse's figures of each day, asked once per partition task (each a query; on BigQuery, a billed one). */
+export type HeldFigures = Promise<ReadonlyMap<CalendarDay, DayFigures | Error | undefined>>;
+
+/** Asks the warehouse for the figures of every day that has a copy record, a few days at a time. */
+export function askWarehouse(
   deps: CleanupDeps,
-  read: RowsToRead,
+  schema: TableSchema,
+  column: string,
   days: readonly CalendarDay[],
   records: ReadonlyMap<CalendarDay, CopiedDayRecord>,
-): Promise<PartitionDays | string> {
-  const { schema, column } = read;
+): HeldFigures {
   const keyColumn = integerKeyColumn(schema)?.name;
   const held = pMap(
     days,
@@ -50,49 +44,93 @@ export async function verifyRows(
     },
     { concurrency: WAREHOUSE_CONCURRENCY },
   ).then((pairs) => new Map(pairs));
-  // Awaited on every path below, so a failed warehouse read is never left unhandled.
+  // Handled here too: a task that fails before reading its rows must not leave the rejection unhandled.
+  held.catch(() => undefined);
+  return held;
+}
+
+/**
+ * How much of the rows is read: `"every day"` hashes each day and judges it
+ * against its copy record and the warehouse (the proof that the rows are the
+ * copied ones); `"counts"` judges each day on its count and its copy record
+ * alone (a pre-check, waiting for no warehouse: whatever it lets through is
+ * proven by a later `"every day"` read of the same rows).
+ */
+export type RowsReading = "every day" | "counts";
+
+/**
+ * Why the rows may not leave at once, or, when they may, their figures by
+ * day: every day that holds rows is one of the partition's pending days, and
+ * passes verification with these rows as its source figures. Rows are first
+ * counted by day through the filter column's index; rows on a day that is
+ * not pending, or on no day, refuse the rows without hashing any, and a day
+ * whose count differs from its copy refuses them after hashing that one day
+ * (so its refusal names every figure, in the chunked path's words).
+ * Otherwise, reading every day, the days are hashed one statement each under
+ * the throttle while the warehouse answers, then each is judged.
+ */
+export async function verifyRows(
+  deps: CleanupDeps,
+  read: RowsToRead,
+  days: readonly CalendarDay[],
+  records: ReadonlyMap<CalendarDay, CopiedDayRecord>,
+  reading: RowsReading,
+  held: HeldFigures = askWarehouse(deps, read.schema, read.column, days, records),
+): Promise<PartitionDays | string> {
+  const { schema, column } = read;
+  // Awaited on every path that judges a day, so a failed warehouse read is never left unhandled.
   const warehouse = held.catch((error: unknown) => error as Error);
   const counts = await deps.partitions.dayCounts(schema.name, column, read.rows);
   const early = refusalByCount(counts, new Set(days));
   if (early !== undefined) return early;
-  // Days whose count already differs from their copy are hashed first: that day's refusal names every figure.
-  const order = [...counts.days.keys()].sort(
-    (a, b) =>
-      Number(agrees(counts.days, records, a)) - Number(agrees(counts.days, records, b)) || a.localeCompare(b),
-  );
-  const source = new Map<CalendarDay, DayFigures>();
-  for await (const [day, dayFigures] of hashDays(deps, read, order)) {
+  const sorted = [...counts.days.keys()].sort();
+  const judge = async (day: CalendarDay, source: DayFigures, against: "warehouse" | "record") => {
+    const record = records.get(day);
+    const evidence = {
+      table: schema.name,
+      day,
+      filterColumn: column,
+      keyColumn: integerKeyColumn(schema)?.name,
+    };
+    // Judged on its record alone, the day's own recorded figures stand in for the rows and the warehouse.
+    if (against === "record")
+      return refusal(day, judgeDay({ ...evidence, record, source, warehouse: record?.figures }));
     const figures = await warehouse;
     if (figures instanceof Error) throw figures;
-    const held = figures.get(day);
-    const verdict =
-      held instanceof Error
-        ? { kind: "refused" as const, reason: `${schema.name} ${day}: ${held.message}` }
-        : judgeDay({
-            table: schema.name,
-            day,
-            filterColumn: column,
-            keyColumn,
-            record: records.get(day),
-            source: dayFigures,
-            warehouse: held,
-          });
-    if (verdict.kind !== "ready") {
-      return `${day} is refused: ${verdict.kind === "refused" ? verdict.reason : "no rows"}`;
+    const heldFigures = figures.get(day);
+    if (heldFigures instanceof Error)
+      return `${day} is refused: ${schema.name} ${day}: ${heldFigures.message}`;
+    return refusal(day, judgeDay({ ...evidence, record, source, warehouse: heldFigures }));
+  };
+  const differing = sorted.find((day) => records.get(day)?.figures.rows !== counts.days.get(day));
+  if (differing !== undefined) {
+    for await (const [day, figures] of hashDays(deps, read, [differing])) {
+      const refused = await judge(day, figures, "warehouse");
+      if (refused !== undefined) return refused;
     }
-    source.set(day, dayFigures);
+  }
+  const source = new Map<CalendarDay, DayFigures>();
+  if (reading === "counts") {
+    for (const day of sorted) {
+      const recorded = records.get(day)?.figures ?? { rows: counts.days.get(day) ?? 0 };
+      const refused = await judge(day, recorded, "record");
+      if (refused !== undefined) return refused;
+      source.set(day, recorded);
+    }
+    return { days: source, outside: 0 };
+  }
+  // Every day hashed before the first is judged: the reads go on while the warehouse answers.
+  for await (const [day, figures] of hashDays(deps, read, sorted)) source.set(day, figures);
+  for (const [day, figures] of source) {
+    const refused = await judge(day, figures, "warehouse");
+    if (refused !== undefined) return refused;
   }
   return { days: source, outside: 0 };
 }
 
-/** The figures of every day of the rows, each day hashed on its own (paced by the throttle). */
-export async function readDays(deps: CleanupDeps, read: RowsToRead): Promise<PartitionDays> {
-  const counts = await deps.partitions.dayCounts(read.schema.name, read.column, read.rows);
-  const days = new Map<CalendarDay, DayFigures>();
-  for await (const [day, figures] of hashDays(deps, read, [...counts.days.keys()].sort()))
-    days.set(day, figures);
-  // Rows on no day are not hashed; their count is what refuses the partition.
-  return { days, outside: counts.outside };
+function refusal(day: CalendarDay, verdict: DayVerdict): string | undefined {
+  if (verdict.kind === "ready") return undefined;
+  return `${day} is refused: ${verdict.kind === "refused" ? verdict.reason : "no rows"}`;
 }
 
 /**
@@ -132,34 +170,5 @@ function refusalByCount(
   return undefined;
 }
 
-function agrees(
-  counts: ReadonlyMap<CalendarDay, number>,
-  records: ReadonlyMap<CalendarDay, CopiedDayRecord>,
-  day: CalendarDay,
-): boolean {
-  return records.get(day)?.figures.rows === counts.get(day);
-}
-
-/** What differs between the verified rows and the detached ones, or undefined when they are the same. */
-export function differences(verified: PartitionDays, detached: PartitionDays): string | undefined {
-  if (detached.outside > 0) return `${detached.outside} rows with a NULL or zero date arrived`;
-  const days = new Set([...verified.days.keys(), ...detached.days.keys()]);
-  for (const day of [...days].sort()) {
-    const before = verified.days.get(day);
-    const after = detached.days.get(day);
-    if (!before || !after || !same(before, after)) {
-      return (
-        `${day} changed between its verification and the exchange ` +
-        `(verified ${before ? describeFigures(before) : "no rows"}, detached ${after ? describeFigures(after) : "no rows"})`
-      );
-    }
-  }
-  return undefined;
-}
-
-function same(a: DayFigures, b: DayFigures): boolean {
-  return sameFigures(a, b) && a.fingerprint === b.fingerprint;
-}
-
-/** Warehouse figures asked at once for a partition's days (each a query; on BigQuery, a billed one). */
+/** Warehouse figures asked at once for a partition's days. */
 const WAREHOUSE_CONCURRENCY = 8;
