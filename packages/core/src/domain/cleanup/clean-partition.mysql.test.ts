@@ -176,6 +176,31 @@ describe("cleanup of a range-partitioned table", () => {
     expect(await fx.deps().state.cleanedDays(name)).toEqual(["2024-01-10", "2024-01-12"]);
   });
 
+  it("keeps in place a partition with a day copied before fingerprints: nothing is exchanged, the day is refused", async () => {
+    const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
+    const record = await fx.ledger.copiedDay(name, "2024-01-11");
+    if (!record) throw new Error("no record");
+    const { fingerprint: _, ...figures } = record.figures;
+    await fx.ledger.recordCopiedDay(name, { ...record, figures });
+    let detached = 0;
+    const watched = pt.detachingWith(async (detach) => {
+      detached += 1;
+      await detach();
+    });
+
+    const { reports, failures } = await pt.clean(name, (queue) => fx.deps({ queue, partitions: watched }));
+
+    expect(detached).toBe(0);
+    expect(reports[0]?.partition?.reason).toMatch(
+      /^2024-01-11 is refused: .*copied before content fingerprints/,
+    );
+    expect(failures.map(({ task, error }) => [task.day, error.message])).toEqual([
+      ["2024-01-11", expect.stringMatching(/copied before content fingerprints were recorded/)],
+    ]);
+    expect(await pt.rowsByDay(name)).toEqual({ "2024-01-11": 4 });
+    expect(await pt.twins()).toEqual([]);
+  });
+
   it("a dry run says, per partition, which path it would take and why, and changes nothing", async () => {
     const name = await pt.table(
       MONTHLY,
