@@ -81,6 +81,7 @@ export async function main(): Promise<Record<string, unknown>> {
       dry_run: false,
       recopy_changed_days: false,
       allow_delete_triggers: false,
+      exchange_partitions: true,
     });
     const days = [...(await queue.queuedDays("clean", TABLE))].sort();
     const enqueueSeconds = (performance.now() - enqueueStarted) / 1000;

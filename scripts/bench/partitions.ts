@@ -110,6 +110,7 @@ export async function main(): Promise<Record<string, unknown>> {
       dry_run: false,
       recopy_changed_days: false,
       allow_delete_triggers: false,
+      exchange_partitions: true,
     });
     const enqueueSeconds = (performance.now() - started) / 1000;
     const { reports, failures } = await runQueue(queue, deps);

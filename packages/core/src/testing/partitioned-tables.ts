@@ -44,6 +44,7 @@ export const cleanupMessage = (name: string, dryRun: boolean) =>
     dry_run: dryRun,
     recopy_changed_days: false,
     allow_delete_triggers: false,
+    exchange_partitions: true,
   }) as const;
 
 /** What a cleanup's tasks did, each run once. */

@@ -78,6 +78,7 @@ describe("DELETE triggers", () => {
         dry_run: dryRun,
         recopy_changed_days: false,
         allow_delete_triggers: false,
+        exchange_partitions: true,
       });
       await expect(run).rejects.toBeInstanceOf(InvalidInputError);
       await expect(run).rejects.toMatchObject({ field: "allow_delete_triggers" });
@@ -93,6 +94,7 @@ describe("DELETE triggers", () => {
       dry_run: false,
       recopy_changed_days: false,
       allow_delete_triggers: true,
+      exchange_partitions: true,
     });
     expect(summary).toMatchObject({ enqueued: 1 });
     expect([...(await fx.queue.queuedDays("clean", table))]).toEqual(["2024-09-20"]);

@@ -257,6 +257,28 @@ describe("cleanup of a range-partitioned table", () => {
     expect(await fx.deps().state.cleanedDays(name)).toEqual([]);
   });
 
+  it('a message with "exchange_partitions": false cleans every day in chunks, and its dry run says why', async () => {
+    const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
+    const chunkedOnly = { ...cleanupMessage(name, true), exchange_partitions: false };
+    const reason = 'the cleanup message sets "exchange_partitions": false';
+
+    const dry = await startCleanup(fx.deps(), chunkedOnly);
+    expect(dry.partitions).toEqual([{ partition: "p2024_01", path: "chunked", days: [...JANUARY], reason }]);
+
+    const queue = createMemoryTaskQueue();
+    const summary = await startCleanup(fx.deps({ queue }), { ...chunkedOnly, dry_run: false });
+    expect(summary.partitions).toEqual(dry.partitions);
+    const tasks = queue.tasks();
+    expect(tasks.map((task) => [task.day, "partition" in task])).toEqual(JANUARY.map((day) => [day, false]));
+    for (let task = queue.take(); task; task = queue.take()) {
+      if (task.kind !== "clean") throw new Error("only cleanup tasks are expected");
+      expect(await cleanDay(fx.deps({ queue }), task)).toMatchObject({ outcome: "cleaned", rowsDeleted: 4 });
+      queue.finish(task);
+    }
+    expect(await pt.rowsByDay(name)).toEqual({});
+    expect(await pt.twins()).toEqual([]);
+  });
+
   it("a table partitioned by hash is cleaned day by day, and the dry run says why", async () => {
     const name = await pt.table("PARTITION BY HASH (id) PARTITIONS 3", [...JANUARY], [...JANUARY]);
 

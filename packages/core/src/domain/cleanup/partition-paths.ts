@@ -25,6 +25,8 @@ export interface PartitionPaths {
 export interface PathFacts {
   readonly column: string;
   readonly sideEffects: DeleteSideEffects;
+  /** The cleanup message's `exchange_partitions`: false sends every day down the chunked path. */
+  readonly exchangePartitions?: boolean;
   /** Whether the account may create, exchange and drop twins, and the GRANT that would allow it. */
   readonly exchange: { readonly ok: boolean; readonly grant?: string };
   /**
@@ -85,6 +87,7 @@ function tableWideReason(
   partitioning: Extract<Partitioning, { kind: "range" }>,
   facts: PathFacts,
 ): string | undefined {
+  if (facts.exchangePartitions === false) return 'the cleanup message sets "exchange_partitions": false';
   if (partitioning.column !== facts.column) {
     return `the table is partitioned by "${partitioning.column}", not by the filter column "${facts.column}"`;
   }

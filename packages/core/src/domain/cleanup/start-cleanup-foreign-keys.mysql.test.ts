@@ -22,6 +22,7 @@ describe("startCleanup dry run on a referenced table", () => {
       dry_run: true,
       recopy_changed_days: false,
       allow_delete_triggers: false,
+      exchange_partitions: true,
     });
 
     expect(summary).toMatchObject({

@@ -58,6 +58,7 @@ const message = (table: string, extra: Record<string, unknown> = {}) =>
     dry_run: true,
     recopy_changed_days: false,
     allow_delete_triggers: false,
+    exchange_partitions: true,
     ...extra,
   }) as const;
 

@@ -89,7 +89,11 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
   requireColumnWasUsed(schema.name, column, pending);
   await requireWarehouseTables(deps, schema.name, pending);
   const usable = pending.flatMap(({ day, record }) => (record?.filterColumn === column ? [day] : []));
-  const paths = await readPartitionPaths(deps.partitions, schema.name, usable, { column, sideEffects });
+  const paths = await readPartitionPaths(deps.partitions, schema.name, usable, {
+    column,
+    sideEffects,
+    exchangePartitions: message.exchange_partitions,
+  });
 
   const base = {
     table: schema.name,

@@ -28,6 +28,11 @@ export const cleanupMessageSchema = z.strictObject({
   recopy_changed_days: jsonBoolean.default(false),
   /** Let the table's DELETE triggers fire for every deleted row; without it such a table is refused. */
   allow_delete_triggers: jsonBoolean.default(false),
+  /**
+   * Empty a range partition whose every row is migrated and verified at once (exchanged with a twin table);
+   * `false` sends every day down the chunked path.
+   */
+  exchange_partitions: jsonBoolean.default(true),
 });
 
 export type CleanupMessage = z.infer<typeof cleanupMessageSchema>;

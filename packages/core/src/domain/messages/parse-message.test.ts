@@ -93,7 +93,7 @@ describe("parseMessage: migration mode", () => {
 });
 
 describe("parseMessage: cleanup mode", () => {
-  it("defaults dry_run to true and both safety flags to false", () => {
+  it("defaults dry_run to true, both safety flags to false and exchange_partitions to true", () => {
     expect(parseMessage({ clean_table: "orders", filter_column: "created_at" })).toEqual({
       mode: "cleanup",
       message: {
@@ -102,15 +102,19 @@ describe("parseMessage: cleanup mode", () => {
         dry_run: true,
         recopy_changed_days: false,
         allow_delete_triggers: false,
+        exchange_partitions: true,
       },
     });
   });
 
-  it.each(["recopy_changed_days", "allow_delete_triggers"])(
+  it.each(["recopy_changed_days", "allow_delete_triggers", "exchange_partitions"])(
     "takes %s only as a JSON boolean, naming the field",
     (flag) => {
       expect(parseMessage({ clean_table: "t", filter_column: "c", [flag]: true }).message).toMatchObject({
         [flag]: true,
+      });
+      expect(parseMessage({ clean_table: "t", filter_column: "c", [flag]: false }).message).toMatchObject({
+        [flag]: false,
       });
       for (const bad of ["true", 1, null]) {
         const error = rejection({ clean_table: "t", filter_column: "c", [flag]: bad });

@@ -54,5 +54,6 @@ export function cleanupOf(table: string, dryRun: boolean): CleanupMessage {
     dry_run: dryRun,
     recopy_changed_days: false,
     allow_delete_triggers: false,
+    exchange_partitions: true,
   };
 }
