@@ -79,7 +79,7 @@ export const envSchema = z.object({
    * the copies that run at once.
    */
   COPY_NICE_RATIO: z.coerce.number().min(0).max(100).default(0),
-  WORKER_CONCURRENCY: intFrom(1, 64, 4),
+  WORKER_CONCURRENCY: intFrom(1, 64, 2),
   TASK_ATTEMPTS: intFrom(1, 100, 5),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 
