@@ -79,6 +79,13 @@ export interface PartitionedTable {
    * would allow it, when it may not.
    */
   mayExchange(table: string): Promise<{ readonly ok: boolean; readonly grant?: string }>;
+  /**
+   * Seconds since the server last wrote to the partition, from its
+   * `UPDATE_TIME` (whole seconds, kept in memory: a server that has not
+   * written to it since it started answers its uptime); undefined when the
+   * server cannot say. A hint, never a proof: nothing is deleted on its word.
+   */
+  secondsSinceWrite(table: string, partition: string): Promise<number | undefined>;
   /** Rows of `rows` by day, counted through the filter column's index (no row is read, none hashed). */
   dayCounts(table: string, column: string, rows: PartitionRows): Promise<PartitionDayCounts>;
   /**

@@ -136,6 +136,20 @@ export function createMysqlPartitionedTable(
       );
     },
 
+    async secondsSinceWrite(table, partition) {
+      const [row] = await run(
+        `SELECT TIMESTAMPDIFF(SECOND, UPDATE_TIME, NOW()) FROM information_schema.PARTITIONS
+           WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND PARTITION_NAME = ?`,
+        [table, partition],
+        table,
+      );
+      if (!row) return undefined;
+      if (row[0] !== null && row[0] !== undefined) return Number(row[0]);
+      // No write since the server started (InnoDB keeps the time in memory only).
+      const [uptime] = await run("SHOW GLOBAL STATUS LIKE 'Uptime'");
+      return uptime ? Number(uptime[1]) : undefined;
+    },
+
     async mayExchange() {
       const server = await facts();
       // Global grants, or grants on the database (a database grant's name is a LIKE pattern).

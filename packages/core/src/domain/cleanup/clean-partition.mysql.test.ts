@@ -63,12 +63,14 @@ describe("cleanup of a range-partitioned table", () => {
     expect(Number(n)).toBe(3);
   });
 
-  it("hashes each row once, in the twin: the live partition is only counted before the exchange", async () => {
+  it("hashes each row once, in the twin, when the partition was last written before its days were copied", async () => {
     const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
     const adapter = createMysqlPartitionedTable(fx.pool);
     const hashed: string[] = [];
     const counting: PartitionedTable = {
       ...adapter,
+      // The server last wrote to it an hour ago, before the copies.
+      secondsSinceWrite: async () => 3600,
       dayFigures: (schema, column, rows, day) => {
         hashed.push(`${"twinOf" in rows ? "twin" : "partition"} ${day ?? "all"}`);
         return adapter.dayFigures(schema, column, rows, day);
@@ -154,13 +156,23 @@ describe("cleanup of a range-partitioned table", () => {
     expect(Number(n)).toBe(12);
   });
 
-  it("keeps a row updated after its copy: its day is refused, the partition's other days go day by day", async () => {
+  it("keeps a row updated after its copy in place: its day is refused, the partition's other days go day by day", async () => {
     const name = await pt.table(MONTHLY_COLUMNS, [...JANUARY], [...JANUARY]);
     const layout = await createMysqlPartitionedTable(fx.pool).partitioning(name);
     expect(layout).toMatchObject({ kind: "range", column: "created_at" });
     await fx.query(`UPDATE \`${name}\` SET note = 'changed' WHERE created_at = '2024-01-11 02:00:00'`);
+    let detached = 0;
+    const watched = pt.detachingWith(async (detach) => {
+      detached += 1;
+      await detach();
+    });
 
-    const { summary, reports, failures } = await pt.clean(name);
+    const { summary, reports, failures } = await pt.clean(name, (queue) =>
+      fx.deps({ queue, partitions: watched }),
+    );
+
+    // Written since its copy, the partition was fingerprinted in place: its rows never left the table.
+    expect(detached).toBe(0);
 
     expect(summary.partitions.map((p) => [p.partition, p.path])).toEqual([["m2024_01", "exchange"]]);
     expect(reports[0]?.partition).toMatchObject({ outcome: "chunked" });
@@ -317,6 +329,15 @@ describe("cleanup of a range-partitioned table", () => {
 });
 
 describe("reading a partitioned table", () => {
+  it("tells how long ago the server last wrote to a partition", async () => {
+    const name = await pt.table(MONTHLY, ["2024-01-10", "2024-02-10"], []);
+    const partitions = createMysqlPartitionedTable(fx.pool);
+    const since = await partitions.secondsSinceWrite(name, "p2024_01");
+    expect(since).toBeGreaterThanOrEqual(0);
+    expect(since).toBeLessThan(60);
+    expect(await partitions.secondsSinceWrite(name, "p1999")).toBeUndefined();
+  });
+
   it("reads a day through its partition alone (EXPLAIN PARTITIONS)", async () => {
     const name = await pt.table(MONTHLY, ["2024-01-10", "2024-02-10"], []);
     const { dayRowsQuery, dayFiguresQuery } = await import("../../adapters/mysql/day-queries");

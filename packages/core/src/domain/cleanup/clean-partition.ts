@@ -1,4 +1,5 @@
 import { TransientError } from "../../errors";
+import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { CalendarDay } from "../days/calendar-day";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import type { CleanDayTask } from "../tasks/task-payload";
@@ -26,11 +27,13 @@ export type CleanPartitionTask = CleanDayTask & { readonly partition: string };
  * Empties one partition whose every row lies on a migrated day that passes
  * verification, without deleting a row:
  * 1. check the partition on counts: its rows counted by day through the
- *    index (no row hashed), each day against its copy record and the
- *    warehouse (see verifyRows); a row on a day that is not migrated, or on
- *    no day at all, a day whose count differs from its copy (hashed, to be
- *    refused with every figure), or a day refused on its record or the
- *    warehouse sends the partition down the chunked path;
+ *    index (no row hashed), each day against its copy record (see
+ *    verifyRows); a row on a day that is not migrated, or on no day at all,
+ *    a day whose count differs from its copy (hashed, to be refused with
+ *    every figure), or a day refused on its record sends the partition down
+ *    the chunked path. A partition the server may have written since its
+ *    days were copied is fingerprinted here too, day by day, and judged
+ *    against the warehouse as well;
  * 2. exchange the partition with an empty twin table: its rows leave the live
  *    table in one atomic step, and nothing can write them any more;
  * 3. count and fingerprint the twin's rows day by day, under the task's
@@ -39,7 +42,8 @@ export type CleanPartitionTask = CleanDayTask & { readonly partition: string };
  *    since its copy, or arrived or changed between 1 and 2) its rows go back
  *    into the live table, where they land in the same partition, and the
  *    days take the chunked path, each checked row by row with its usual
- *    refusals. Each row is hashed once, here, where nothing can change it.
+ *    refusals. This is the proof, made where nothing can change the rows;
+ *    a partition not written since its copies is hashed here alone.
  * The chunked path queues a cleanup task for each of the partition's pending
  * days but `task.day`, which this task then cleans itself (`cleanOneDay`,
  * whose answer comes back as `own`).
@@ -97,8 +101,11 @@ export async function cleanPartition<R>(
     const held = askWarehouse(deps, schema, task.filterColumn, days, records);
     if (twin === undefined || twin === 0) {
       if (twin === 0) await partitions.dropTwin(table, partition);
-      // Step 1: every row of the partition on a pending day whose count, copy record and warehouse agree.
-      const checked = await verifyRows(deps, inPartition, days, records, "counts", held);
+      // Step 1: every row of the partition on a pending day whose count and copy record agree; its content
+      // too when the partition may have been written since its days were copied.
+      const reading = (await writtenSinceCopied(deps, task, records)) ? "every day" : "counts";
+      deps.logger.info("cleanup: checking the partition before the exchange", { ...context, reading });
+      const checked = await verifyRows(deps, inPartition, days, records, reading, held);
       if (typeof checked === "string") return await release(leases, () => chunked(checked));
       if (checked.days.size === 0) {
         return await release(leases, () =>
@@ -146,6 +153,30 @@ export async function cleanPartition<R>(
     throw error;
   }
 }
+
+/**
+ * Whether the server may have written to the partition since the earliest
+ * copy of its days: its last write (see PartitionedTable.secondsSinceWrite)
+ * less than CLOCK_MARGIN_SECONDS before that copy, or unknown. Such a
+ * partition is fingerprinted in place before the exchange, so that a row
+ * changed since its copy keeps it in place, rather than leaving the table
+ * with the others for the twin's verification and coming back.
+ */
+async function writtenSinceCopied(
+  deps: CleanupDeps,
+  task: CleanPartitionTask,
+  records: ReadonlyMap<CalendarDay, CopiedDayRecord>,
+): Promise<boolean> {
+  const copied = [...records.values()].map((record) => Date.parse(record.copiedAt));
+  if (copied.length === 0 || copied.some((at) => !Number.isFinite(at))) return true;
+  const since = await deps.partitions.secondsSinceWrite(task.table, task.partition);
+  if (since === undefined) return true;
+  const oldestCopyAge = (deps.clock().getTime() - Math.min(...copied)) / 1000;
+  return since <= oldestCopyAge + CLOCK_MARGIN_SECONDS;
+}
+
+/** The server's write times are whole seconds, and its clock and the archiver's may differ by a little. */
+const CLOCK_MARGIN_SECONDS = 5;
 
 /** The partition's days, and the pending days the twin holds rows of. */
 async function twinDays(

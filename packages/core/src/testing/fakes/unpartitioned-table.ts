@@ -8,6 +8,7 @@ export function createUnpartitionedTable(): PartitionedTable {
   return {
     partitioning: async () => ({ kind: "none" }),
     mayExchange: async () => ({ ok: false }),
+    secondsSinceWrite: async () => undefined,
     dayCounts: async () => never(),
     dayFigures: async () => never(),
     twinName: (table, partition) => `archiver_twin__${table}__${partition}`,
