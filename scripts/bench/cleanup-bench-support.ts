@@ -59,7 +59,7 @@ export async function waitForFlushedRedo(pool: ReturnType<typeof createMysqlPool
   return Math.round(performance.now() - started);
 }
 
-/** Drops what an earlier run left in Redis: `table`'s migrated days and copy records, and keys under `prefix`. */
+/** Drops what a run leaves in Redis (before it, and after it): `table`'s migrated days and copy records, and keys under `prefix`. */
 export async function forgetRun(
   redis: ReturnType<typeof createRedisClient>,
   table: string,

@@ -29,7 +29,7 @@ async function runtimeFor(name: string): Promise<Runtime> {
   return createRuntime(config, { logger: benchLogger, clock: () => new Date("2026-11-21T12:00:00Z") });
 }
 
-/** Drops what an earlier run left in Redis for `table`: migrated days, records, queue. */
+/** Drops what a run leaves in Redis for `table` (migrated days, records, queue): before it, and after it. */
 async function forget(url: string, table: string): Promise<void> {
   const redis = new Redis(url);
   const keys = [`mig_${table}`];
@@ -86,6 +86,7 @@ async function migrate(table: string, limit: number) {
     };
   } finally {
     await runtime.close();
+    await forget(runtime.config.redis.url, table);
   }
 }
 
@@ -101,6 +102,7 @@ async function plan(table: string) {
     return { table, planMsMedian: round(timings[2] ?? 0), planMsBest: round(timings[0] ?? 0) };
   } finally {
     await runtime.close();
+    await forget(runtime.config.redis.url, table);
   }
 }
 

@@ -170,6 +170,8 @@ export async function main(): Promise<Record<string, unknown>> {
     if (!finished) await dropTwins().catch(() => {});
     await Promise.allSettled([queue.close(), warehouse.close(), loadProbe.close()]);
     await pool.end();
+    // The operator's Redis keeps nothing of the bench: its days, records and queue go, as before it started.
+    await forgetRun(redis, TABLE, PREFIX).catch(() => {});
     redis.disconnect();
   }
 }
