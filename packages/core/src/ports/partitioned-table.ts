@@ -80,6 +80,12 @@ export interface PartitionedTable {
    */
   mayExchange(table: string): Promise<{ readonly ok: boolean; readonly grant?: string }>;
   /**
+   * Names of the table's `INSERT` triggers: rows put back after an exchange
+   * are inserted when the partition took new rows meanwhile, which would fire
+   * them again.
+   */
+  insertTriggers(table: string): Promise<string[]>;
+  /**
    * Seconds since the server last wrote to the partition, from its
    * `UPDATE_TIME` (whole seconds, kept in memory: a server that has not
    * written to it since it started answers its uptime); undefined when the

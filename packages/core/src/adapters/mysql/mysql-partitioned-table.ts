@@ -136,6 +136,17 @@ export function createMysqlPartitionedTable(
       );
     },
 
+    async insertTriggers(table) {
+      const rows = await run(
+        `SELECT TRIGGER_NAME FROM information_schema.TRIGGERS
+           WHERE EVENT_OBJECT_SCHEMA = DATABASE() AND EVENT_OBJECT_TABLE = ? AND EVENT_MANIPULATION = 'INSERT'
+           ORDER BY TRIGGER_NAME`,
+        [table],
+        table,
+      );
+      return rows.map(([name]) => String(name));
+    },
+
     async secondsSinceWrite(table, partition) {
       const [row] = await run(
         `SELECT TIMESTAMPDIFF(SECOND, UPDATE_TIME, NOW()) FROM information_schema.PARTITIONS

@@ -188,6 +188,38 @@ describe("cleanup of a range-partitioned table", () => {
     expect(await fx.deps().state.cleanedDays(name)).toEqual(["2024-01-10", "2024-01-12"]);
   });
 
+  it("cleans day by day a table with an INSERT trigger: rows put back after an exchange would fire it again", async () => {
+    const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
+    const log = uniqueName("inserted");
+    await fx.query(`CREATE TABLE \`${log}\` (id BIGINT NOT NULL)`);
+    await fx.query(
+      `CREATE TRIGGER \`${log}_t\` AFTER INSERT ON \`${name}\` FOR EACH ROW INSERT INTO \`${log}\` VALUES (NEW.id)`,
+    );
+    let detached = 0;
+    const watched = pt.detachingWith(async (detach) => {
+      detached += 1;
+      await detach();
+    });
+
+    const { summary, failures } = await pt.clean(name, (queue) => fx.deps({ queue, partitions: watched }));
+
+    expect(summary.partitions).toEqual([
+      {
+        partition: "p2024_01",
+        path: "chunked",
+        days: [...JANUARY],
+        reason: expect.stringMatching(
+          /INSERT triggers \(.*_t\) would fire again for rows an exchange has to put back/,
+        ),
+      },
+    ]);
+    expect(failures).toEqual([]);
+    expect(detached).toBe(0);
+    expect(await pt.rowsByDay(name)).toEqual({});
+    const [{ n } = { n: 0 }] = await fx.query<{ n: number }>(`SELECT COUNT(*) AS n FROM \`${log}\``);
+    expect(Number(n)).toBe(0);
+  });
+
   it("keeps in place a partition with a day copied before fingerprints: nothing is exchanged, the day is refused", async () => {
     const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
     const record = await fx.ledger.copiedDay(name, "2024-01-11");

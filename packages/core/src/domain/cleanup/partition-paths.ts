@@ -27,6 +27,8 @@ export interface PathFacts {
   readonly sideEffects: DeleteSideEffects;
   /** The cleanup message's `exchange_partitions`: false sends every day down the chunked path. */
   readonly exchangePartitions?: boolean;
+  /** The table's INSERT triggers, which rows put back after an exchange would fire again. */
+  readonly insertTriggers?: readonly string[];
   /** Whether the account may create, exchange and drop twins, and the GRANT that would allow it. */
   readonly exchange: { readonly ok: boolean; readonly grant?: string };
   /**
@@ -44,7 +46,8 @@ export interface PathFacts {
  * table is range-partitioned on the filter column, the partition's bounds
  * are midnights (so it holds whole days), it is not the open-ended MAXVALUE
  * partition new rows go to, the table has no DELETE trigger that would have
- * to fire and no foreign key that reaches it, and the account may exchange.
+ * to fire, no INSERT trigger that putting rows back would fire again and no
+ * foreign key that reaches it, and the account may exchange.
  * Whether its rows are all verified is checked by the task, before and after
  * the exchange; a partition that fails that check goes the chunked path
  * then. Days outside every candidate are returned under `rest`. A partition
@@ -94,6 +97,9 @@ function tableWideReason(
   if (facts.sideEffects.deleteTriggers.length > 0) {
     return `its DELETE triggers (${facts.sideEffects.deleteTriggers.join(", ")}) are to fire for every row, which only a delete does`;
   }
+  if (facts.insertTriggers && facts.insertTriggers.length > 0) {
+    return `its INSERT triggers (${facts.insertTriggers.join(", ")}) would fire again for rows an exchange has to put back, which only a delete avoids`;
+  }
   if (facts.sideEffects.referencingKeys.length > 0) {
     return "foreign keys reference the table, and only a delete checks them row by row";
   }
@@ -131,14 +137,20 @@ export async function readPartitionPaths(
   partitions: PartitionedTable,
   table: string,
   pending: readonly CalendarDay[],
-  facts: Omit<PathFacts, "exchange">,
+  facts: Omit<PathFacts, "exchange" | "insertTriggers">,
 ): Promise<PartitionPaths> {
   const partitioning = await partitions.partitioning(table);
   if (partitioning.kind !== "range")
     return partitionPaths(partitioning, pending, { ...facts, exchange: { ok: false } });
-  const [exchange, detached] = await Promise.all([
+  const [exchange, detached, insertTriggers] = await Promise.all([
     partitions.mayExchange(table),
     partitions.detachedPartitions(table),
+    partitions.insertTriggers(table),
   ]);
-  return partitionPaths(partitioning, pending, { ...facts, exchange, detached: new Set(detached) });
+  return partitionPaths(partitioning, pending, {
+    ...facts,
+    exchange,
+    insertTriggers,
+    detached: new Set(detached),
+  });
 }

@@ -8,6 +8,7 @@ export function createUnpartitionedTable(): PartitionedTable {
   return {
     partitioning: async () => ({ kind: "none" }),
     mayExchange: async () => ({ ok: false }),
+    insertTriggers: async () => [],
     secondsSinceWrite: async () => undefined,
     dayCounts: async () => never(),
     dayFigures: async () => never(),
