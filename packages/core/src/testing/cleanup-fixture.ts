@@ -82,7 +82,7 @@ export interface CleanupFixture {
   ordersTable(days: readonly CalendarDay[]): Promise<string>;
   /** A keyed table with `perDay` rows on each day, ids rising with time by `idStep`; returns its name. */
   keyedTable(days: readonly CalendarDay[], perDay: number, options?: { idStep?: number }): Promise<string>;
-  /** Every Redis key this fixture's cleanup state wrote. */
+  /** Every Redis key this fixture's cleanup state wrote, sorted. */
   stateKeys(): Promise<string[]>;
   /** The DuckDB file of `warehouse`. */
   readonly warehousePath: string;
@@ -236,7 +236,8 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
       return table;
     },
     async stateKeys() {
-      return (await redis.keys(`${prefix}:cleanup*`)).concat(await redis.keys(`${prefix}:cleaned*`));
+      // KEYS answers in hash order, which moves as Redis rehashes: sorted, two snapshots compare as sets.
+      return (await redis.keys(`${prefix}:cleanup*`)).concat(await redis.keys(`${prefix}:cleaned*`)).sort();
     },
     warehousePath,
     async close() {
