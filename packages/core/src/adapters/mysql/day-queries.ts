@@ -1,4 +1,5 @@
 import { type CalendarDay, startOfDay } from "../../domain/days/calendar-day";
+import type { DayFigures } from "../../domain/types/day-figures";
 import type { SourceColumn, TableSchema } from "../../domain/types/table-schema";
 import { dayCondition } from "./day-range";
 import { integerText } from "./key-range";
@@ -123,8 +124,7 @@ export function withRowHashes(schema: TableSchema, rows: SqlQuery): SqlQuery {
 
 /**
  * Row count of the day, its content fingerprint and, with a key column, its
- * count, sum, min and max as text. SUM of an integer column is DECIMAL, exact
- * beyond 2^64; an empty day sums to 0.
+ * count, sum, min and max as text (see figuresColumns).
  */
 export function dayFiguresQuery(
   schema: TableSchema,
@@ -133,12 +133,38 @@ export function dayFiguresQuery(
   key?: string,
 ): SqlQuery {
   const range = dayCondition(quoteIdentifier(column), day);
-  const from = `FROM ${quoteIdentifier(schema.name)} WHERE ${range.sql}`;
-  const fingerprint = fingerprintSum(schema);
-  if (!key) return { sql: `SELECT COUNT(*), ${fingerprint} ${from}`, values: range.values };
-  const k = quoteIdentifier(key);
   return {
-    sql: `SELECT COUNT(*), ${fingerprint}, COUNT(${k}), CAST(COALESCE(SUM(${k}), 0) AS CHAR), CAST(MIN(${k}) AS CHAR), CAST(MAX(${k}) AS CHAR) ${from}`,
+    sql: `SELECT ${figuresColumns(schema, key)} FROM ${quoteIdentifier(schema.name)} WHERE ${range.sql}`,
     values: range.values,
+  };
+}
+
+/**
+ * The select list of a set of rows' figures: row count, content fingerprint
+ * and, with a key column, its count, sum, min and max as text. SUM of an
+ * integer column is DECIMAL, exact beyond 2^64; no rows sum to 0.
+ */
+export function figuresColumns(schema: TableSchema, key?: string): string {
+  const columns = `COUNT(*), ${fingerprintSum(schema)}`;
+  if (!key) return columns;
+  const k = quoteIdentifier(key);
+  return `${columns}, COUNT(${k}), CAST(COALESCE(SUM(${k}), 0) AS CHAR), CAST(MIN(${k}) AS CHAR), CAST(MAX(${k}) AS CHAR)`;
+}
+
+/** The figures in a row of figuresColumns' values. */
+export function figuresOf(values: readonly unknown[], key?: string): DayFigures {
+  const [rows, fingerprint, count, sum, min, max] = values;
+  const figures = { rows: Number(rows), fingerprint: String(fingerprint) };
+  if (!key) return figures;
+  return {
+    ...figures,
+    key: {
+      column: key,
+      count: Number(count),
+      sum: String(sum),
+      // No rows have no bounds; sameFigures (types/day-figures.ts) ignores them when count is 0.
+      min: min === null ? "" : String(min),
+      max: max === null ? "" : String(max),
+    },
   };
 }

@@ -4,13 +4,12 @@ import type { DayFigures } from "../../domain/types/day-figures";
 import { integerKeyColumn } from "../../domain/types/table-schema";
 import type { PartitionedTable, PartitionRows } from "../../ports/partitioned-table";
 import type { MysqlPool, MysqlPoolConnection } from "./create-mysql-pool";
+import { figuresColumns, figuresOf } from "./day-queries";
 import { dayCondition } from "./day-range";
-import { integerText } from "./key-range";
 import { mapMysqlError } from "./map-mysql-error";
 import { type PartitionRow, partitioningOf } from "./partition-bounds";
 import { grantStatement } from "./privilege-refusal";
 import { quoteIdentifier } from "./quote-identifier";
-import { fingerprintSum } from "./row-fingerprint";
 import { serverFactsOf } from "./server-facts";
 
 /** Every twin's name starts so; `archiver status` finds them by it. */
@@ -29,9 +28,9 @@ export interface PartitionedTableFaults {
 
 /**
  * PartitionedTable on a pool made by createMysqlPool. The twin lives in the
- * table's database, made by `CREATE TABLE twin LIKE table` and `REMOVE
- * PARTITIONING`, so its columns, indexes and engine are the table's; its
- * comment names the table and partition it came from.
+ * table's database, created from the table's own definition without its
+ * partitioning (see twinDefinition), so its columns, indexes and engine are
+ * the table's; its comment names the table and partition it came from.
  */
 export function createMysqlPartitionedTable(
   pool: MysqlPool,
@@ -203,40 +202,19 @@ export function createMysqlPartitionedTable(
     async dayFigures(schema, column, rows, day) {
       const c = quoteIdentifier(column);
       const key = integerKeyColumn(schema)?.name;
-      const k = key ? quoteIdentifier(key) : "";
-      const keyFigures = key
-        ? `, COUNT(${k}), CAST(COALESCE(SUM(${k}), 0) AS CHAR), CAST(MIN(${k}) AS CHAR), CAST(MAX(${k}) AS CHAR)`
-        : "";
       const range = day ? dayCondition(c, day) : undefined;
       const answer = await run(
-        `SELECT DATE_FORMAT(${c}, '%Y-%m-%d'), COUNT(*), ${fingerprintSum(schema)}${keyFigures}
+        `SELECT DATE_FORMAT(${c}, '%Y-%m-%d'), ${figuresColumns(schema, key)}
            FROM ${from(schema.name, rows)}${range ? ` WHERE ${range.sql}` : ""} GROUP BY 1`,
         range ? [...range.values] : [],
         schema.name,
       );
       const days = new Map<CalendarDay, DayFigures>();
       let outside = 0;
-      for (const [name, count, fingerprint, keyCount, sum, min, max] of answer) {
+      for (const [name, ...values] of answer) {
         const text = name === null ? "" : String(name);
-        if (!isCalendarDay(text)) {
-          outside += Number(count);
-          continue;
-        }
-        days.set(text, {
-          rows: Number(count),
-          fingerprint: String(fingerprint),
-          ...(key
-            ? {
-                key: {
-                  column: key,
-                  count: Number(keyCount),
-                  sum: integerText(String(sum)),
-                  min: integerText(String(min)),
-                  max: integerText(String(max)),
-                },
-              }
-            : {}),
-        });
+        if (isCalendarDay(text)) days.set(text, figuresOf(values, key));
+        else outside += Number(values[0]);
       }
       return { days, outside };
     },

@@ -9,6 +9,7 @@ import {
   dayKeyBoundsQuery,
   dayRowsByKeyQuery,
   dayRowsQuery,
+  figuresOf,
   firstValueQuery,
   firstValuesQuery,
   type SqlQuery,
@@ -114,24 +115,7 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
       requireColumn(schema, column);
       const context = { table: schema.name, column };
       const key = integerKeyColumn(schema)?.name;
-      const [rows, fingerprint, count, sum, min, max] = await queryRow(
-        pool,
-        dayFiguresQuery(schema, column, day, key),
-        context,
-      );
-      if (!key) return { rows: Number(rows), fingerprint: String(fingerprint) };
-      return {
-        rows: Number(rows),
-        fingerprint: String(fingerprint),
-        key: {
-          column: key,
-          count: Number(count),
-          sum: String(sum),
-          // An empty day has no bounds; sameFigures (types/day-figures.ts) ignores them when count is 0.
-          min: min === null ? "" : String(min),
-          max: max === null ? "" : String(max),
-        },
-      };
+      return figuresOf(await queryRow(pool, dayFiguresQuery(schema, column, day, key), context), key);
     },
 
     close: () => pool.end(),
