@@ -3,7 +3,8 @@ import { TransientError } from "../../errors";
 import type { ReferencingKey } from "../../ports/day-deleter";
 import { refusal } from "../../testing/day-deleter-faults";
 import { cleanTask, createMemoryFixture, type MemoryFixture } from "../../testing/memory-fixture";
-import { cleanDay, LEASE_TTL_MS } from "./clean-day";
+import { cleanDay } from "./clean-day";
+import { LEASE_TTL_MS } from "./day-lease";
 
 // What cleanDay checks besides the figures, on the in-memory fakes: the day's lease, DELETE
 // triggers and foreign keys (clean-day-triggers and clean-day-foreign-keys.mysql.test.ts on MariaDB).

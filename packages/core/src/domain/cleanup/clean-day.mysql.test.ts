@@ -7,7 +7,8 @@ import {
   createCleanupFixture,
   dropOneWarehouseRow,
 } from "../../testing/cleanup-fixture";
-import { cleanDay, LEASE_TTL_MS } from "./clean-day";
+import { cleanDay } from "./clean-day";
+import { LEASE_TTL_MS } from "./day-lease";
 
 let fx: CleanupFixture;
 

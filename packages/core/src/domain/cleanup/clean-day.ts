@@ -8,14 +8,12 @@ import type { CleanDayTask } from "../tasks/task-payload";
 import type { DayFigures } from "../types/day-figures";
 import { cleanPartition, type PartitionCleanup } from "./clean-partition";
 import type { CleanupDeps } from "./cleanup-deps";
-import { keepDayLease, LEASE_TTL_MS } from "./day-lease";
+import { claimDayLease } from "./day-lease";
 import { type DeleteRun, deleteDay } from "./delete-day";
 import { chunkByOf, copyFitsOneChunk, deletesNewestFirst, oneChunkPlan } from "./plan-cleanup";
 import { requireChunkPlan, requireCopiedBy, requireStillClean, requireTriggersAllowed } from "./refusals";
 import { taskThrottle, type WaitReason } from "./throttle";
 import { type LedgerView, verifyAndPlan } from "./verify-and-plan";
-
-export { LEASE_TTL_MS } from "./day-lease";
 
 /** What one cleanup task did for its day; also logged as one JSON line. */
 export interface DayCleanupReport {
@@ -61,11 +59,10 @@ export async function cleanDay(deps: CleanupDeps, task: CleanDayTask): Promise<D
   if (task.partition !== undefined) return cleanPartitionTask(deps, { ...task, partition: task.partition });
   const started = performance.now();
   const scope: DayScope = { table: task.table, column: task.filterColumn, day: task.day };
-  const holder = crypto.randomUUID();
-  if (!(await deps.state.claim(scope, holder, LEASE_TTL_MS))) {
+  const lease = await claimDayLease(deps.state, scope, crypto.randomUUID());
+  if (!lease) {
     throw new TransientError(`${scope.table} ${scope.day} is being cleaned by another task; retry later`);
   }
-  const lease = keepDayLease(deps.state, scope, holder, LEASE_TTL_MS);
   try {
     const report = await runDay(deps, task, scope, lease.check);
     const durationMs = Math.round(performance.now() - started);

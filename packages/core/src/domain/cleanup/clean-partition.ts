@@ -4,7 +4,7 @@ import type { CalendarDay } from "../days/calendar-day";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import type { CleanDayTask } from "../tasks/task-payload";
 import type { CleanupDeps } from "./cleanup-deps";
-import { type DayLease, keepDayLease, LEASE_TTL_MS } from "./day-lease";
+import { claimDayLease, type DayLease } from "./day-lease";
 import { readPartitionPaths } from "./partition-paths";
 import { askWarehouse, verifyRows } from "./partition-rows";
 import { taskThrottle } from "./throttle";
@@ -200,14 +200,14 @@ async function claimAll(
   const holder = crypto.randomUUID();
   const leases: DayLease[] = [];
   for (const day of days) {
-    const scope = { table, column, day };
-    if (!(await deps.state.claim(scope, holder, LEASE_TTL_MS))) {
+    const lease = await claimDayLease(deps.state, { table, column, day }, holder);
+    if (!lease) {
       await releaseAll(leases);
       throw new TransientError(
         `${table} ${day} is being cleaned by another task; the partition's task retries later`,
       );
     }
-    leases.push(keepDayLease(deps.state, scope, holder, LEASE_TTL_MS));
+    leases.push(lease);
   }
   return leases;
 }

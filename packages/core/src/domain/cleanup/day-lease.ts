@@ -20,6 +20,16 @@ export interface DayLease {
   release(): Promise<void>;
 }
 
+/** Claims the day for `holder` and keeps the lease alive; undefined when another task holds it. */
+export async function claimDayLease(
+  state: CleanupState,
+  scope: DayScope,
+  holder: string,
+): Promise<DayLease | undefined> {
+  if (!(await state.claim(scope, holder, LEASE_TTL_MS))) return undefined;
+  return keepDayLease(state, scope, holder, LEASE_TTL_MS);
+}
+
 /**
  * Keeps a claimed lease alive in the background, renewing it every third of
  * its time, so a long verification or a long CLEANUP_PAUSE_MS never lets it
