@@ -111,9 +111,11 @@ function remainingRows(state: DayCleanup): number {
 
 /**
  * Logs, per partition that holds pending days, the path its days would take
- * and why. A partition that may be emptied at once by its shape is read
- * (its rows counted and fingerprinted by day) and verified as its task would
- * before the exchange, so the path shown is the one a cleanup would take now.
+ * and why. A partition that may be emptied at once by its shape takes the
+ * chunked path when one of its days is among `refusals` (dryRunCleanup has
+ * verified each day, content included); otherwise its rows are counted by
+ * day and checked as its task would before the exchange, so the path shown
+ * is the one a cleanup would take now, and no row is hashed a second time.
  */
 export async function dryRunPartitions(
   deps: CleanupDeps,
@@ -121,6 +123,7 @@ export async function dryRunPartitions(
   column: string,
   paths: readonly PartitionPath[],
   pending: readonly PendingDay[],
+  refusals: readonly DayRefusal[],
 ): Promise<PartitionPath[]> {
   const records = new Map(pending.flatMap(({ day, record }) => (record ? [[day, record] as const] : [])));
   const checked: PartitionPath[] = [];
@@ -129,7 +132,10 @@ export async function dryRunPartitions(
     let rows: number | undefined;
     if (path.path === "exchange") {
       const read = { schema, column, rows: { partition: path.partition } };
-      const result = await verifyRows(deps, read, path.days, records, "every day");
+      const refused = refusals.find(({ day }) => path.days.includes(day));
+      const result = refused
+        ? `${refused.day} is refused: ${refused.reason}`
+        : await verifyRows(deps, read, path.days, records, "counts");
       if (typeof result === "string") final = { ...path, path: "chunked", reason: result };
       else if (result.days.size === 0)
         final = { ...path, path: "chunked", reason: "the partition holds no rows" };

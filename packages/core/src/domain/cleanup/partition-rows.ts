@@ -84,14 +84,10 @@ export async function verifyRows(
   const early = refusalByCount(counts, new Set(days));
   if (early !== undefined) return early;
   const sorted = [...counts.days.keys()].sort();
+  const keyColumn = integerKeyColumn(schema)?.name;
   const judge = async (day: CalendarDay, source: DayFigures, against: "warehouse" | "record") => {
     const record = records.get(day);
-    const evidence = {
-      table: schema.name,
-      day,
-      filterColumn: column,
-      keyColumn: integerKeyColumn(schema)?.name,
-    };
+    const evidence = { table: schema.name, day, filterColumn: column, keyColumn };
     // Judged on its record alone, the day's own recorded figures stand in for the rows and the warehouse.
     if (against === "record")
       return refusal(day, judgeDay({ ...evidence, record, source, warehouse: record?.figures }));

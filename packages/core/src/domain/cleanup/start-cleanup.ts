@@ -102,15 +102,14 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
     migratedDays: days.length,
     alreadyCleaned: days.length - pending.length,
   };
-  const summary = message.dry_run
+  const dryRun = message.dry_run
+    ? await dryRunCleanup(deps, { schema, column, referencingKeys: sideEffects.referencingKeys }, pending)
+    : undefined;
+  const summary = dryRun
     ? {
         ...base,
-        ...(await dryRunCleanup(
-          deps,
-          { schema, column, referencingKeys: sideEffects.referencingKeys },
-          pending,
-        )),
-        partitions: await dryRunPartitions(deps, schema, column, paths.partitions, pending),
+        ...dryRun,
+        partitions: await dryRunPartitions(deps, schema, column, paths.partitions, pending, dryRun.refusals),
         enqueued: 0,
         alreadyQueued: 0,
       }
