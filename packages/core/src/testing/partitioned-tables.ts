@@ -5,7 +5,8 @@ import { startCleanup } from "../domain/cleanup/start-cleanup";
 import type { CalendarDay } from "../domain/days/calendar-day";
 import type { CleanDayTask } from "../domain/tasks/task-payload";
 import type { PartitionedTable } from "../ports/partitioned-table";
-import type { CleanupFixture } from "./cleanup-fixture";
+import { DOCUMENTED_GRANTS } from "./archiver-account";
+import { type CleanupFixture, createCleanupFixture } from "./cleanup-fixture";
 import { createMemoryTaskQueue, type MemoryTaskQueue } from "./fakes/memory-task-queue";
 import { uniqueName } from "./test-services";
 
@@ -51,6 +52,20 @@ export const cleanupMessage = (name: string, dryRun: boolean) =>
 export interface CleanupRun {
   readonly reports: DayCleanupReport[];
   readonly failures: { task: CleanDayTask; error: Error }[];
+}
+
+/** The helpers of partitionedTables, bound to one fixture. */
+export type PartitionedTables = ReturnType<typeof partitionedTables>;
+
+/**
+ * A cleanup fixture on real MariaDB, Redis and DuckDB whose account holds the
+ * documented grants, cleanup's and what emptying a partition takes, with the
+ * partition helpers bound to it (each table's days copied by the real copy task).
+ */
+export async function openPartitionTests(): Promise<{ fx: CleanupFixture; pt: PartitionedTables }> {
+  const fx = await createCleanupFixture();
+  await fx.account.change(DOCUMENTED_GRANTS.partitions(fx.db.name));
+  return { fx, pt: partitionedTables(fx) };
 }
 
 /** The helpers, bound to one fixture. */

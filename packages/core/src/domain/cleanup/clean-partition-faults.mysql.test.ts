@@ -1,26 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMysqlPartitionedTable } from "../../adapters/mysql/mysql-partitioned-table";
 import type { PartitionedTable } from "../../ports/partitioned-table";
-import { DOCUMENTED_GRANTS } from "../../testing/archiver-account";
+import { type CleanupFixture, dropOneWarehouseRow } from "../../testing/cleanup-fixture";
 import {
-  type CleanupFixture,
-  createCleanupFixture,
-  dropOneWarehouseRow,
-} from "../../testing/cleanup-fixture";
-import { JANUARY, MONTHLY, partitionedTables } from "../../testing/partitioned-tables";
+  JANUARY,
+  MONTHLY,
+  openPartitionTests,
+  type PartitionedTables,
+} from "../../testing/partitioned-tables";
 import { cleanDay } from "./clean-day";
 
-// Partitioned tables on real MariaDB, Redis and DuckDB, cleaned by an account holding the documented grants
-// (cleanup, plus what emptying a partition takes). Each table's days are copied by the real copy task.
+// On real MariaDB, Redis and DuckDB, as the archiver's least-privilege account (see openPartitionTests).
 // What changes, late rows, deaths at each step, the operator's rotation and the throttles do to a partition's cleanup.
 
 let fx: CleanupFixture;
-let pt: ReturnType<typeof partitionedTables>;
+let pt: PartitionedTables;
 
 beforeAll(async () => {
-  fx = await createCleanupFixture();
-  await fx.account.change(DOCUMENTED_GRANTS.partitions(fx.db.name));
-  pt = partitionedTables(fx);
+  ({ fx, pt } = await openPartitionTests());
 });
 
 afterAll(async () => {

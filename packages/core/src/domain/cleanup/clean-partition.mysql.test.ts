@@ -1,29 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMysqlPartitionedTable } from "../../adapters/mysql/mysql-partitioned-table";
 import type { PartitionedTable } from "../../ports/partitioned-table";
-import { DOCUMENTED_GRANTS } from "../../testing/archiver-account";
-import { type CleanupFixture, createCleanupFixture } from "../../testing/cleanup-fixture";
+import type { CleanupFixture } from "../../testing/cleanup-fixture";
 import {
   DAILY,
   JANUARY,
   MONTHLY,
   MONTHLY_COLUMNS,
-  partitionedTables,
+  openPartitionTests,
+  type PartitionedTables,
 } from "../../testing/partitioned-tables";
 import { cleanDay } from "./clean-day";
 
-// Partitioned tables on real MariaDB, Redis and DuckDB, cleaned by an account holding the documented grants
-// (cleanup, plus what emptying a partition takes). Each table's days are copied by the real copy task.
+// On real MariaDB, Redis and DuckDB, as the archiver's least-privilege account (see openPartitionTests).
 // Partitions emptied at once, or kept for their changed days; which path a partition takes is in
 // partition-paths.mysql.test.ts, the faults in clean-partition-faults.mysql.test.ts.
 
 let fx: CleanupFixture;
-let pt: ReturnType<typeof partitionedTables>;
+let pt: PartitionedTables;
 
 beforeAll(async () => {
-  fx = await createCleanupFixture();
-  await fx.account.change(DOCUMENTED_GRANTS.partitions(fx.db.name));
-  pt = partitionedTables(fx);
+  ({ fx, pt } = await openPartitionTests());
 });
 
 afterAll(async () => {

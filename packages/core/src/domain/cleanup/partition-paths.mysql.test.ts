@@ -1,24 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DOCUMENTED_GRANTS } from "../../testing/archiver-account";
-import { type CleanupFixture, createCleanupFixture } from "../../testing/cleanup-fixture";
+import type { CleanupFixture } from "../../testing/cleanup-fixture";
 import { createMemoryTaskQueue } from "../../testing/fakes/memory-task-queue";
-import { cleanupMessage, JANUARY, MONTHLY, partitionedTables } from "../../testing/partitioned-tables";
+import {
+  cleanupMessage,
+  JANUARY,
+  MONTHLY,
+  openPartitionTests,
+  type PartitionedTables,
+} from "../../testing/partitioned-tables";
 import { uniqueName } from "../../testing/test-services";
 import { cleanDay } from "./clean-day";
 import { startCleanup } from "./start-cleanup";
 
-// Partitioned tables on real MariaDB, Redis and DuckDB, cleaned by an account holding the documented grants
-// (cleanup, plus what emptying a partition takes). Each table's days are copied by the real copy task.
+// On real MariaDB, Redis and DuckDB, as the archiver's least-privilege account (see openPartitionTests).
 // When a partition's days take the chunked path instead, and what the dry run says; emptying partitions is in
 // clean-partition.mysql.test.ts, the faults in clean-partition-faults.mysql.test.ts.
 
 let fx: CleanupFixture;
-let pt: ReturnType<typeof partitionedTables>;
+let pt: PartitionedTables;
 
 beforeAll(async () => {
-  fx = await createCleanupFixture();
-  await fx.account.change(DOCUMENTED_GRANTS.partitions(fx.db.name));
-  pt = partitionedTables(fx);
+  ({ fx, pt } = await openPartitionTests());
 });
 
 afterAll(async () => {
