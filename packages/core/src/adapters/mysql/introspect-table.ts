@@ -11,7 +11,7 @@ const TABLE_SQL = `SELECT TABLE_NAME FROM information_schema.TABLES
   WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED')`;
 
 const COLUMNS_SQL = `SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE,
-    NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION
+    NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION, CHARACTER_SET_NAME
   FROM information_schema.COLUMNS
   WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?
   ORDER BY ORDINAL_POSITION`;
@@ -65,7 +65,7 @@ export function logicalTypeOf(facts: {
 }
 
 function toSourceColumn(row: Values): SourceColumn {
-  const [name, dataType, columnType, isNullable, precision, scale, datetimePrecision] = row;
+  const [name, dataType, columnType, isNullable, precision, scale, datetimePrecision, characterSet] = row;
   const facts = {
     dataType: text(dataType).toLowerCase(),
     columnType: text(columnType),
@@ -79,6 +79,7 @@ function toSourceColumn(row: Values): SourceColumn {
     columnType: facts.columnType,
     nullable: text(isNullable) === "YES",
     logicalType: logicalTypeOf(facts),
+    ...(characterSet === null || characterSet === undefined ? {} : { characterSet: text(characterSet) }),
   };
 }
 

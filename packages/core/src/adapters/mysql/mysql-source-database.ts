@@ -20,6 +20,7 @@ import { introspectTable, tableFingerprint } from "./introspect-table";
 import { isDenseKeyRange } from "./key-range";
 import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
 import { readPlan } from "./read-plan";
+import { clientRowHasher } from "./row-fingerprint";
 import { streamRows } from "./stream-rows";
 import type { AskOnConnection } from "./stream-snapshot";
 
@@ -86,7 +87,10 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
 
     streamDay(schema, column, day, batchRows) {
       requireColumn(schema, column);
-      const byFilter = withRowHashes(schema, dayRowsQuery(schema, column, day));
+      // The archiver hashes each row it receives; the server only when the archiver cannot (clientRowHasher).
+      const hashRow = clientRowHasher(schema);
+      const hashed = (rows: SqlQuery) => (hashRow ? rows : withRowHashes(schema, rows));
+      const byFilter = hashed(dayRowsQuery(schema, column, day));
       const key = integerKeyColumn(schema);
       const indexed = schema.indexLeadingColumns.includes(column);
       return streamRows(pool, {
@@ -100,13 +104,14 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
                 const range = { min: String(min), max: String(max) };
                 if (!isDenseKeyRange(range.min, range.max, Number(rows))) return byFilter;
                 // Along the primary key: the same rows, half the server's work.
-                return withRowHashes(schema, dayRowsByKeyQuery(schema, column, day, key, range));
+                return hashed(dayRowsByKeyQuery(schema, column, day, key, range));
               },
             }
           : {}),
         batchRows,
         zeroDateColumns: readPlan(schema).zeroDateColumns,
-        hashed: true,
+        floatColumns: readPlan(schema).floatColumns,
+        hashed: hashRow ?? "server",
         context: { table: schema.name, column },
       });
     },

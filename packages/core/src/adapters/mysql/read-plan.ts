@@ -8,13 +8,16 @@ export interface ReadPlan {
   readonly selectList: string;
   /** Positions of DATE/DATETIME/TIMESTAMP columns, the only ones that can hold zero dates. */
   readonly zeroDateColumns: readonly number[];
+  /** Positions of FLOAT/DOUBLE columns, read as the server's text (see selectExpression) and made numbers by the reader. */
+  readonly floatColumns: readonly number[];
 }
 
 /**
  * Most columns arrive canonical with the pool's options (see createMysqlPool);
- * the rest get a select expression so no value needs converting in JS:
- * - float32: as DOUBLE, because MariaDB prints FLOAT with 6 significant digits
- *   (123456.789 reads "123457"); the double holds the stored float exactly;
+ * the rest get a select expression:
+ * - float32, float64: as the text of a DOUBLE (float32 widened first, because
+ *   MariaDB prints FLOAT with 6 significant digits: 123456.789 reads "123457";
+ *   the double holds the stored float exactly), made a number by the reader;
  * - geometry: ST_AsBinary, the WKB (mysql2 would otherwise parse it into objects);
  * - bit: the unsigned value as decimal text;
  * - a type without a mapping (MariaDB INET6, UUID, ...): its text in utf8mb4.
@@ -33,17 +36,28 @@ const plans = new WeakMap<TableSchema, ReadPlan>();
 
 function buildReadPlan(schema: TableSchema): ReadPlan {
   const zeroDateColumns: number[] = [];
+  const floatColumns: number[] = [];
   const expressions = schema.columns.map((column, index) => {
     const kind = column.logicalType.kind;
     if (kind === "datetime" || kind === "date") zeroDateColumns.push(index);
+    if (kind === "float32" || kind === "float64") floatColumns.push(index);
     return selectExpression(column);
   });
-  return { selectList: expressions.join(", "), zeroDateColumns };
+  return { selectList: expressions.join(", "), zeroDateColumns, floatColumns };
 }
 
+/**
+ * A float is selected as the text the server prints for it (the same text
+ * it sends for a DOUBLE column, and the one its row hash is computed over),
+ * so the reader can hash the row exactly as the server would (see
+ * clientRowHasher) and then make the text a number: the server prints the
+ * shortest digits that read back as the same double, so Number() restores it.
+ */
 function selectExpression(column: SourceColumn): string {
   const name = quoteIdentifier(column.name);
+  const kind = column.logicalType.kind;
   const value = valueExpression(column);
+  if (kind === "float32" || kind === "float64") return `CAST(${value} AS CHAR) AS ${name}`;
   return value === name ? name : `${value} AS ${name}`;
 }
 
@@ -65,7 +79,8 @@ export function valueExpression(column: SourceColumn): string {
   }
 }
 
-function isUnmapped(column: SourceColumn): boolean {
+/** A column the archiver has no type for (MariaDB INET6, UUID, ...), read as its utf8mb4 text. */
+export function isUnmapped(column: SourceColumn): boolean {
   const facts = {
     dataType: column.dataType,
     columnType: column.columnType,

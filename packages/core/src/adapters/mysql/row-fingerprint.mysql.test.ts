@@ -4,6 +4,8 @@ import { createTestDatabase, type TestDatabase } from "../../testing/test-servic
 import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
 import { createMysqlDayDeleter } from "./mysql-day-deleter";
 import { createMysqlSourceDatabase } from "./mysql-source-database";
+import { readPlan } from "./read-plan";
+import { clientRowHasher, rowHashHex } from "./row-fingerprint";
 
 let db: TestDatabase;
 let pool: MysqlPool;
@@ -67,6 +69,71 @@ describe("the content fingerprint on a real server", () => {
     expect(keyed.chunked).toBe(keyed.streamed);
     const keyless = await fingerprints("every_type", false);
     expect(keyless.chunked).toBe(keyed.streamed);
+  });
+
+  it("is computed by the archiver, row by row, exactly as the server computes it, for every type it reads as UTF-8", async () => {
+    await db.connection.query(`
+      SET SESSION sql_mode = '';
+      CREATE TABLE utf8_types (
+        id BIGINT NOT NULL PRIMARY KEY, at DATETIME(6) NOT NULL, ts TIMESTAMP NULL, d DATE, y YEAR,
+        tiny TINYINT, small SMALLINT UNSIGNED, medium MEDIUMINT, i INT UNSIGNED, big BIGINT UNSIGNED,
+        price DECIMAL(20,6), f FLOAT, dbl DOUBLE, doc JSON, bin VARBINARY(16), blob_col BLOB,
+        t TIME(3), flags BIT(10), kind ENUM('a','é'), tags SET('x','y'), ci VARCHAR(16) COLLATE utf8mb4_general_ci,
+        old_utf8 VARCHAR(16) CHARACTER SET utf8mb3, plain VARCHAR(16) CHARACTER SET ascii, emoji TEXT, addr INET6,
+        shape POINT, KEY (at)
+      ) DEFAULT CHARSET = utf8mb4;
+      INSERT INTO utf8_types VALUES
+        (1, '2024-05-01 00:00:00.000001', '2024-05-01 10:00:00', '0000-00-00', 0, -128, 65535, -8388608, 4294967295,
+         18446744073709551615, -12345678901234.123456, 123456.789, 1e20, '{"a": [1, "#"]}', X'00FF23', X'DEADBEEF',
+         '-838:59:59.000', b'1010101010', 'é', 'x,y', 'A#b', 'Ça#', 'a#', '😀#', '::1', POINT(1.5, -2)),
+        (2, '2024-05-01 12:00:00', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+        (3, '2024-05-01 23:59:59.999999', '0000-00-00 00:00:00', '2024-02-29', 2155, 0, 0, 0, 0, 0, 0, -0.5, 1e-7,
+         'null', X'', X'', '00:00:00', b'0', 'a', '', '', '', '', '', '::', NULL),
+        (4, '2024-05-01 13:00:00', NULL, '1000-01-01', 1901, 1, 1, 1, 1, 1, 0.000001, 3.4e38, 5e-324, '1', X'01',
+         X'01', '01:00:00', b'1', 'a', 'y', 'z', 'z', 'z', 'z', 'ff::1', POINT(0, 0)),
+        (5, '2024-05-01 14:00:00', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 1, -1.7976931348623157e308,
+         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    `);
+    // The same values without binary columns, which the archiver hashes as one string.
+    await db.connection.query(`
+      CREATE TABLE utf8_text (PRIMARY KEY (id), KEY (at)) DEFAULT CHARSET = utf8mb4
+        SELECT id, at, ts, d, y, tiny, small, medium, i, big, price, f, dbl, doc, t, flags, kind, tags, ci,
+          old_utf8, plain, emoji, addr FROM utf8_types;
+    `);
+    for (const table of ["utf8_types", "utf8_text"]) {
+      const schema = await createMysqlSourceDatabase(pool).describeTable(table);
+      if (!schema) throw new Error(`no table ${table}`);
+      const hashRow = clientRowHasher(schema);
+      expect(hashRow).toBeDefined();
+      const [rows] = await pool.query({
+        sql: `SELECT ${readPlan(schema).selectList}, CAST(CONV(${rowHashHex(schema)}, 16, 10) AS CHAR) FROM ${table} ORDER BY id`,
+        rowsAsArray: true,
+      });
+      expect(rows).toHaveLength(5);
+      for (const row of rows as unknown[][]) {
+        const server = BigInt(row.pop() as string);
+        expect({ table, id: row[0], hash: hashRow?.(row) }).toEqual({ table, id: row[0], hash: server });
+      }
+      const { streamed, counted } = await fingerprints(table, true);
+      expect(counted).toBe(streamed);
+    }
+  });
+
+  it("is left to the server when a text column is in a character set the archiver receives re-encoded", async () => {
+    await db.connection.query(`
+      CREATE TABLE latin1_text (id INT NOT NULL PRIMARY KEY, at DATETIME NOT NULL, name VARCHAR(8) CHARACTER SET latin1, KEY (at));
+      INSERT INTO latin1_text VALUES (1, '2024-05-01 10:00:00', 'café'), (2, '2024-05-01 11:00:00', NULL);
+    `);
+    const schema = await createMysqlSourceDatabase(pool).describeTable("latin1_text");
+    if (!schema) throw new Error("no table latin1_text");
+    expect(clientRowHasher(schema)).toBeUndefined();
+    const { rows, streamed, counted } = await fingerprints("latin1_text", true);
+    expect(rows).toEqual([
+      [1, "2024-05-01 10:00:00", "café"],
+      [2, "2024-05-01 11:00:00", null],
+    ]);
+    expect(counted).toBe(streamed);
   });
 
   it("tells apart rows that a plain concatenation, a collation or a rounded float would confuse", async () => {

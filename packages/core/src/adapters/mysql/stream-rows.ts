@@ -4,6 +4,7 @@ import type { DayStream, DayStreamStats } from "../../ports/source-database";
 import type { MysqlPool } from "./create-mysql-pool";
 import { isZeroDate } from "./day-range";
 import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
+import type { RowHasher } from "./row-fingerprint";
 import { type AskOnConnection, beginSnapshot, finishSnapshot, type Statement } from "./stream-snapshot";
 import { connectionLost, idleTimeout, type StreamingConnection } from "./streaming-connection";
 
@@ -18,14 +19,17 @@ export interface StreamedQuery extends Statement {
   readonly batchRows: number;
   /** Positions whose zero dates become null (see ReadPlan). */
   readonly zeroDateColumns: readonly number[];
+  /** Positions of floats read as text, made numbers (see ReadPlan). */
+  readonly floatColumns?: readonly number[];
   /**
-   * The statement's last column is each row's 64-bit content hash, as 16 hex
-   * digits (see row-fingerprint.ts): it is taken off every row and added to
-   * the stream's fingerprint, the sum the server would compute over the same
-   * rows. The server hashes each row while it reads it for the stream, so
-   * the day is read once, not once more to fingerprint it.
+   * How each row's 64-bit content hash (see row-fingerprint.ts) is found, to
+   * add up to the stream's fingerprint, the sum the server would compute over
+   * the same rows, so the day is read once, not once more to fingerprint it:
+   * computed by `hashRow` from the row as it arrives (before zero dates and
+   * floats are rewritten), or, with "server", the statement's last column, as
+   * 16 hex digits, taken off every row.
    */
-  readonly hashed?: boolean;
+  readonly hashed?: RowHasher | "server";
   readonly context: MysqlErrorContext;
 }
 
@@ -65,9 +69,8 @@ async function* readBatches(
   query: StreamedQuery,
   stats: { rows: number; bytes: number; zeroDates: number; fingerprint: string },
 ): AsyncGenerator<readonly Row[], void, undefined> {
-  const { batchRows, zeroDateColumns } = query;
+  const { batchRows, zeroDateColumns, floatColumns = [], hashed } = query;
   const snapshot = query.choose !== undefined;
-  const hashed = query.hashed === true;
   let fingerprint = 0n;
   const pooled = await pool.getConnection().catch((error: unknown) => {
     throw mapMysqlError(error, query.context);
@@ -106,13 +109,18 @@ async function* readBatches(
 
   const onRow = (row: unknown[]) => {
     received++;
-    if (hashed) fingerprint += BigInt(`0x${row.pop() as string}`);
+    if (hashed === "server") fingerprint += BigInt(`0x${row.pop() as string}`);
+    else if (hashed) fingerprint += hashed(row);
     for (const index of zeroDateColumns) {
       const value = row[index];
       if (typeof value === "string" && isZeroDate(value)) {
         row[index] = null;
         stats.zeroDates++;
       }
+    }
+    for (const index of floatColumns) {
+      const value = row[index];
+      if (typeof value === "string") row[index] = Number(value);
     }
     filling.push(row);
     if (filling.length === batchRows) {

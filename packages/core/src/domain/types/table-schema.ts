@@ -9,6 +9,8 @@ export interface SourceColumn {
   readonly columnType: string;
   readonly nullable: boolean;
   readonly logicalType: LogicalType;
+  /** information_schema CHARACTER_SET_NAME of a text column (`utf8mb4`, `latin1`, ...); absent otherwise or when unknown. */
+  readonly characterSet?: string;
 }
 
 /** A source table: columns in ordinal order, its primary key and which columns lead an index. */
