@@ -10,7 +10,7 @@ import {
 } from "../warehouse/day-record-rows";
 import type { BigQueryCatalog } from "./bigquery-catalog";
 import { isNotFound, mapBigQueryError } from "./bigquery-errors";
-import { type FiguresQuery, tablePath } from "./day-figures-query";
+import { type BigQueryStatement, dayRecordQueries } from "./bigquery-queries";
 
 /** The record table's columns: every value is text but the instant it was recorded. */
 const FIELDS = [
@@ -24,7 +24,7 @@ const FIELDS = [
 export interface BigQueryDayRecordsOptions {
   readonly catalog: Pick<BigQueryCatalog, "createTable">;
   readonly project: string;
-  readonly query: (sql: FiguresQuery) => Promise<Record<string, unknown>[]>;
+  readonly query: (sql: BigQueryStatement) => Promise<Record<string, unknown>[]>;
 }
 
 /**
@@ -58,11 +58,7 @@ export function createBigQueryDayRecords(options: BigQueryDayRecordsOptions): Da
       const row: DayRecordRow = toDayRecordRow(entry);
       try {
         await ensureTable(dataset);
-        await query({
-          query: `INSERT INTO ${tablePath(at(dataset), project)} (source_table, day, kind, entry, recorded_at) VALUES (@source_table, @day, @kind, @entry, CURRENT_TIMESTAMP())`,
-          params: { source_table: row.source_table, day: row.day, kind: row.kind, entry: row.entry },
-          types: { source_table: "STRING", day: "STRING", kind: "STRING", entry: "STRING" },
-        });
+        await query(dayRecordQueries.insert(at(dataset), project, row));
       } catch (error) {
         throw mapBigQueryError(
           error,
@@ -73,11 +69,7 @@ export function createBigQueryDayRecords(options: BigQueryDayRecordsOptions): Da
 
     async dayRecord(dataset, table, day: CalendarDay): Promise<DurableDayRecord> {
       try {
-        const rows = await query({
-          query: `SELECT kind, entry FROM ${tablePath(at(dataset), project)} WHERE source_table = @source_table AND day = @day`,
-          params: { source_table: table, day },
-          types: { source_table: "STRING", day: "STRING" },
-        });
+        const rows = await query(dayRecordQueries.day(at(dataset), project, table, day));
         return foldDayRecord(
           rows.map(({ kind, entry }) => ({
             kind: String(kind) as DayRecordRow["kind"],
@@ -93,11 +85,7 @@ export function createBigQueryDayRecords(options: BigQueryDayRecordsOptions): Da
 
     async recordedCopies(dataset, table): Promise<CopiedDayRecord[]> {
       try {
-        const rows = await query({
-          query: `SELECT entry FROM ${tablePath(at(dataset), project)} WHERE source_table = @source_table AND kind = 'copied'`,
-          params: { source_table: table },
-          types: { source_table: "STRING" },
-        });
+        const rows = await query(dayRecordQueries.copies(at(dataset), project, table));
         return latestCopies(
           rows.map(({ entry }) => ({ entry: String(entry) })),
           `${dataset.dataset}.${DAY_RECORD_TABLE} ${table}`,
@@ -110,11 +98,7 @@ export function createBigQueryDayRecords(options: BigQueryDayRecordsOptions): Da
 
     async recordedTables(dataset): Promise<string[]> {
       try {
-        const rows = await query({
-          query: `SELECT DISTINCT source_table FROM ${tablePath(at(dataset), project)} WHERE kind = 'copied' ORDER BY source_table`,
-          params: {},
-          types: {},
-        });
+        const rows = await query(dayRecordQueries.tables(at(dataset), project));
         return rows.map(({ source_table }) => String(source_table));
       } catch (error) {
         if (isNotFound(error)) return [];

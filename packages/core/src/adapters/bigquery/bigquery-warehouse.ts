@@ -10,14 +10,14 @@ import { createBigQueryCatalog } from "./bigquery-catalog";
 import type { BigQueryClient, BigQueryLoadJob } from "./bigquery-client";
 import { createBigQueryDayRecords } from "./bigquery-day-records";
 import { isNotFound, mapBigQueryError } from "./bigquery-errors";
-import type { BigQueryField } from "./bigquery-types";
 import {
+  type BigQueryStatement,
   dayFiguresQuery,
   dayKeysQuery,
-  type FiguresQuery,
   parseDayFigures,
-  tablePath,
-} from "./day-figures-query";
+  rowCountQuery,
+} from "./bigquery-queries";
+import type { BigQueryField } from "./bigquery-types";
 import { loadJobMetadata, partitionTableId } from "./load-job";
 import { createNdjsonEncoder } from "./ndjson-encoder";
 import { streamLoad } from "./stream-load";
@@ -69,7 +69,7 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
     }
   }
 
-  async function query(sql: FiguresQuery): Promise<Record<string, unknown>[]> {
+  async function query(sql: BigQueryStatement): Promise<Record<string, unknown>[]> {
     // The client sends a DATETIME parameter's value only when it is wrapped;
     // a plain string goes out as an empty parameterValue.
     const params = Object.fromEntries(
@@ -177,9 +177,8 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
     },
 
     async countRows(destination) {
-      const sql = `SELECT CAST(COUNT(*) AS STRING) AS row_count FROM ${tablePath(destination, project)}`;
       try {
-        return Number((await query({ query: sql, params: {}, types: {} }))[0]?.row_count ?? 0);
+        return Number((await query(rowCountQuery(destination, project)))[0]?.row_count ?? 0);
       } catch (error) {
         if (isNotFound(error)) return 0;
         throw mapBigQueryError(error, contextOf(destination, `counting ${formatDestination(destination)}`));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dayFiguresQuery, parseDayFigures } from "./day-figures-query";
+import { dayFiguresQuery, parseDayFigures } from "./bigquery-queries";
 import { loadJobMetadata, partitionId, partitionTableId } from "./load-job";
 
 describe("partitions", () => {

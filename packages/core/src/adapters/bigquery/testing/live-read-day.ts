@@ -3,8 +3,8 @@ import { addDays, startOfDay } from "../../../domain/days/calendar-day";
 import type { LogicalType } from "../../../domain/types/logical-type";
 import type { Row, TableSchema } from "../../../domain/types/table-schema";
 import type { WarehouseDay } from "../../../domain/types/warehouse-day";
+import { tablePath } from "../bigquery-queries";
 import { bigQueryType } from "../bigquery-types";
-import { tablePath } from "../day-figures-query";
 
 /**
  * Reads a day back from real BigQuery as canonical values, for the live

@@ -46,7 +46,7 @@ export function memoryBigQuery() {
       const text = Object.fromEntries(
         Object.entries(params).map(([name, v]) => [name, String((v as { value?: unknown })?.value ?? v)]),
       );
-      const answer = answerQuery(query, text, tableOf);
+      const answer = answerQuery(query, text, double.tables.keys(), tableOf);
       if ("notFound" in answer) throw apiError(404, "notFound", `Not found: Table ${answer.notFound}`);
       if ("invalid" in answer) throw apiError(400, "invalidQuery", answer.invalid);
       return answer.rows.map((row) => Object.fromEntries(answer.columns.map((c, i) => [c, row[i]])));

@@ -1,3 +1,5 @@
+import type { Destination } from "../../../domain/types/destination";
+import { dayFiguresQuery, dayKeysQuery, dayRecordQueries, rowCountQuery } from "../bigquery-queries";
 import { allRows, type StandInTable, type StoredRow } from "./stand-in-tables";
 
 /** A query answer: column names and rows of text values. */
@@ -6,126 +8,153 @@ export interface QueryAnswer {
   readonly rows: readonly (readonly (string | null)[])[];
 }
 
-const COUNT_ALL = /^SELECT CAST\(COUNT\(\*\) AS STRING\) AS row_count FROM `([^`]+)`$/;
-const DAY_FIGURES =
-  /^SELECT (CAST\(COUNT\(\*\) AS STRING\) AS row_count(?:, .+)?) FROM `([^`]+)` WHERE `(\w+)` >= @day_start AND `\3` < @next_day_start$/;
-const DAY_KEYS =
-  /^SELECT CAST\(`(\w+)` AS STRING\) AS k FROM `([^`]+)` WHERE `(\w+)` >= @day_start AND `\3` < @next_day_start$/;
-const KEY_SUM = /SUM\(CAST\(`(\w+)` AS BIGNUMERIC\)\)/;
-const RECORD_INSERT =
-  /^INSERT INTO `([^`]+)` \(source_table, day, kind, entry, recorded_at\) VALUES \(@source_table, @day, @kind, @entry, CURRENT_TIMESTAMP\(\)\)$/;
-const RECORD_DAY = /^SELECT kind, entry FROM `([^`]+)` WHERE source_table = @source_table AND day = @day$/;
-const RECORD_COPIES = /^SELECT entry FROM `([^`]+)` WHERE source_table = @source_table AND kind = 'copied'$/;
-const RECORD_TABLES =
-  /^SELECT DISTINCT source_table FROM `([^`]+)` WHERE kind = 'copied' ORDER BY source_table$/;
+type Params = Readonly<Record<string, string>>;
+type Answer = (params: Params) => QueryAnswer;
+
+/** Any day: the statements bind the day as parameters, so their text is the same for every day. */
+const ANY_DAY = "2000-01-01";
+const ANY_ENTRY = { source_table: "", day: "", kind: "", entry: "" };
 
 /**
  * Answers the queries the warehouse adapter sends (whole-table count, one
- * day's figures, one day's keys) over the rows the stand-in holds. It is not
- * SQL: any other text is refused, so a change to the adapter's queries shows
- * up here.
+ * day's figures, one day's keys, the durable day record) over the rows the
+ * double holds. It is not SQL: a query is recognised only when it is, word
+ * for word, what the adapter's own statement functions (bigquery-queries.ts)
+ * build for one of the double's tables and columns, so any other text is
+ * refused and a change to those functions needs no change here.
  */
 export function answerQuery(
   sql: string,
-  params: Readonly<Record<string, string>>,
+  params: Params,
+  paths: Iterable<string>,
   findTable: (path: string) => StandInTable | undefined,
 ): QueryAnswer | { readonly notFound: string } | { readonly invalid: string } {
-  const record = answerDayRecordQuery(sql, params, findTable);
-  if (record) return record;
-  const count = COUNT_ALL.exec(sql);
-  if (count) {
-    const table = findTable(count[1] ?? "");
-    if (!table) return { notFound: count[1] ?? "" };
-    return { columns: ["row_count"], rows: [[String(allRows(table).length)]] };
-  }
-  const keys = DAY_KEYS.exec(sql);
-  if (keys) {
-    const [, key = "", path = "", column = ""] = keys;
+  for (const path of paths) {
+    if (!sql.includes(`\`${path}\``)) continue;
     const table = findTable(path);
-    if (!table) return { notFound: path };
-    // One row per stored row of the day, its key as BigQuery's CAST(... AS STRING) prints it.
-    return {
-      columns: ["k"],
-      rows: dayRows(table, column, params).map(({ values }) => [keyText(values[key])]),
-    };
+    const answer = table && statementsOn(path, table).get(sql);
+    if (answer) return answer(params);
   }
-  const figures = DAY_FIGURES.exec(sql);
-  if (!figures) return { invalid: `the stand-in does not understand this query: ${sql}` };
-  const [, select = "", path = "", column = ""] = figures;
-  const table = findTable(path);
-  if (!table) return { notFound: path };
-  const rows = dayRows(table, column, params);
-  const key = KEY_SUM.exec(select)?.[1];
-  if (!key) return { columns: ["row_count"], rows: [[String(rows.length)]] };
+  // A statement naming a table the double does not hold: BigQuery's 404.
+  const named = /(?:FROM|INTO) `([^`]+)`/.exec(sql)?.[1];
+  if (named !== undefined && !findTable(named)) return { notFound: named };
+  return { invalid: `the double does not recognise this query: ${sql}` };
+}
+
+/** Every statement the adapter can send about the table at `path`, by its text, with how to answer it. */
+function statementsOn(path: string, table: StandInTable): Map<string, Answer> {
+  const [project = "", dataset = "", name = ""] = path.split(".");
+  const destination: Destination = { project, dataset, table: name };
+  const statements = new Map<string, Answer>([
+    [rowCountQuery(destination, project).query, () => textRows(["row_count"], [[allRows(table).length]])],
+    [dayRecordQueries.insert(destination, project, ANY_ENTRY).query, (params) => appendRecord(table, params)],
+    [
+      dayRecordQueries.day(destination, project, "", ANY_DAY).query,
+      (params) =>
+        recordRows(
+          table,
+          ["kind", "entry"],
+          (v) => v.source_table === params.source_table && v.day === params.day,
+        ),
+    ],
+    [
+      dayRecordQueries.copies(destination, project, "").query,
+      (params) =>
+        recordRows(table, ["entry"], (v) => v.source_table === params.source_table && v.kind === "copied"),
+    ],
+    [dayRecordQueries.tables(destination, project).query, () => recordedTables(table)],
+  ]);
+  const columns = table.fields.map((field) => field.name);
+  for (const filterColumn of columns) {
+    const at = { destination, filterColumn, day: ANY_DAY };
+    statements.set(dayFiguresQuery(at, project).query, (params) =>
+      textRows(["row_count"], [[dayRows(table, filterColumn, params).length]]),
+    );
+    for (const key of columns) {
+      statements.set(dayFiguresQuery(at, project, key).query, (params) =>
+        keyFigures(dayRows(table, filterColumn, params), key),
+      );
+      statements.set(dayKeysQuery(at, project, key).query, (params) =>
+        // One row per stored row of the day, its key as BigQuery's CAST(... AS STRING) prints it.
+        textRows(
+          ["k"],
+          dayRows(table, filterColumn, params).map(({ values }) => [keyText(values[key])]),
+        ),
+      );
+    }
+  }
+  return statements;
+}
+
+function keyFigures(rows: readonly StoredRow[], key: string): QueryAnswer {
   const held = rows.map(({ values }) => values[key]).filter((value) => value !== null && value !== undefined);
   const values = held.map((value) => BigInt(value as string | number));
   const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return {
-    columns: ["row_count", "key_count", "key_sum", "key_min", "key_max"],
-    rows: [
+  return textRows(
+    ["row_count", "key_count", "key_sum", "key_min", "key_max"],
+    [
       [
-        String(rows.length),
-        String(values.length),
-        String(values.reduce((sum, value) => sum + value, 0n)),
-        sorted.length > 0 ? String(sorted[0]) : null,
-        sorted.length > 0 ? String(sorted.at(-1)) : null,
+        rows.length,
+        values.length,
+        values.reduce((sum, value) => sum + value, 0n),
+        sorted.length > 0 ? sorted[0] : null,
+        sorted.length > 0 ? sorted.at(-1) : null,
       ],
     ],
+  );
+}
+
+/** The durable day record's INSERT: the row is kept in an unnamed partition (the record table is not partitioned). */
+function appendRecord(table: StandInTable, params: Params): QueryAnswer {
+  const values = {
+    source_table: params.source_table,
+    day: params.day,
+    kind: params.kind,
+    entry: params.entry,
+    recorded_at: new Date().toISOString(),
+  };
+  const rows = table.partitions.get("") ?? [];
+  rows.push({ values, line: JSON.stringify(values) });
+  table.partitions.set("", rows);
+  return textRows([], []);
+}
+
+function recordRows(
+  table: StandInTable,
+  columns: readonly string[],
+  keep: (values: Readonly<Record<string, unknown>>) => boolean,
+): QueryAnswer {
+  const rows = allRows(table).filter(({ values }) => keep(values));
+  return textRows(
+    columns,
+    rows.map(({ values }) => columns.map((column) => values[column])),
+  );
+}
+
+function recordedTables(table: StandInTable): QueryAnswer {
+  const names = new Set(
+    allRows(table)
+      .filter(({ values }) => values.kind === "copied")
+      .map(({ values }) => String(values.source_table)),
+  );
+  return textRows(
+    ["source_table"],
+    [...names].sort().map((name) => [name]),
+  );
+}
+
+/** Rows of values as BigQuery returns `CAST(... AS STRING)` figures: text, or null. */
+function textRows(columns: readonly string[], rows: readonly (readonly unknown[])[]): QueryAnswer {
+  return {
+    columns,
+    rows: rows.map((row) =>
+      row.map((value) => (value === null || value === undefined ? null : String(value))),
+    ),
   };
 }
 
-/**
- * The durable day record's statements: an INSERT appends a row (kept in an
- * unnamed partition: the record table is not partitioned), the two SELECTs
- * filter by the bound source table and day or kind.
- */
-function answerDayRecordQuery(
-  sql: string,
-  params: Readonly<Record<string, string>>,
-  findTable: (path: string) => StandInTable | undefined,
-): QueryAnswer | { readonly notFound: string } | undefined {
-  const match =
-    RECORD_INSERT.exec(sql) ?? RECORD_DAY.exec(sql) ?? RECORD_COPIES.exec(sql) ?? RECORD_TABLES.exec(sql);
-  if (!match) return undefined;
-  const path = match[1] ?? "";
-  const table = findTable(path);
-  if (!table) return { notFound: path };
-  if (sql.startsWith("SELECT DISTINCT")) {
-    const names = new Set(
-      allRows(table)
-        .filter(({ values }) => values.kind === "copied")
-        .map(({ values }) => String(values.source_table)),
-    );
-    return { columns: ["source_table"], rows: [...names].sort().map((name) => [name]) };
-  }
-  if (sql.startsWith("INSERT")) {
-    const values = {
-      source_table: params.source_table,
-      day: params.day,
-      kind: params.kind,
-      entry: params.entry,
-      recorded_at: new Date().toISOString(),
-    };
-    const rows = table.partitions.get("") ?? [];
-    rows.push({ values, line: JSON.stringify(values) });
-    table.partitions.set("", rows);
-    return { columns: [], rows: [] };
-  }
-  const rows = allRows(table).filter(
-    ({ values }) =>
-      values.source_table === params.source_table &&
-      (sql.includes("@day") ? values.day === params.day : values.kind === "copied"),
-  );
-  return sql.startsWith("SELECT kind")
-    ? {
-        columns: ["kind", "entry"],
-        rows: rows.map(({ values }) => [String(values.kind), String(values.entry)]),
-      }
-    : { columns: ["entry"], rows: rows.map(({ values }) => [String(values.entry)]) };
-}
-
 /** The stored rows whose `column` lies in [@day_start, @next_day_start). */
-function dayRows(table: StandInTable, column: string, params: Readonly<Record<string, string>>): StoredRow[] {
+function dayRows(table: StandInTable, column: string, params: Params): StoredRow[] {
   const start = params.day_start ?? "";
   const end = params.next_day_start ?? "";
   return allRows(table).filter(({ values }) => {

@@ -1,0 +1,139 @@
+import { addDays, startOfDay } from "../../domain/days/calendar-day";
+import type { DayFigures } from "../../domain/types/day-figures";
+import type { Destination } from "../../domain/types/destination";
+import type { WarehouseDay } from "../../domain/types/warehouse-day";
+
+/**
+ * Every statement the BigQuery adapter sends, written once: the adapter sends
+ * them, and the in-memory test double recognises them by building the same
+ * text (testing/stand-in-queries.ts), so a change here reaches both.
+ */
+
+/** A parameterised standard-SQL query as `BigQuery.query` takes it. */
+export interface BigQueryStatement {
+  readonly query: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly types: Readonly<Record<string, string>>;
+}
+
+/** `project.dataset.table` quoted for standard SQL. */
+export function tablePath(destination: Destination, defaultProject: string): string {
+  return `\`${destination.project ?? defaultProject}.${destination.dataset}.${destination.table}\``;
+}
+
+/** Counts every row of the table. */
+export function rowCountQuery(destination: Destination, defaultProject: string): BigQueryStatement {
+  return {
+    query: `SELECT CAST(COUNT(*) AS STRING) AS row_count FROM ${tablePath(destination, defaultProject)}`,
+    params: {},
+    types: {},
+  };
+}
+
+/**
+ * Counts one day of the table, with key figures when `keyColumn` is given. The
+ * day is a range on the partitioning column bound as DATETIME parameters, so
+ * BigQuery prunes to the one partition. Every figure comes back as text: sums
+ * of 64-bit keys exceed 2^53 and are summed as BIGNUMERIC so they cannot overflow.
+ */
+export function dayFiguresQuery(
+  at: WarehouseDay,
+  defaultProject: string,
+  keyColumn?: string,
+): BigQueryStatement {
+  const key = keyColumn === undefined ? undefined : `\`${keyColumn}\``;
+  const columns = ["CAST(COUNT(*) AS STRING) AS row_count"];
+  if (key) {
+    columns.push(
+      `CAST(COUNT(${key}) AS STRING) AS key_count`,
+      `CAST(COALESCE(SUM(CAST(${key} AS BIGNUMERIC)), 0) AS STRING) AS key_sum`,
+      `CAST(MIN(${key}) AS STRING) AS key_min`,
+      `CAST(MAX(${key}) AS STRING) AS key_max`,
+    );
+  }
+  return onDay(`SELECT ${columns.join(", ")} FROM ${tablePath(at.destination, defaultProject)}`, at);
+}
+
+/**
+ * Lists the keys one day of the table holds, one row each (column `k`), as
+ * text: NUMERIC (BIGINT UNSIGNED) and INTEGER keys print as exact decimals.
+ * The day is bound as in `dayFiguresQuery`, so BigQuery reads one partition.
+ */
+export function dayKeysQuery(at: WarehouseDay, defaultProject: string, keyColumn: string): BigQueryStatement {
+  return onDay(
+    `SELECT CAST(\`${keyColumn}\` AS STRING) AS k FROM ${tablePath(at.destination, defaultProject)}`,
+    at,
+  );
+}
+
+/** `select` restricted to the day: a range on the partitioning column, bound as DATETIME parameters. */
+function onDay(select: string, { filterColumn, day }: WarehouseDay): BigQueryStatement {
+  return {
+    query: `${select} WHERE \`${filterColumn}\` >= @day_start AND \`${filterColumn}\` < @next_day_start`,
+    params: { day_start: startOfDay(day), next_day_start: startOfDay(addDays(day, 1)) },
+    types: { day_start: "DATETIME", next_day_start: "DATETIME" },
+  };
+}
+
+/** Reads the one row `dayFiguresQuery` returns. */
+export function parseDayFigures(
+  row: Readonly<Record<string, unknown>> | undefined,
+  keyColumn?: string,
+): DayFigures {
+  const rows = Number(row?.row_count ?? 0);
+  if (keyColumn === undefined) return { rows };
+  return {
+    rows,
+    key: {
+      column: keyColumn,
+      count: Number(row?.key_count ?? 0),
+      sum: String(row?.key_sum ?? "0"),
+      min: String(row?.key_min ?? ""),
+      max: String(row?.key_max ?? ""),
+    },
+  };
+}
+
+/** One entry of the durable day record (see bigquery-day-records.ts), as its columns hold it. */
+export interface DayRecordValues {
+  readonly source_table: string;
+  readonly day: string;
+  readonly kind: string;
+  readonly entry: string;
+}
+
+/** The durable day record's statements, on its table at `record` (a destination). */
+export const dayRecordQueries = {
+  /** Appends one entry. */
+  insert(record: Destination, defaultProject: string, values: DayRecordValues): BigQueryStatement {
+    return {
+      query: `INSERT INTO ${tablePath(record, defaultProject)} (source_table, day, kind, entry, recorded_at) VALUES (@source_table, @day, @kind, @entry, CURRENT_TIMESTAMP())`,
+      params: { ...values },
+      types: { source_table: "STRING", day: "STRING", kind: "STRING", entry: "STRING" },
+    };
+  },
+  /** Every entry of one day of one source table. */
+  day(record: Destination, defaultProject: string, sourceTable: string, day: string): BigQueryStatement {
+    return {
+      query: `SELECT kind, entry FROM ${tablePath(record, defaultProject)} WHERE source_table = @source_table AND day = @day`,
+      params: { source_table: sourceTable, day },
+      types: { source_table: "STRING", day: "STRING" },
+    };
+  },
+  /** Every copy entry of one source table. */
+  copies(record: Destination, defaultProject: string, sourceTable: string): BigQueryStatement {
+    return {
+      query: `SELECT entry FROM ${tablePath(record, defaultProject)} WHERE source_table = @source_table AND kind = 'copied'`,
+      params: { source_table: sourceTable },
+      types: { source_table: "STRING" },
+    };
+  },
+  /** The source tables with at least one copy entry, in order. */
+  tables(record: Destination, defaultProject: string): BigQueryStatement {
+    return {
+      query: `SELECT DISTINCT source_table FROM ${tablePath(record, defaultProject)} WHERE kind = 'copied' ORDER BY source_table`,
+      params: {},
+      types: {},
+    };
+  },
+};
