@@ -25,9 +25,9 @@ export interface StreamedQuery extends Statement {
    * How each row's 64-bit content hash (see row-fingerprint.ts) is found, to
    * add up to the stream's fingerprint, the sum the server would compute over
    * the same rows, so the day is read once, not once more to fingerprint it:
-   * computed by `hashRow` from the row as it arrives (before zero dates and
-   * floats are rewritten), or, with "server", the statement's last column, as
-   * 16 hex digits, taken off every row.
+   * computed by the RowHasher given here from the row as it arrives (before
+   * zero dates and floats are rewritten), or, with "server", read from the
+   * statement's last column, 16 hex digits taken off every row.
    */
   readonly hashed?: RowHasher | "server";
   readonly context: MysqlErrorContext;
