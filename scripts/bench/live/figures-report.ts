@@ -32,6 +32,7 @@ export function phaseTable(figures: readonly PhaseFigures[], baselineP99Ms: numb
     "catch-up s",
     "worst history",
     "worst redo %",
+    "primary CPU µs/row",
   ];
   const rows = figures.map((f) => [
     f.name,
@@ -45,6 +46,7 @@ export function phaseTable(figures: readonly PhaseFigures[], baselineP99Ms: numb
     f.catchUpMs === undefined ? "not in gap" : fixed(f.catchUpMs / 1000, 1),
     fixed(f.worstHistory),
     fixed(f.worstRedoPercent),
+    f.primaryCpuMicrosPerRow === undefined ? "-" : fixed(f.primaryCpuMicrosPerRow, 1),
   ]);
   return [header, header.map(() => "---"), ...rows].map((cells) => `| ${cells.join(" | ")} |`).join("\n");
 }

@@ -16,6 +16,7 @@
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
+import { processCpuSeconds } from "../process-cpu";
 import { type ArchiverRunner, startArchiver } from "./archiver-runs";
 import {
   ARCHIVER_TABLE,
@@ -131,8 +132,23 @@ async function main(): Promise<void> {
   await sleep(5_000); // sysbench's connections and first transactions warm the buffer pool; not measured.
 
   const phases: Phase[] = [];
-  const at = (name: string, tool: Phase["tool"], startMs: number, rows: number): Phase => {
-    const phase = { name, tool, startMs, endMs: clockMs(), rows, windowEndMs: clockMs() };
+  const primaryCpu = () => processCpuSeconds(String(primary.pid)) ?? 0;
+  const at = (
+    name: string,
+    tool: Phase["tool"],
+    startMs: number,
+    rows: number,
+    cpuAtStart: number,
+  ): Phase => {
+    const phase = {
+      name,
+      tool,
+      startMs,
+      endMs: clockMs(),
+      rows,
+      windowEndMs: clockMs(),
+      primaryCpuSeconds: primaryCpu() - cpuAtStart,
+    };
     phases.push(phase);
     console.log(
       `[phase] ${name}: ${rows.toLocaleString("en-US")} rows in ${((phase.endMs - startMs) / 1000).toFixed(1)} s`,
@@ -140,8 +156,9 @@ async function main(): Promise<void> {
     return phase;
   };
   const baselineStart = clockMs();
+  const baselineCpu = primaryCpu();
   await sleep(options.baselineSeconds * 1000);
-  const baseline = at("baseline", "none", baselineStart, 0);
+  const baseline = at("baseline", "none", baselineStart, 0, baselineCpu);
   // A gap ends once the purge debt is back near what the workload alone left during the baseline.
   const baselineHistory = Math.max(
     0,
@@ -162,9 +179,10 @@ async function main(): Promise<void> {
   };
   const run = async (name: string, tool: Phase["tool"], work: () => Promise<ToolRun>) => {
     const startMs = clockMs();
+    const cpuAtStart = primaryCpu();
     const result = await work();
     if (result.detail && tool === "archiver") console.log(`  ${result.detail}`);
-    await gapAfter(at(name, tool, startMs, result.rows));
+    await gapAfter(at(name, tool, startMs, result.rows, cpuAtStart));
   };
   await gapAfter(baseline);
   const where = `${FILTER_COLUMN} < '${endOfData(size)}'`;
@@ -209,7 +227,7 @@ function figuresOf(phases: readonly Phase[]): { figures: PhaseFigures[]; baselin
     redoLogBytes: samplers?.redoLogBytes ?? 1,
     cleanedDays: archiver?.cleanedDays ?? [],
   };
-  const figures = phases.map((phase) => phaseFigures(phase, timeline));
+  const figures = phases.map((phase) => phaseFigures(phase, timeline, phases[0]));
   return { figures, baselineP99Ms: figures[0]?.p99MedianMs ?? Number.NaN };
 }
 

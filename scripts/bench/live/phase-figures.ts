@@ -12,6 +12,8 @@ export interface Phase {
   readonly rows: number;
   /** Where the quiet gap after it ends: lag, purge debt and catch-up are read up to here. */
   windowEndMs: number;
+  /** CPU seconds the primary's process used from the phase's start to its end (the workload's share included). */
+  readonly primaryCpuSeconds?: number;
 }
 
 /** A replica within this of the primary counts as caught up (the heartbeat is written every 100 ms). */
@@ -34,6 +36,11 @@ export interface PhaseFigures {
   readonly worstHistory: number;
   /** Highest checkpoint age during the phase, as a share of the redo log. */
   readonly worstRedoPercent: number;
+  /**
+   * The primary's CPU per row the tool moved, beyond what the workload alone costs it (its CPU a second
+   * during the baseline, taken off): what the tool itself asks of the primary, whatever the machine's noise.
+   */
+  readonly primaryCpuMicrosPerRow?: number;
   /** What the servers and the archiver showed around the worst second. */
   readonly worstSecond: WorstSecond;
 }
@@ -61,7 +68,7 @@ export interface Timeline {
   readonly cleanedDays: readonly CleanedDay[];
 }
 
-export function phaseFigures(phase: Phase, timeline: Timeline): PhaseFigures {
+export function phaseFigures(phase: Phase, timeline: Timeline, baseline?: Phase): PhaseFigures {
   // A report covers the second before it arrived; it belongs to the phase when that second overlaps it.
   const seconds = timeline.workload.filter((s) => s.atMs > phase.startMs && s.atMs - 1000 < phase.endMs);
   const worst = seconds.reduce<WorkloadSecond | undefined>(
@@ -97,8 +104,17 @@ export function phaseFigures(phase: Phase, timeline: Timeline): PhaseFigures {
       ...inWindow(timeline.status, phase.startMs, phase.windowEndMs).map((s) => s.historyLength),
     ),
     worstRedoPercent: Math.max(0, ...status.map((s) => redoPercent(s.checkpointAge))),
+    ...primaryCpu(phase, durationSeconds, baseline),
     worstSecond: aroundWorstSecond(worst, phase, timeline, redoPercent),
   };
+}
+
+function primaryCpu(phase: Phase, seconds: number, baseline: Phase | undefined) {
+  if (phase.rows === 0 || phase.primaryCpuSeconds === undefined || baseline?.primaryCpuSeconds === undefined)
+    return {};
+  const workloadPerSecond = baseline.primaryCpuSeconds / ((baseline.endMs - baseline.startMs) / 1000);
+  const tool = Math.max(0, phase.primaryCpuSeconds - workloadPerSecond * seconds);
+  return { primaryCpuMicrosPerRow: (tool / phase.rows) * 1e6 };
 }
 
 /** The status samples from two seconds before the worst second's report to half a second after it. */
