@@ -40,7 +40,7 @@ function buildReadPlan(schema: TableSchema): ReadPlan {
   const expressions = schema.columns.map((column, index) => {
     const kind = column.logicalType.kind;
     if (kind === "datetime" || kind === "date") zeroDateColumns.push(index);
-    if (kind === "float32" || kind === "float64") floatColumns.push(index);
+    if (isFloat(column)) floatColumns.push(index);
     return selectExpression(column);
   });
   return { selectList: expressions.join(", "), zeroDateColumns, floatColumns };
@@ -55,9 +55,8 @@ function buildReadPlan(schema: TableSchema): ReadPlan {
  */
 function selectExpression(column: SourceColumn): string {
   const name = quoteIdentifier(column.name);
-  const kind = column.logicalType.kind;
   const value = valueExpression(column);
-  if (kind === "float32" || kind === "float64") return `CAST(${value} AS CHAR) AS ${name}`;
+  if (isFloat(column)) return `CAST(${value} AS CHAR) AS ${name}`;
   return value === name ? name : `${value} AS ${name}`;
 }
 
@@ -77,6 +76,10 @@ export function valueExpression(column: SourceColumn): string {
     default:
       return name;
   }
+}
+
+function isFloat(column: SourceColumn): boolean {
+  return column.logicalType.kind === "float32" || column.logicalType.kind === "float64";
 }
 
 /** A column the archiver has no type for (MariaDB INET6, UUID, ...), read as its utf8mb4 text. */

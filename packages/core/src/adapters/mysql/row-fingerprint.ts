@@ -112,11 +112,16 @@ function valueBytes(column: SourceColumn): ValueBytes | undefined {
   // YEAR prints four digits: the year 0 is "0000".
   if (kind === "year") return (value) => String(value).padStart(4, "0");
   if (PRINTED_KINDS.has(kind)) return (value) => (typeof value === "string" ? value : String(value));
-  if (kind === "bytes" || kind === "geometry") return lengthPrefixed;
+  if (isBinary(column)) return lengthPrefixed;
   // A column without a type of its own is read, and hashed, as its utf8mb4 text.
   const utf8 =
     (kind === "string" && isUnmapped(column)) || UTF8_CHARACTER_SETS.has(column.characterSet ?? "");
   return utf8 ? lengthPrefixed : undefined;
+}
+
+/** Columns read as bytes (mysql2 Buffers), not text. */
+function isBinary(column: SourceColumn): boolean {
+  return column.logicalType.kind === "bytes" || column.logicalType.kind === "geometry";
 }
 
 /** `LENGTH(v), CAST(v AS BINARY)`: the byte length, '#', the bytes. */
@@ -128,7 +133,7 @@ function lengthPrefixed(value: unknown): string | Uint8Array {
 
 function buildHasher(schema: TableSchema, encoders: readonly ValueBytes[]): RowHasher {
   const nullable = schema.columns.flatMap((column, index) => (column.nullable ? [index] : []));
-  const binary = schema.columns.some(({ logicalType: { kind } }) => kind === "bytes" || kind === "geometry");
+  const binary = schema.columns.some(isBinary);
   const sha1 = (bytes: string | Buffer) => BigInt(`0x${hash("sha1", bytes, "hex").slice(0, 16)}`);
   const nullMap = (row: readonly unknown[]) => {
     let map = "";
