@@ -36,6 +36,13 @@ const benches: Record<string, { file: string; args?: string[]; target: string; o
     target: "365 days planned in <= 100 ms, no slower on 10x rows",
   },
   cleanup: { file: "cleanup.ts", target: ">= 120,000 rows/s, no chunk longer than 250 ms" },
+  "delete-cost": {
+    file: "delete-cost.ts",
+    target:
+      "none: the server's CPU per deleted row (statements and purge) for a bare DELETE, the archiver's " +
+      "chunks and pt-archiver's purge, on a private primary; what bounds a cleanup's rate for a given harm",
+    onlyWhenNamed: true,
+  },
   partitions: {
     file: "partitions.ts",
     target:

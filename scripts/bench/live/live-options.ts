@@ -96,7 +96,7 @@ export function requirePrograms(options: LiveOptions): void {
   }
 }
 
-function onPath(program: string): boolean {
+export function onPath(program: string): boolean {
   for (const dir of (process.env.PATH ?? "").split(delimiter)) {
     try {
       accessSync(join(dir, program), constants.X_OK);

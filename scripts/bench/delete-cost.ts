@@ -1,0 +1,316 @@
+/**
+ * What deleting a row costs the server, by the way it is deleted: the
+ * primary's CPU per row, while the statements run and afterwards while
+ * InnoDB's purge removes what they delete-marked. On a private MariaDB
+ * primary (binary log in ROW format, MariaDB's defaults otherwise), the same
+ * rows (the live bench's table, `--days` × 8,000) are deleted four ways, each
+ * from its own copy of the table:
+ * - `DELETE` alone, a day per statement by key range: the floor under any
+ *   tool that deletes rows;
+ * - the archiver's chunk for a day its copy record vouches for (the real
+ *   MySQL DayDeleter: locked, hashed read, compared with the day's figures,
+ *   then the delete): the cleanup's default;
+ * - the archiver's planned chunks of 1,000 rows (the plan's hashed read of
+ *   the day, then each chunk locked, hashed and deleted);
+ * - pt-archiver `--purge --bulk-delete --limit 1000 --commit-each`.
+ * Under a live workload whose server is busy, a tool's harm grows with the
+ * server time it takes a second: rows a second × CPU a row. So this is what
+ * bounds how fast a cleanup can go for a given harm.
+ *
+ *   pnpm bench delete-cost [--days 40] [--rounds 2]
+ */
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import {
+  createMysqlDayDeleter,
+  createMysqlPool,
+  createMysqlSourceDatabase,
+} from "@table-archiver/core/mysql";
+import type { ChunkTarget, DayChunk, DayDeleter } from "@table-archiver/core/ports";
+import type mysql from "mysql2/promise";
+import {
+  ARCHIVER_TABLE,
+  endOfData,
+  FILTER_COLUMN,
+  FIRST_DAY,
+  LIVE_DATABASE,
+  loadBenchTables,
+  PARTITIONED_TABLE,
+  PT_TABLE,
+} from "./live/bench-tables";
+import { onInterrupt, stopAllProcesses } from "./live/child-processes";
+import { onPath } from "./live/live-options";
+import { type PrivateMariaDb, startPrivateMariaDb } from "./live/private-mariadb";
+import { ptArchiverPurge } from "./live/pt-archiver-runs";
+import { processCpuSeconds } from "./process-cpu";
+
+const ROWS_PER_DAY = 8_000;
+
+interface Cost {
+  readonly way: string;
+  readonly round?: number;
+  readonly rows: number;
+  readonly seconds: number;
+  /** Server CPU a row while the statements ran. */
+  readonly runningUs: number;
+  /** Server CPU a row after them, until the purge caught up, less the idle server's own. */
+  readonly purgeUs: number;
+}
+
+const { values } = parseArgs({
+  options: { days: { type: "string", default: "40" }, rounds: { type: "string", default: "2" } },
+});
+const days = Number(values.days);
+const rounds = Number(values.rounds);
+if (!Number.isInteger(days) || days < 1 || days > 365 || !Number.isInteger(rounds) || rounds < 1) {
+  console.error(`--days must be a whole number from 1 to 365, and --rounds at least 1`);
+  process.exit(2);
+}
+const missing = ["pt-archiver", "mariadbd", "mariadb-install-db"].filter((name) => !onPath(name));
+if (missing.length > 0) {
+  console.error(
+    `pnpm bench delete-cost needs ${missing.join(", ")}. On Debian or Ubuntu:\n\n` +
+      "  apt-get update && apt-get install -y percona-toolkit mariadb-server\n",
+  );
+  process.exit(2);
+}
+
+let server: PrivateMariaDb | undefined;
+let baseDir: string | undefined;
+const shutDown = async () => {
+  await server?.stop().catch(() => {});
+  await stopAllProcesses();
+  if (baseDir) await rm(baseDir, { recursive: true, force: true });
+};
+onInterrupt(shutDown);
+try {
+  baseDir = await mkdtemp(join(tmpdir(), "bench-delete-cost-"));
+  await chmod(baseDir, 0o755);
+  server = await startPrivateMariaDb({ name: "primary", baseDir, serverId: 1, primary: true });
+  printCosts(await measure(server));
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+} finally {
+  await shutDown();
+}
+
+async function measure(primary: PrivateMariaDb): Promise<Cost[]> {
+  const admin = await primary.connect();
+  const size = { days, rowsPerDay: ROWS_PER_DAY };
+  await loadBenchTables(admin, size);
+  await admin.query(`DROP TABLE ${PT_TABLE}, ${PARTITIONED_TABLE}`);
+  const pool = createMysqlPool(
+    { url: `${primary.url}/${LIVE_DATABASE}`, password: undefined },
+    { connectionLimit: 2 },
+  );
+  const deleter = createMysqlDayDeleter(pool);
+  const source = createMysqlSourceDatabase(pool);
+  const dayList = Array.from({ length: days }, (_, i) =>
+    new Date(Date.parse(`${FIRST_DAY}T00:00:00Z`) + i * 86_400_000).toISOString().slice(0, 10),
+  );
+  // Each way deletes from a fresh copy of the rows, read into the buffer pool first, after whatever it
+  // needs to know beforehand (a copy record's figures, a day's key range) is read: only the deletes are counted.
+  const ways: { way: string; prepare(table: string): Promise<() => Promise<number>> }[] = [
+    {
+      way: "DELETE alone, a day a statement",
+      async prepare(table) {
+        const bounds: { day: string; lo?: string; hi?: string }[] = [];
+        for (const day of dayList) {
+          const [[range]] = (await admin.query(
+            `SELECT MIN(id) AS lo, MAX(id) AS hi FROM ${table} WHERE ${dayWhere(day)}`,
+          )) as unknown as [{ lo: string; hi: string }[]];
+          bounds.push({ day, lo: range?.lo, hi: range?.hi });
+        }
+        return async () => {
+          let deleted = 0;
+          for (const { day, lo, hi } of bounds) {
+            const [result] = await admin.query(
+              `DELETE FROM ${table} WHERE ${dayWhere(day)} AND id BETWEEN ? AND ?`,
+              [lo, hi],
+            );
+            deleted += (result as { affectedRows: number }).affectedRows;
+          }
+          return deleted;
+        };
+      },
+    },
+    {
+      way: "archiver, one chunk a day (the default)",
+      async prepare(table) {
+        const planned = await chunkTargets(source, deleter, table, dayList);
+        return async () => {
+          let deleted = 0;
+          for (const { target, chunk } of planned.days)
+            deleted += rowsOf(await deleter.deleteChunk(target, chunk, planned.sideEffects));
+          return deleted;
+        };
+      },
+    },
+    {
+      way: "archiver, planned chunks of 1,000",
+      async prepare(table) {
+        const planned = await chunkTargets(source, deleter, table, dayList);
+        return async () => {
+          let deleted = 0;
+          for (const { target } of planned.days) {
+            for (const chunk of await deleter.planChunks(target, 1_000))
+              deleted += rowsOf(await deleter.deleteChunk(target, chunk, planned.sideEffects));
+          }
+          return deleted;
+        };
+      },
+    },
+    {
+      way: "pt-archiver --purge --bulk-delete --limit 1000 --commit-each",
+      async prepare(table) {
+        const where = `${FILTER_COLUMN} < '${endOfData(size)}'`;
+        return async () => (await ptArchiverPurge(primary, { database: LIVE_DATABASE, table, where })).rows;
+      },
+    },
+  ];
+  const costs: Cost[] = [];
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      for (const { way, prepare } of ways) {
+        const table = "deleted_copy";
+        await admin.query(`CREATE TABLE ${table} LIKE ${ARCHIVER_TABLE}`);
+        await admin.query(`INSERT INTO ${table} SELECT * FROM ${ARCHIVER_TABLE}`);
+        await admin.query(`SELECT COUNT(*) FROM ${table} FORCE INDEX (PRIMARY) WHERE payload IS NOT NULL`);
+        await admin.query(`SELECT COUNT(*) FROM ${table} FORCE INDEX (idx_created_at)`);
+        const run = await prepare(table);
+        costs.push({ ...(await measured(admin, primary.pid, way, run)), round });
+        await admin.query(`DROP TABLE ${table}`);
+        console.log(`[round ${round}] ${way}`);
+      }
+    }
+  } finally {
+    await pool.end();
+    await admin.end();
+  }
+  return costs;
+}
+
+async function chunkTargets(
+  source: ReturnType<typeof createMysqlSourceDatabase>,
+  deleter: DayDeleter,
+  table: string,
+  dayList: readonly string[],
+) {
+  const schema = await source.describeTable(table);
+  if (!schema) throw new Error(`${table} is missing`);
+  const by = { kind: "key", column: "id", unsigned: true } as const;
+  const result = [];
+  for (const day of dayList) {
+    const scope = { table, column: FILTER_COLUMN, day: day as ChunkTarget["scope"]["day"] };
+    const figures = await source.dayFigures(schema, FILTER_COLUMN, scope.day);
+    const key = figures.key;
+    if (!key || figures.fingerprint === undefined) throw new Error(`${table} ${day}: no key figures`);
+    const chunk: DayChunk = {
+      first: key.min,
+      last: key.max,
+      rows: figures.rows,
+      sum: key.sum,
+      fingerprint: figures.fingerprint,
+      wholeDay: true,
+    };
+    result.push({ target: { scope, schema, by } satisfies ChunkTarget, chunk });
+  }
+  return { days: result, sideEffects: await deleter.sideEffects(table) };
+}
+
+function rowsOf(outcome: Awaited<ReturnType<DayDeleter["deleteChunk"]>>): number {
+  if (outcome.kind !== "deleted") throw new Error(`a chunk was not deleted: ${JSON.stringify(outcome)}`);
+  return outcome.rows;
+}
+
+function dayWhere(day: string): string {
+  const next = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+  return `${FILTER_COLUMN} >= '${day} 00:00:00' AND ${FILTER_COLUMN} < '${next} 00:00:00'`;
+}
+
+/**
+ * Runs `run` on a settled server and counts the server's CPU while it runs
+ * and afterwards until the purge has caught up, less what the idle server
+ * uses in the same time.
+ */
+async function measured(
+  admin: mysql.Connection,
+  pid: number,
+  way: string,
+  run: () => Promise<number>,
+): Promise<Cost> {
+  await settle(admin);
+  const idleRate = await cpuRate(pid, 3_000);
+  const cpuBefore = cpuOf(pid);
+  const started = performance.now();
+  const rows = await run();
+  const seconds = (performance.now() - started) / 1000;
+  const cpuRan = cpuOf(pid);
+  const purgeStarted = performance.now();
+  await settle(admin);
+  const purgeSeconds = (performance.now() - purgeStarted) / 1000;
+  const cpuAfter = cpuOf(pid);
+  const us = (cpu: number) => Math.round((cpu * 1e6 * 100) / rows) / 100;
+  return {
+    way,
+    rows,
+    seconds: Math.round(seconds * 100) / 100,
+    runningUs: us(cpuRan - cpuBefore - idleRate * seconds),
+    purgeUs: us(Math.max(0, cpuAfter - cpuRan - idleRate * purgeSeconds)),
+  };
+}
+
+/** Until the purge has nothing left and the dirty pages are flushed (at most two minutes). */
+async function settle(admin: mysql.Connection): Promise<void> {
+  await admin.query("SET GLOBAL innodb_max_dirty_pages_pct = 0");
+  const deadline = performance.now() + 120_000;
+  while (performance.now() < deadline) {
+    const [rows] = (await admin.query(
+      "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_history_list_length', 'Innodb_buffer_pool_pages_dirty')",
+    )) as unknown as [{ Variable_name: string; Value: string }[]];
+    if (rows.every((row) => Number(row.Value) < 100)) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  await admin.query("SET GLOBAL innodb_max_dirty_pages_pct = DEFAULT");
+}
+
+async function cpuRate(pid: number, ms: number): Promise<number> {
+  const before = cpuOf(pid);
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return (cpuOf(pid) - before) / (ms / 1000);
+}
+
+function cpuOf(pid: number): number {
+  const cpu = processCpuSeconds(String(pid));
+  if (cpu === undefined) throw new Error("no CPU figure for the private server");
+  return cpu;
+}
+
+function printCosts(costs: readonly Cost[]): void {
+  const total = (cost: Cost) => cost.runningUs + cost.purgeUs;
+  const isPeer = (cost: Cost) => cost.way.startsWith("pt-archiver");
+  const peerOf = (cost: Cost) => costs.find((other) => isPeer(other) && other.round === cost.round);
+  console.log(
+    "\n| round | way | rows | seconds | server CPU µs/row while running | purge µs/row after | total µs/row | ÷ pt-archiver's |",
+  );
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const cost of costs) {
+    const peer = peerOf(cost);
+    const ratio = peer ? `${(total(cost) / total(peer)).toFixed(2)}×` : "-";
+    console.log(
+      `| ${cost.round} | ${cost.way} | ${cost.rows.toLocaleString("en-US")} | ${cost.seconds} | ${cost.runningUs} | ${cost.purgeUs} | ${total(cost).toFixed(2)} | ${ratio} |`,
+    );
+  }
+  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? 0;
+  const peer = median(costs.filter(isPeer).map(total));
+  const floor = median(costs.filter((cost) => cost.way === costs[0]?.way).map(total));
+  console.log(
+    `\nDeleting 1.5× as fast as pt-archiver while taking no more of the server's time a second needs at most ` +
+      `${(peer / 1.5).toFixed(2)} µs a row (pt-archiver's ${peer.toFixed(2)} ÷ 1.5, lower medians); ` +
+      `a DELETE alone costs ${floor.toFixed(2)}.`,
+  );
+  console.log(JSON.stringify({ days, rowsPerDay: ROWS_PER_DAY, costs }));
+}
