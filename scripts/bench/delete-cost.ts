@@ -137,32 +137,9 @@ async function measure(primary: PrivateMariaDb): Promise<Cost[]> {
         };
       },
     },
-    {
-      way: "archiver, one chunk a day (the default)",
-      async prepare(table) {
-        const planned = await chunkTargets(source, deleter, table, dayList);
-        return async () => {
-          let deleted = 0;
-          for (const { target, chunk } of planned.days)
-            deleted += rowsOf(await deleter.deleteChunk(target, chunk, planned.sideEffects));
-          return deleted;
-        };
-      },
-    },
-    {
-      way: "archiver, planned chunks of 1,000",
-      async prepare(table) {
-        const planned = await chunkTargets(source, deleter, table, dayList);
-        return async () => {
-          let deleted = 0;
-          for (const { target } of planned.days) {
-            for (const chunk of await deleter.planChunks(target, 1_000))
-              deleted += rowsOf(await deleter.deleteChunk(target, chunk, planned.sideEffects));
-          }
-          return deleted;
-        };
-      },
-    },
+    // The one chunk its copy record makes of each day, or the chunks the plan cuts it into.
+    archiverWay("archiver, one chunk a day (the default)", async (_target, recorded) => [recorded]),
+    archiverWay("archiver, planned chunks of 1,000", (target) => deleter.planChunks(target, 1_000)),
     {
       way: "pt-archiver --purge --bulk-delete --limit 1000 --commit-each",
       async prepare(table) {
@@ -171,6 +148,25 @@ async function measure(primary: PrivateMariaDb): Promise<Cost[]> {
       },
     },
   ];
+  function archiverWay(
+    way: string,
+    chunksOf: (target: ChunkTarget, recorded: DayChunk) => Promise<DayChunk[]>,
+  ) {
+    return {
+      way,
+      async prepare(table: string) {
+        const planned = await chunkTargets(source, deleter, table, dayList);
+        return async () => {
+          let deleted = 0;
+          for (const { target, chunk: recorded } of planned.days) {
+            for (const chunk of await chunksOf(target, recorded))
+              deleted += rowsOf(await deleter.deleteChunk(target, chunk, planned.sideEffects));
+          }
+          return deleted;
+        };
+      },
+    };
+  }
   const costs: Cost[] = [];
   try {
     for (let round = 1; round <= rounds; round++) {
