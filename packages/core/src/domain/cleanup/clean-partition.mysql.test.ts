@@ -10,6 +10,7 @@ import {
   openPartitionTests,
   type PartitionedTables,
 } from "../../testing/partitioned-tables";
+import { uniqueName } from "../../testing/test-services";
 import { cleanDay } from "./clean-day";
 
 // On real MariaDB, Redis and DuckDB, as the archiver's least-privilege account (see openPartitionTests).
@@ -152,6 +153,38 @@ describe("cleanup of a range-partitioned table", () => {
     expect(await fx.deps().state.cleanedDays(name)).toEqual(["2024-01-10", "2024-01-12"]);
   });
 
+  it("puts the twin back when a day's count through the index and its hashed rows disagree", async () => {
+    const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
+    const adapter = createMysqlPartitionedTable(fx.pool);
+    // A count that puts a row on 2024-01-11 which that day's hashed range does not hold.
+    const miscounting: PartitionedTable = {
+      ...adapter,
+      dayCounts: async (table, column, rows) => {
+        const counts = await adapter.dayCounts(table, column, rows);
+        if (!("twinOf" in rows)) return counts;
+        const days = new Map(counts.days);
+        days.set("2024-01-11", (days.get("2024-01-11") ?? 0) + 1);
+        return { ...counts, days };
+      },
+    };
+
+    const { reports, failures } = await pt.clean(name, (queue) =>
+      fx.deps({ queue, partitions: miscounting }),
+    );
+
+    expect(failures).toEqual([]);
+    expect(reports[0]?.partition).toMatchObject({ outcome: "chunked" });
+    expect(reports[0]?.partition?.reason).toMatch(
+      /after detaching: 2024-01-11 is refused: 5 rows counted on it through the index, 4 hashed/,
+    );
+    expect(await pt.twins()).toEqual([]);
+    // Put back, then cleaned day by day, each row checked under its chunk's lock.
+    expect(await fx.deps().state.cleanedDays(name)).toEqual([...JANUARY]);
+    expect(reports.filter((report) => report.outcome === "cleaned").map((report) => report.day)).toEqual([
+      ...JANUARY,
+    ]);
+  });
+
   it("keeps in place a partition with a day copied before fingerprints: nothing is exchanged, the day is refused", async () => {
     const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
     const record = await fx.ledger.copiedDay(name, "2024-01-11");
@@ -204,6 +237,40 @@ describe("reading a partitioned table", () => {
     expect(since).toBeGreaterThanOrEqual(0);
     expect(since).toBeLessThan(60);
     expect(await partitions.secondsSinceWrite(name, "p1999")).toBeUndefined();
+  });
+
+  it("counts a partition's rows by day; NULL, zero and partial zero dates lie on no day", async () => {
+    const name = uniqueName("counted");
+    await fx.query(
+      `CREATE TABLE \`${name}\` (id BIGINT NOT NULL, created_at DATETIME(6) NULL, KEY (created_at)) ${MONTHLY}`,
+    );
+    const values = [
+      "2024-01-10 00:00:00",
+      "2024-01-10 23:59:59.999999",
+      "2024-01-11 12:00:00",
+      "2024-01-31 23:59:59.999999",
+      "2024-02-01 00:00:00",
+      null,
+      "0000-00-00 00:00:00",
+      "2024-01-00 00:00:00",
+      "2024-00-00 00:00:00",
+    ];
+    for (const [id, value] of values.entries()) {
+      await fx.query(
+        `SET STATEMENT sql_mode = '' FOR INSERT INTO \`${name}\` (id, created_at) VALUES (?, ?)`,
+        [id, value],
+      );
+    }
+    const partitions = createMysqlPartitionedTable(fx.pool);
+
+    const january = await partitions.dayCounts(name, "created_at", { partition: "p2024_01" });
+    const february = await partitions.dayCounts(name, "created_at", { partition: "p2024_02" });
+
+    expect(Object.fromEntries(january.days)).toEqual({ "2024-01-10": 2, "2024-01-11": 1, "2024-01-31": 1 });
+    expect(january.outside).toBe(4);
+    expect(Object.fromEntries(february.days)).toEqual({ "2024-02-01": 1 });
+    expect(february.outside).toBe(0);
+    await fx.query(`DROP TABLE \`${name}\``);
   });
 
   it("reads a day through its partition alone (EXPLAIN PARTITIONS)", async () => {
