@@ -17,8 +17,8 @@ afterEach(async () => {
   domains = [];
 });
 
-async function traced(calls: Set<string>) {
-  const domain = await createTracedDomain(calls);
+async function traced(calls: Set<string>, options: { readonly partitioned?: boolean } = {}) {
+  const domain = await createTracedDomain(calls, options);
   domains.push(domain);
   return domain;
 }
@@ -51,6 +51,8 @@ const PATHS: Record<FunctionKey, (calls: Set<string>) => Promise<void>> = {
       >[1];
     await startCleanup(cleanupDeps, cleanup(true));
     await startCleanup(cleanupDeps, cleanup(false));
+    // The dry run of a partitioned table checks each partition it could empty at once.
+    await startCleanup((await traced(calls, { partitioned: true })).cleanupDeps, cleanup(true));
   },
   async taskHandler(calls) {
     const { source, ledger, queue, copyDeps, cleanupDeps } = await traced(calls);
@@ -66,6 +68,10 @@ const PATHS: Record<FunctionKey, (calls: Set<string>) => Promise<void>> = {
     );
     await cleanDay(cleanupDeps, { ...cleanTask(DAYS[2]), recopyChangedDays: true });
     await queue.settle(cleanTask(DAYS[2]));
+    // A partition emptied at once.
+    const partitioned = await traced(calls, { partitioned: true });
+    const emptied = await cleanDay(partitioned.cleanupDeps, { ...cleanTask(DAYS[0]), partition: "p_old" });
+    expect(emptied.partition).toMatchObject({ outcome: "cleaned" });
   },
   async reader(calls) {
     const { ledger, warehouse } = await traced(calls);

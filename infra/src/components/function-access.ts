@@ -35,6 +35,7 @@ export const PORT_CALL_ROLES = {
   "Warehouse.replaceDay": [editsDatasets, runsJobs],
   // Query jobs reading the destination table or _archiver_days.
   "Warehouse.dayFigures": [readsDatasets, runsJobs],
+  "Warehouse.daysFigures": [readsDatasets, runsJobs],
   "Warehouse.dayKeys": [readsDatasets, runsJobs],
   "Warehouse.countRows": [readsDatasets, runsJobs],
   "Warehouse.dayRecord": [readsDatasets, runsJobs],
@@ -77,12 +78,19 @@ export type FunctionKey = "entry" | "taskHandler" | "reader";
  *   recorded copies). getSet reads Redis only.
  */
 export const FUNCTION_CALLS: Record<FunctionKey, readonly PortCall[]> = {
-  entry: ["TaskQueue.queuedDays", "TaskQueue.enqueue", "Warehouse.hasTable", "Warehouse.dayFigures"],
+  entry: [
+    "TaskQueue.queuedDays",
+    "TaskQueue.enqueue",
+    "Warehouse.hasTable",
+    "Warehouse.dayFigures",
+    "Warehouse.daysFigures",
+  ],
   taskHandler: [
     "Warehouse.dayRecord",
     "Warehouse.ensureTable",
     "Warehouse.replaceDay",
     "Warehouse.dayFigures",
+    "Warehouse.daysFigures",
     "Warehouse.dayKeys",
     "Warehouse.recordDay",
     "TaskQueue.settle",

@@ -18,6 +18,7 @@ import {
   createMemoryLoadProbe,
   createMemorySource,
   createMemoryTaskQueue,
+  createOnePartitionTable,
   createUnpartitionedTable,
   sourceColumn,
 } from "@table-archiver/core/testing";
@@ -44,9 +45,13 @@ function traced<T extends object>(port: "Warehouse" | "TaskQueue", target: T, ca
  * The domain's use cases on in-memory fakes and an in-memory DuckDB warehouse,
  * as the functions wire them (packages/core/src/runtime), with the warehouse
  * and the queue traced: every call a use case makes on them lands in `calls`.
- * Table `orders` holds DAYS, already copied (before tracing starts).
+ * Table `orders` holds DAYS, already copied (before tracing starts);
+ * `partitioned`, it is one partition that a cleanup empties at once.
  */
-export async function createTracedDomain(calls: Set<string>) {
+export async function createTracedDomain(
+  calls: Set<string>,
+  options: { readonly partitioned?: boolean } = {},
+) {
   const source = createMemorySource();
   const ledger = createMemoryLedger();
   const memoryQueue = createMemoryTaskQueue();
@@ -98,7 +103,14 @@ export async function createTracedDomain(calls: Set<string>) {
     ...common,
     ledger: durable(warehouse),
     deleter,
-    partitions: createUnpartitionedTable(),
+    // Partitioned: `orders` is a partition of 2024 that a cleanup empties at once (createOnePartitionTable).
+    partitions: options.partitioned
+      ? createOnePartitionTable(source, {
+          table: "orders",
+          column: "created_at",
+          below: "2025-01-01 00:00:00",
+        })
+      : createUnpartitionedTable(),
     account: createMemoryAccountCheck(),
     state: createMemoryCleanupState(),
     queue,

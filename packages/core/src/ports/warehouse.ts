@@ -1,7 +1,8 @@
+import type { CalendarDay } from "../domain/days/calendar-day";
 import type { DayFigures } from "../domain/types/day-figures";
 import type { Destination } from "../domain/types/destination";
 import type { Row, TableSchema } from "../domain/types/table-schema";
-import type { WarehouseDay } from "../domain/types/warehouse-day";
+import type { WarehouseDay, WarehouseDays } from "../domain/types/warehouse-day";
 import type { DayRecordEntry, DayRecordStore } from "./day-record";
 
 /** What replaceDay asks for the durable record entry of the day it wrote (see Warehouse.replaceDay). */
@@ -57,6 +58,12 @@ export interface Warehouse extends DayRecordStore {
   ): Promise<{ readonly rowsWritten: number; readonly figures?: DayFigures }>;
   /** Counts the day: rows, and key figures for `keyColumn` when given. */
   dayFigures(at: WarehouseDay, keyColumn?: string): Promise<DayFigures>;
+  /**
+   * `dayFigures` of several days of one table in one query (a partition's
+   * days, for cleanup): an entry for every day asked, each exactly what
+   * `dayFigures` answers for it.
+   */
+  daysFigures(at: WarehouseDays, keyColumn?: string): Promise<ReadonlyMap<CalendarDay, DayFigures>>;
   /**
    * The keys the day holds now, as canonical decimal text, in no particular order
    * (for a re-copy to prove it keeps every row the warehouse holds). An absent

@@ -9,8 +9,8 @@ import { keyedRows, keyedSchema, sumOf } from "./warehouse-contract-fixtures";
 const DAY = "2024-05-06";
 
 /**
- * The figures and keys cleanup relies on (`dayFigures`, `dayKeys`,
- * `countRows`), run inside describeWarehouseContract: exact past 2^64, signed
+ * The figures and keys cleanup relies on (`dayFigures`, `daysFigures`,
+ * `dayKeys`, `countRows`), run inside describeWarehouseContract: exact past 2^64, signed
  * keys, neighbouring days apart, and nothing for what does not exist.
  */
 export function figuresContract(w: () => Warehouse, table: (prefix: string) => Destination): void {
@@ -32,6 +32,42 @@ export function figuresContract(w: () => Warehouse, table: (prefix: string) => D
     expect(empty.rows).toBe(0);
     expect(empty.key).toMatchObject({ column: "id", count: 0, sum: "0" });
     expect(await w().countRows(destination)).toBe(5);
+  });
+
+  it("counts several days in one query, each exactly as dayFigures counts it alone", async () => {
+    const destination = table("days_figures");
+    const schema = keyedSchema();
+    await w().ensureTable(destination, schema, "created_at");
+    const edges = { times: ["00:00:00", "23:59:59.999999"] };
+    const ids = ["18446744073709551615", "1", "9007199254740993"];
+    await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, ids)));
+    await w().replaceDay(
+      dayOf(destination, "2024-05-07"),
+      schema,
+      batchesOf(keyedRows("2024-05-07", [7, 8], edges)),
+    );
+    await w().replaceDay(
+      dayOf(destination, "2024-05-09"),
+      schema,
+      batchesOf(keyedRows("2024-05-09", [9], edges)),
+    );
+    const asked = ["2024-05-07", "2024-05-05", DAY];
+    const at = { destination, filterColumn: "created_at", days: asked };
+
+    const keyed = await w().daysFigures(at, "id");
+    const plain = await w().daysFigures(at);
+
+    expect([...keyed.keys()].sort()).toEqual([...asked].sort());
+    for (const day of asked) {
+      expect(keyed.get(day)).toEqual(await w().dayFigures(dayOf(destination, day), "id"));
+      expect(plain.get(day)).toEqual(await w().dayFigures(dayOf(destination, day)));
+    }
+    expect(keyed.get(DAY)?.key).toMatchObject({ count: 3, sum: sumOf(ids), max: "18446744073709551615" });
+    expect(keyed.get("2024-05-07")?.rows).toBe(2);
+    expect(keyed.get("2024-05-05")?.rows).toBe(0);
+    const absent = await w().daysFigures({ ...at, destination: table("days_absent") }, "id");
+    expect([...absent.values()].map((figures) => figures.rows)).toEqual([0, 0, 0]);
+    expect((await w().daysFigures({ ...at, days: [] }, "id")).size).toBe(0);
   });
 
   it("lists the keys a replaced day holds now, exactly, and none of the neighbouring days'", async () => {

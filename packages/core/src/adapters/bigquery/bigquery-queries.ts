@@ -1,7 +1,7 @@
 import { addDays, startOfDay } from "../../domain/days/calendar-day";
 import type { DayFigures } from "../../domain/types/day-figures";
 import type { Destination } from "../../domain/types/destination";
-import type { WarehouseDay } from "../../domain/types/warehouse-day";
+import { spanOfDays, type WarehouseDay, type WarehouseDays } from "../../domain/types/warehouse-day";
 
 /**
  * Every statement the BigQuery adapter sends, written once: the adapter sends
@@ -41,9 +41,35 @@ export function dayFiguresQuery(
   defaultProject: string,
   keyColumn?: string,
 ): BigQueryStatement {
-  const key = keyColumn === undefined ? undefined : `\`${keyColumn}\``;
+  return onDay(`SELECT ${figureColumns(keyColumn)} FROM ${tablePath(at.destination, defaultProject)}`, at);
+}
+
+/**
+ * `dayFiguresQuery` for several days at once: one row per day that holds
+ * rows (column `day`, `YYYY-MM-DD`), over the range from the first day to the
+ * last, bound as DATETIME parameters, so BigQuery prunes to those partitions.
+ * The caller keeps the days it asked for.
+ */
+export function daysFiguresQuery(
+  at: WarehouseDays,
+  defaultProject: string,
+  keyColumn?: string,
+): BigQueryStatement {
+  const span = spanOfDays(at.days);
+  if (!span) throw new Error("no days to count");
+  const column = `\`${at.filterColumn}\``;
+  return {
+    query: `SELECT CAST(DATE(${column}) AS STRING) AS day, ${figureColumns(keyColumn)} FROM ${tablePath(at.destination, defaultProject)} WHERE ${column} >= @span_start AND ${column} < @span_end GROUP BY day`,
+    params: { span_start: span.start, span_end: span.end },
+    types: { span_start: "DATETIME", span_end: "DATETIME" },
+  };
+}
+
+/** The figures a day's count returns, every one as text (see dayFiguresQuery). */
+function figureColumns(keyColumn: string | undefined): string {
   const columns = ["CAST(COUNT(*) AS STRING) AS row_count"];
-  if (key) {
+  if (keyColumn !== undefined) {
+    const key = `\`${keyColumn}\``;
     columns.push(
       `CAST(COUNT(${key}) AS STRING) AS key_count`,
       `CAST(COALESCE(SUM(CAST(${key} AS BIGNUMERIC)), 0) AS STRING) AS key_sum`,
@@ -51,7 +77,7 @@ export function dayFiguresQuery(
       `CAST(MAX(${key}) AS STRING) AS key_max`,
     );
   }
-  return onDay(`SELECT ${columns.join(", ")} FROM ${tablePath(at.destination, defaultProject)}`, at);
+  return columns.join(", ");
 }
 
 /**
@@ -75,7 +101,7 @@ function onDay(select: string, { filterColumn, day }: WarehouseDay): BigQuerySta
   };
 }
 
-/** Reads the one row `dayFiguresQuery` returns. */
+/** Reads the one row `dayFiguresQuery` returns (or one day's row of `daysFiguresQuery`). */
 export function parseDayFigures(
   row: Readonly<Record<string, unknown>> | undefined,
   keyColumn?: string,

@@ -28,6 +28,7 @@ if (project) {
         return inner.replaceDay(at, schema, batches, keyColumn, record);
       },
       dayFigures: (at, keyColumn) => inner.dayFigures(at, keyColumn),
+      daysFigures: (at, keyColumn) => inner.daysFigures(at, keyColumn),
       dayKeys: (at, keyColumn) => inner.dayKeys(at, keyColumn),
       recordDay(dataset, entry) {
         datasets.add(dataset.dataset);

@@ -14,6 +14,7 @@ import {
   type BigQueryStatement,
   dayFiguresQuery,
   dayKeysQuery,
+  daysFiguresQuery,
   parseDayFigures,
   rowCountQuery,
 } from "./bigquery-queries";
@@ -151,6 +152,27 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
       } catch (error) {
         if (isNotFound(error)) return emptyDayFigures(keyColumn);
         throw mapBigQueryError(error, contextOf(at.destination, `counting ${formatWarehouseDay(at)}`));
+      }
+    },
+
+    async daysFigures(at, keyColumn) {
+      const figures = new Map(at.days.map((day) => [day, emptyDayFigures(keyColumn)] as const));
+      if (at.days.length === 0) return figures;
+      try {
+        for (const row of await query(daysFiguresQuery(at, project, keyColumn))) {
+          const day = String(row.day);
+          if (figures.has(day)) figures.set(day, parseDayFigures(row, keyColumn));
+        }
+        return figures;
+      } catch (error) {
+        if (isNotFound(error)) return figures;
+        throw mapBigQueryError(
+          error,
+          contextOf(
+            at.destination,
+            `counting ${formatDestination(at.destination)} on ${at.days.length} days`,
+          ),
+        );
       }
     },
 

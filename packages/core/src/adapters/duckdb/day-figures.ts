@@ -1,6 +1,8 @@
 import { type DuckDBConnection, quotedIdentifier } from "@duckdb/node-api";
-import type { DayFigures } from "../../domain/types/day-figures";
-import { type DuckDbDay, dayPredicate, qualifiedName } from "./duckdb-catalog";
+import type { CalendarDay } from "../../domain/days/calendar-day";
+import { type DayFigures, emptyDayFigures } from "../../domain/types/day-figures";
+import { spanOfDays } from "../../domain/types/warehouse-day";
+import { type DuckDbDay, type DuckDbDays, dayPredicate, qualifiedName } from "./duckdb-catalog";
 
 /**
  * The day's rows and, for `keyColumn`, its count/sum/min/max as exact decimal
@@ -13,18 +15,56 @@ export async function dayFiguresOn(
   { destination, filterColumn, day }: DuckDbDay,
   keyColumn: string | undefined,
 ): Promise<DayFigures> {
-  const key = keyColumn ? quotedIdentifier(keyColumn) : "NULL";
   const reader = await connection.runAndReadAll(
-    `SELECT COUNT(*), COUNT(${key}), CAST(COALESCE(SUM(CAST(${key} AS HUGEINT)), 0) AS VARCHAR),
-            COALESCE(CAST(MIN(${key}) AS VARCHAR), ''), COALESCE(CAST(MAX(${key}) AS VARCHAR), '')
-     FROM ${qualifiedName(destination)} WHERE ${dayPredicate(filterColumn, day)}`,
+    `SELECT ${figureColumns(keyColumn)} FROM ${qualifiedName(destination)} WHERE ${dayPredicate(filterColumn, day)}`,
   );
-  const [rows, count, sum, min, max] = reader.getRows()[0] ?? [];
-  const figures = { rows: Number(rows) };
+  return figuresOf(reader.getRows()[0] ?? [], keyColumn);
+}
+
+/**
+ * dayFiguresOn for each of `days`, in one pass grouped by day over the range
+ * that spans them; a day without rows gets the figures of an empty day.
+ */
+export async function daysFiguresOn(
+  connection: DuckDBConnection,
+  { destination, filterColumn, days }: DuckDbDays,
+  keyColumn: string | undefined,
+): Promise<Map<CalendarDay, DayFigures>> {
+  const figures = new Map(days.map((day) => [day, emptyDayFigures(keyColumn)] as const));
+  const span = spanOfDays(days);
+  if (!span) return figures;
+  for (const day of days) dayPredicate(filterColumn, day); // refuses a day that is not YYYY-MM-DD
+  const column = quotedIdentifier(filterColumn);
+  const reader = await connection.runAndReadAll(
+    `SELECT CAST(CAST(${column} AS DATE) AS VARCHAR), ${figureColumns(keyColumn)}
+     FROM ${qualifiedName(destination)}
+     WHERE ${column} >= TIMESTAMP '${span.start}' AND ${column} < TIMESTAMP '${span.end}' GROUP BY 1`,
+  );
+  for (const [day, ...values] of reader.getRows()) {
+    if (figures.has(String(day))) figures.set(String(day), figuresOf(values, keyColumn));
+  }
+  return figures;
+}
+
+function figureColumns(keyColumn: string | undefined): string {
+  const key = keyColumn ? quotedIdentifier(keyColumn) : "NULL";
+  return `COUNT(*), COUNT(${key}), CAST(COALESCE(SUM(CAST(${key} AS HUGEINT)), 0) AS VARCHAR),
+            COALESCE(CAST(MIN(${key}) AS VARCHAR), ''), COALESCE(CAST(MAX(${key}) AS VARCHAR), '')`;
+}
+
+function figuresOf(values: readonly unknown[], keyColumn: string | undefined): DayFigures {
+  const [rows, count, sum, min, max] = values;
+  const figures = { rows: Number(rows ?? 0) };
   if (!keyColumn) return figures;
   return {
     ...figures,
-    key: { column: keyColumn, count: Number(count), sum: String(sum), min: String(min), max: String(max) },
+    key: {
+      column: keyColumn,
+      count: Number(count ?? 0),
+      sum: String(sum ?? "0"),
+      min: String(min ?? ""),
+      max: String(max ?? ""),
+    },
   };
 }
 

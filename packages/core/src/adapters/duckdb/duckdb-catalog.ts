@@ -2,7 +2,7 @@ import { type DuckDBConnection, quotedIdentifier } from "@duckdb/node-api";
 import { addDays, type CalendarDay, isCalendarDay, startOfDay } from "../../domain/days/calendar-day";
 import { type Destination, formatDestination } from "../../domain/types/destination";
 import type { TableSchema } from "../../domain/types/table-schema";
-import type { WarehouseDay } from "../../domain/types/warehouse-day";
+import type { WarehouseDay, WarehouseDays } from "../../domain/types/warehouse-day";
 import { InvalidInputError, VerificationError } from "../../errors";
 import { compareColumnTypes, duckDbColumnType } from "./duckdb-types";
 
@@ -23,6 +23,11 @@ export interface DuckDbTable extends Destination {
 
 /** A day of a destination inside one DuckDB database. */
 export interface DuckDbDay extends WarehouseDay {
+  readonly destination: DuckDbTable;
+}
+
+/** Several days of one DuckDB table. */
+export interface DuckDbDays extends WarehouseDays {
   readonly destination: DuckDbTable;
 }
 

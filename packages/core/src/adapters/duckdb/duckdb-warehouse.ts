@@ -6,7 +6,7 @@ import type { Destination } from "../../domain/types/destination";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
 import type { WarehouseDay } from "../../domain/types/warehouse-day";
 import type { Warehouse } from "../../ports/warehouse";
-import { dayFiguresOn, dayKeysOn } from "./day-figures";
+import { dayFiguresOn, dayKeysOn, daysFiguresOn } from "./day-figures";
 import {
   type DuckDbDay,
   type DuckDbTable,
@@ -190,6 +190,18 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
           if ((await tableColumns(connection, day.destination)).length === 0)
             return emptyDayFigures(keyColumn);
           return dayFiguresOn(connection, day, keyColumn);
+        }),
+      );
+    },
+
+    daysFigures(at, keyColumn) {
+      return operation("daysFigures", () =>
+        withConnection(async (connection) => {
+          const days = { ...at, destination: tableOf(at.destination) };
+          // Only reads: an absent table (or dataset) holds empty days and is not created.
+          if ((await tableColumns(connection, days.destination)).length === 0)
+            return new Map(at.days.map((day) => [day, emptyDayFigures(keyColumn)]));
+          return daysFiguresOn(connection, days, keyColumn);
         }),
       );
     },

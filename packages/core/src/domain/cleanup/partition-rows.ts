@@ -1,8 +1,7 @@
-import pMap from "p-map";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { PartitionDays, PartitionRows } from "../../ports/partitioned-table";
 import type { CalendarDay } from "../days/calendar-day";
-import { warehouseFigures } from "../records/held-copy";
+import { warehouseDaysFigures } from "../records/held-copy";
 import type { DayFigures } from "../types/day-figures";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 import type { CleanupDeps } from "./cleanup-deps";
@@ -24,10 +23,15 @@ export interface RowsToRead {
   readonly throttle?: Throttle;
 }
 
-/** The warehouse's figures of each day, asked once per partition task (each a query; on BigQuery, a billed one). */
+/** The warehouse's figures of each day, asked once per partition task (on BigQuery, a billed query). */
 export type HeldFigures = Promise<ReadonlyMap<CalendarDay, DayFigures | Error | undefined>>;
 
-/** Asks the warehouse for the figures of every day that has a copy record, a few days at a time. */
+/**
+ * Asks the warehouse for the figures of every day that has a copy record: one
+ * query for the days copied to each destination (a partition's days are
+ * usually all in one), an Error for a day whose recorded destination cannot
+ * be used, nothing for a day without a record.
+ */
 export function askWarehouse(
   deps: CleanupDeps,
   schema: TableSchema,
@@ -36,14 +40,21 @@ export function askWarehouse(
   records: ReadonlyMap<CalendarDay, CopiedDayRecord>,
 ): HeldFigures {
   const keyColumn = integerKeyColumn(schema)?.name;
-  const held = pMap(
-    days,
-    async (day) => {
-      const record = records.get(day);
-      return [day, record && (await warehouseFigures(deps, record, column, day, keyColumn))] as const;
-    },
-    { concurrency: WAREHOUSE_CONCURRENCY },
-  ).then((pairs) => new Map(pairs));
+  const byDestination = new Map<string, CalendarDay[]>();
+  for (const day of days) {
+    const record = records.get(day);
+    if (record)
+      byDestination.set(record.destination, [...(byDestination.get(record.destination) ?? []), day]);
+  }
+  const held = Promise.all(
+    [...byDestination].map(([destination, copied]) =>
+      warehouseDaysFigures(deps, destination, { filterColumn: column, days: copied }, keyColumn),
+    ),
+  ).then((answers) => {
+    const figures = new Map<CalendarDay, DayFigures | Error | undefined>(days.map((day) => [day, undefined]));
+    for (const answer of answers) for (const [day, held] of answer) figures.set(day, held);
+    return figures;
+  });
   // Handled here too: a task that fails before reading its rows must not leave the rejection unhandled.
   held.catch(() => undefined);
   return held;
@@ -171,6 +182,3 @@ function refusalByCount(
   }
   return undefined;
 }
-
-/** Warehouse figures asked at once for a partition's days. */
-const WAREHOUSE_CONCURRENCY = 8;

@@ -34,6 +34,28 @@ export async function warehouseFigures(
   return warehouse.dayFigures({ destination, filterColumn, day }, keyColumn);
 }
 
+/**
+ * warehouseFigures of several days recorded as copied to one `destination`
+ * (as the records write it), in one query: each day's figures, or for every
+ * day the same Error when that destination cannot be used.
+ */
+export async function warehouseDaysFigures(
+  deps: HeldCopyDeps,
+  recordedDestination: string,
+  at: { readonly filterColumn: string; readonly days: readonly CalendarDay[] },
+  keyColumn: string | undefined,
+): Promise<ReadonlyMap<CalendarDay, DayFigures | Error>> {
+  let destination: Destination;
+  try {
+    destination = parseDestination(recordedDestination, { field: "destination", ...deps.destinations });
+  } catch (error) {
+    const refused = new Error(`the recorded destination cannot be used: ${(error as Error).message}`);
+    return new Map(at.days.map((day) => [day, refused]));
+  }
+  const warehouse = await deps.warehouse();
+  return warehouse.daysFigures({ destination, ...at }, keyColumn);
+}
+
 /** Whether the warehouse still holds exactly the copy the record describes (rows, and key figures when recorded). */
 export async function warehouseHoldsCopy(deps: HeldCopyDeps, copy: CopiedDayRecord): Promise<boolean> {
   const held = await warehouseFigures(deps, copy, copy.filterColumn, copy.day, copy.figures.key?.column);

@@ -5,5 +5,6 @@ export { createMemoryLedger, type MemoryLedger } from "./memory-ledger";
 export { createMemoryLoadProbe, type MemoryLoadProbe } from "./memory-load-probe";
 export { createMemorySource, type MemorySource } from "./memory-source";
 export { createMemoryTaskQueue, type MemoryTaskQueue } from "./memory-task-queue";
+export { createOnePartitionTable } from "./one-partition-table";
 export { sourceColumn } from "./source-column";
 export { createUnpartitionedTable } from "./unpartitioned-table";

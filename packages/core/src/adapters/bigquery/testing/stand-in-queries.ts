@@ -1,5 +1,11 @@
 import type { Destination } from "../../../domain/types/destination";
-import { dayFiguresQuery, dayKeysQuery, dayRecordQueries, rowCountQuery } from "../bigquery-queries";
+import {
+  dayFiguresQuery,
+  dayKeysQuery,
+  dayRecordQueries,
+  daysFiguresQuery,
+  rowCountQuery,
+} from "../bigquery-queries";
 import { allRows, type StandInTable, type StoredRow } from "./stand-in-tables";
 
 /** A query answer: column names and rows of text values. */
@@ -17,7 +23,7 @@ const ANY_ENTRY = { source_table: "", day: "", kind: "", entry: "" };
 
 /**
  * Answers the queries the warehouse adapter sends (whole-table count, one
- * day's figures, one day's keys, the durable day record) over the rows the
+ * day's figures or several days', one day's keys, the durable day record) over the rows the
  * double holds. It is not SQL: a query is recognised only when it is, word
  * for word, what the adapter's own statement functions (bigquery-queries.ts)
  * build for one of the double's tables and columns, so any other text is
@@ -67,12 +73,19 @@ function statementsOn(path: string, table: StandInTable): Map<string, Answer> {
   const columns = table.fields.map((field) => field.name);
   for (const filterColumn of columns) {
     const at = { destination, filterColumn, day: ANY_DAY };
+    const span = { destination, filterColumn, days: [ANY_DAY] };
     statements.set(dayFiguresQuery(at, project).query, (params) =>
       textRows(["row_count"], [[dayRows(table, filterColumn, params).length]]),
+    );
+    statements.set(daysFiguresQuery(span, project).query, (params) =>
+      byDay(table, filterColumn, params, (rows) => textRows(["row_count"], [[rows.length]])),
     );
     for (const key of columns) {
       statements.set(dayFiguresQuery(at, project, key).query, (params) =>
         keyFigures(dayRows(table, filterColumn, params), key),
+      );
+      statements.set(daysFiguresQuery(span, project, key).query, (params) =>
+        byDay(table, filterColumn, params, (rows) => keyFigures(rows, key)),
       );
       statements.set(dayKeysQuery(at, project, key).query, (params) =>
         // One row per stored row of the day, its key as BigQuery's CAST(... AS STRING) prints it.
@@ -155,12 +168,33 @@ function textRows(columns: readonly string[], rows: readonly (readonly unknown[]
 
 /** The stored rows whose `column` lies in [@day_start, @next_day_start). */
 function dayRows(table: StandInTable, column: string, params: Params): StoredRow[] {
-  const start = params.day_start ?? "";
-  const end = params.next_day_start ?? "";
+  return rowsBetween(table, column, params.day_start ?? "", params.next_day_start ?? "");
+}
+
+function rowsBetween(table: StandInTable, column: string, start: string, end: string): StoredRow[] {
   return allRows(table).filter(({ values }) => {
     const value = values[column];
     return typeof value === "string" && value.replace("T", " ") >= start && value.replace("T", " ") < end;
   });
+}
+
+/** The rows in [@span_start, @span_end) grouped by day: `figures` of each day's rows, the day first (column `day`). */
+function byDay(
+  table: StandInTable,
+  column: string,
+  params: Params,
+  figures: (rows: StoredRow[]) => QueryAnswer,
+): QueryAnswer {
+  const days = new Map<string, StoredRow[]>();
+  for (const row of rowsBetween(table, column, params.span_start ?? "", params.span_end ?? "")) {
+    const day = String(row.values[column]).slice(0, 10);
+    days.set(day, [...(days.get(day) ?? []), row]);
+  }
+  const answers = [...days].map(([day, rows]) => ({ day, answer: figures(rows) }));
+  return {
+    columns: ["day", ...(answers[0]?.answer.columns ?? [])],
+    rows: answers.flatMap(({ day, answer }) => answer.rows.map((row) => [day, ...row])),
+  };
 }
 
 /** An INTEGER or NUMERIC key as text (`007` and 7 print as `7`); NULL stays NULL. */
