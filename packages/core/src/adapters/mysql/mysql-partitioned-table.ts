@@ -205,14 +205,23 @@ export function createMysqlPartitionedTable(
     async dayFigures(schema, column, rows, day) {
       const c = quoteIdentifier(column);
       const key = integerKeyColumn(schema)?.name;
-      const range = day ? dayCondition(c, day) : undefined;
+      const days = new Map<CalendarDay, DayFigures>();
+      if (day) {
+        // One day's range holds that day's rows alone: nothing to group them by.
+        const range = dayCondition(c, day);
+        const [values = []] = await run(
+          `SELECT ${figuresColumns(schema, key)} FROM ${from(schema.name, rows)} WHERE ${range.sql}`,
+          [...range.values],
+          schema.name,
+        );
+        if (Number(values[0] ?? 0) > 0) days.set(day, figuresOf(values, key));
+        return { days, outside: 0 };
+      }
       const answer = await run(
-        `SELECT DATE_FORMAT(${c}, '%Y-%m-%d'), ${figuresColumns(schema, key)}
-           FROM ${from(schema.name, rows)}${range ? ` WHERE ${range.sql}` : ""} GROUP BY 1`,
-        range ? [...range.values] : [],
+        `SELECT DATE_FORMAT(${c}, '%Y-%m-%d'), ${figuresColumns(schema, key)} FROM ${from(schema.name, rows)} GROUP BY 1`,
+        [],
         schema.name,
       );
-      const days = new Map<CalendarDay, DayFigures>();
       let outside = 0;
       for (const [name, ...values] of answer) {
         const text = name === null ? "" : String(name);
