@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import { type CalendarDay, isCalendarDay } from "../../domain/days/calendar-day";
 import type { DayFigures } from "../../domain/types/day-figures";
-import { integerKeyColumn } from "../../domain/types/table-schema";
+import { integerKeyColumn, type TableSchema } from "../../domain/types/table-schema";
 import type { PartitionedTable, PartitionRows } from "../../ports/partitioned-table";
 import type { MysqlPool, MysqlPoolConnection } from "./create-mysql-pool";
 import { figuresColumns, figuresOf } from "./day-queries";
-import { dayCondition } from "./day-range";
+import { dayCondition, type SqlCondition } from "./day-range";
+import { integerText, isDenseKeyRange } from "./key-range";
 import { mapMysqlError } from "./map-mysql-error";
 import { type PartitionRow, partitioningOf } from "./partition-bounds";
 import { grantStatement } from "./privilege-refusal";
@@ -45,6 +46,33 @@ export function createMysqlPartitionedTable(
     } catch (error) {
       throw mapMysqlError(error, table ? { table } : {});
     }
+  }
+
+  /**
+   * The primary key range of `range`'s rows when the key leads with an integer
+   * column whose values there are dense (isDenseKeyRange), read through the
+   * filter column's index alone (its entries hold the key); undefined otherwise.
+   */
+  async function primaryKeyRange(schema: TableSchema, rows: PartitionRows, range: SqlCondition) {
+    const lead = schema.columns.find((column) => column.name === schema.primaryKey[0]);
+    const kind = lead?.logicalType.kind;
+    if (!lead || (kind !== "int32" && kind !== "int64" && kind !== "uint64")) return undefined;
+    const k = quoteIdentifier(lead.name);
+    const [bounds] = await run(
+      `SELECT CAST(MIN(${k}) AS CHAR), CAST(MAX(${k}) AS CHAR), COUNT(*) FROM ${from(schema.name, rows)} WHERE ${range.sql}`,
+      [...range.values],
+      schema.name,
+    );
+    const [min, max, count] = bounds ?? [];
+    if (min === null || min === undefined || !isDenseKeyRange(String(min), String(max), Number(count))) {
+      return undefined;
+    }
+    const cast = kind === "uint64" ? "UNSIGNED" : "SIGNED";
+    return {
+      hint: " FORCE INDEX (PRIMARY)",
+      condition: ` AND ${k} >= CAST(? AS ${cast}) AND ${k} <= CAST(? AS ${cast})`,
+      values: [integerText(String(min)), integerText(String(max))],
+    };
   }
 
   async function twinRows(table: string, partition: string): Promise<number | undefined> {
@@ -207,11 +235,16 @@ export function createMysqlPartitionedTable(
       const key = integerKeyColumn(schema)?.name;
       const days = new Map<CalendarDay, DayFigures>();
       if (day) {
-        // One day's range holds that day's rows alone: nothing to group them by.
+        // One day's range holds that day's rows alone: nothing to group them by. Its rows are read
+        // along the primary key when the key leads with an integer whose values on the day are dense
+        // (as rows inserted in time order have), about a third less work than a lookup from the
+        // filter column's index for each row; the day's condition still decides which rows count.
         const range = dayCondition(c, day);
+        const along = await primaryKeyRange(schema, rows, range);
         const [values = []] = await run(
-          `SELECT ${figuresColumns(schema, key)} FROM ${from(schema.name, rows)} WHERE ${range.sql}`,
-          [...range.values],
+          `SELECT ${figuresColumns(schema, key)} FROM ${from(schema.name, rows)}${along?.hint ?? ""}
+             WHERE ${range.sql}${along?.condition ?? ""}`,
+          [...range.values, ...(along?.values ?? [])],
           schema.name,
         );
         if (Number(values[0] ?? 0) > 0) days.set(day, figuresOf(values, key));

@@ -273,6 +273,39 @@ describe("reading a partitioned table", () => {
     await fx.query(`DROP TABLE \`${name}\``);
   });
 
+  it("hashes a day of dense keys along the primary key, a day of sparse keys through the index, both as the source does", async () => {
+    const name = await pt.table(MONTHLY, ["2024-01-10"], []);
+    for (const id of [1_000, 50_000, 900_000]) {
+      await fx.query(
+        `INSERT INTO \`${name}\` (id, created_at, note) VALUES (?, '2024-01-11 10:00:00', 'sparse')`,
+        [id],
+      );
+    }
+    const schema = await fx.source.describeTable(name);
+    if (!schema) throw new Error("no schema");
+    const statements: string[] = [];
+    const pool = new Proxy(fx.pool, {
+      get(target, property) {
+        const value = Reflect.get(target, property);
+        if (property !== "query") return typeof value === "function" ? value.bind(target) : value;
+        return (options: { sql: string }, values: unknown[]) => {
+          statements.push(options.sql);
+          return target.query(options, values);
+        };
+      },
+    });
+    const partitions = createMysqlPartitionedTable(pool);
+
+    for (const day of ["2024-01-10", "2024-01-11"] as const) {
+      const read = await partitions.dayFigures(schema, "created_at", { partition: "p2024_01" }, day);
+      expect(read.days.get(day)).toEqual(await fx.source.dayFigures(schema, "created_at", day));
+    }
+    const hashing = statements.filter((sql) => sql.includes("SUM("));
+    expect(hashing).toHaveLength(2);
+    expect(hashing[0]).toContain("FORCE INDEX (PRIMARY)");
+    expect(hashing[1]).not.toContain("FORCE INDEX");
+  });
+
   it("reads a day through its partition alone (EXPLAIN PARTITIONS)", async () => {
     const name = await pt.table(MONTHLY, ["2024-01-10", "2024-02-10"], []);
     const { dayRowsQuery, dayFiguresQuery } = await import("../../adapters/mysql/day-queries");
