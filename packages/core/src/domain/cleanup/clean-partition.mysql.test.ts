@@ -273,28 +273,25 @@ describe("reading a partitioned table", () => {
     await fx.query(`DROP TABLE \`${name}\``);
   });
 
-  it("hashes a day of dense keys along the primary key, a day of sparse keys through the index, both as the source does", async () => {
+  it("hashes a day along the primary key when its key range holds few other rows, else through the index", async () => {
     const name = await pt.table(MONTHLY, ["2024-01-10"], []);
-    for (const id of [1_000, 50_000, 900_000]) {
+    // 2024-01-11: two rows whose key range (10..100,000) also holds 2024-01-12's hundred rows.
+    for (const id of [10, 100_000]) {
       await fx.query(
-        `INSERT INTO \`${name}\` (id, created_at, note) VALUES (?, '2024-01-11 10:00:00', 'sparse')`,
+        `INSERT INTO \`${name}\` (id, created_at, note) VALUES (?, '2024-01-11 10:00:00', 'wide')`,
+        [id],
+      );
+    }
+    for (let id = 11; id <= 110; id++) {
+      await fx.query(
+        `INSERT INTO \`${name}\` (id, created_at, note) VALUES (?, '2024-01-12 10:00:00', 'inside')`,
         [id],
       );
     }
     const schema = await fx.source.describeTable(name);
     if (!schema) throw new Error("no schema");
     const statements: string[] = [];
-    const pool = new Proxy(fx.pool, {
-      get(target, property) {
-        const value = Reflect.get(target, property);
-        if (property !== "query") return typeof value === "function" ? value.bind(target) : value;
-        return (options: { sql: string }, values: unknown[]) => {
-          statements.push(options.sql);
-          return target.query(options, values);
-        };
-      },
-    });
-    const partitions = createMysqlPartitionedTable(pool);
+    const partitions = createMysqlPartitionedTable(spyingPool(statements));
 
     for (const day of ["2024-01-10", "2024-01-11"] as const) {
       const read = await partitions.dayFigures(schema, "created_at", { partition: "p2024_01" }, day);
@@ -304,6 +301,32 @@ describe("reading a partitioned table", () => {
     expect(hashing).toHaveLength(2);
     expect(hashing[0]).toContain("FORCE INDEX (PRIMARY)");
     expect(hashing[1]).not.toContain("FORCE INDEX");
+  });
+
+  it("hashes through the index a day whose key leads with a column of few values (a tenant's)", async () => {
+    const name = uniqueName("tenants");
+    await fx.query(
+      `CREATE TABLE \`${name}\` (tenant INT NOT NULL, id BIGINT NOT NULL, created_at DATETIME(6) NOT NULL,
+         note VARCHAR(40) NULL, PRIMARY KEY (tenant, id, created_at), KEY (created_at)) ${MONTHLY}`,
+    );
+    for (let id = 1; id <= 44; id++) {
+      const at = id <= 4 ? `2024-01-10 0${id}:00:00` : "2024-01-11 10:00:00";
+      await fx.query(`INSERT INTO \`${name}\` VALUES (1, ?, ?, 'tenant 1')`, [id, at]);
+    }
+    const schema = await fx.source.describeTable(name);
+    if (!schema) throw new Error("no schema");
+    const statements: string[] = [];
+    const partitions = createMysqlPartitionedTable(spyingPool(statements));
+
+    const read = await partitions.dayFigures(schema, "created_at", { partition: "p2024_01" }, "2024-01-10");
+
+    expect(read.days.get("2024-01-10")).toEqual(
+      await fx.source.dayFigures(schema, "created_at", "2024-01-10"),
+    );
+    const hashing = statements.filter((sql) => sql.includes("SUM("));
+    expect(hashing).toHaveLength(1);
+    expect(hashing[0]).not.toContain("FORCE INDEX");
+    await fx.query(`DROP TABLE \`${name}\``);
   });
 
   it("reads a day through its partition alone (EXPLAIN PARTITIONS)", async () => {
@@ -322,3 +345,17 @@ describe("reading a partitioned table", () => {
     }
   });
 });
+
+/** The fixture's pool, with the text of every statement it is asked to run added to `statements`. */
+function spyingPool(statements: string[]): typeof fx.pool {
+  return new Proxy(fx.pool, {
+    get(target, property) {
+      const value = Reflect.get(target, property);
+      if (property !== "query") return typeof value === "function" ? value.bind(target) : value;
+      return (options: { sql: string }, values: unknown[]) => {
+        statements.push(options.sql);
+        return target.query(options, values);
+      };
+    },
+  });
+}
