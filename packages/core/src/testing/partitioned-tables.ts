@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "vitest";
 import { createMysqlPartitionedTable } from "../adapters/mysql/mysql-partitioned-table";
 import { cleanDay, type DayCleanupReport } from "../domain/cleanup/clean-day";
 import type { CleanupDeps } from "../domain/cleanup/cleanup-deps";
@@ -66,6 +67,24 @@ export async function openPartitionTests(): Promise<{ fx: CleanupFixture; pt: Pa
   const fx = await createCleanupFixture();
   await fx.account.change(DOCUMENTED_GRANTS.partitions(fx.db.name));
   return { fx, pt: partitionedTables(fx) };
+}
+
+/**
+ * Registers the test file's hooks: opens the partition tests' fixture before
+ * its tests (openPartitionTests), hands it to `use`, and closes it after them.
+ */
+export function usePartitionTests(
+  use: (opened: { fx: CleanupFixture; pt: PartitionedTables }) => void,
+): void {
+  let fx: CleanupFixture | undefined;
+  beforeAll(async () => {
+    const opened = await openPartitionTests();
+    fx = opened.fx;
+    use(opened);
+  });
+  afterAll(async () => {
+    await fx?.close();
+  });
 }
 
 /** The helpers, bound to one fixture. */

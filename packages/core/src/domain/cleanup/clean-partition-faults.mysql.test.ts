@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMysqlPartitionedTable } from "../../adapters/mysql/mysql-partitioned-table";
 import type { PartitionedTable } from "../../ports/partitioned-table";
 import { type CleanupFixture, dropOneWarehouseRow } from "../../testing/cleanup-fixture";
 import {
   JANUARY,
   MONTHLY,
-  openPartitionTests,
   type PartitionedTables,
+  usePartitionTests,
 } from "../../testing/partitioned-tables";
 import { cleanDay } from "./clean-day";
 
@@ -16,12 +16,8 @@ import { cleanDay } from "./clean-day";
 let fx: CleanupFixture;
 let pt: PartitionedTables;
 
-beforeAll(async () => {
-  ({ fx, pt } = await openPartitionTests());
-});
-
-afterAll(async () => {
-  await fx?.close();
+usePartitionTests((opened) => {
+  ({ fx, pt } = opened);
 });
 
 describe("partition cleanup under faults", () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMysqlPartitionedTable } from "../../adapters/mysql/mysql-partitioned-table";
 import type { PartitionedTable } from "../../ports/partitioned-table";
 import type { CleanupFixture } from "../../testing/cleanup-fixture";
@@ -7,8 +7,8 @@ import {
   JANUARY,
   MONTHLY,
   MONTHLY_COLUMNS,
-  openPartitionTests,
   type PartitionedTables,
+  usePartitionTests,
 } from "../../testing/partitioned-tables";
 import { cleanDay } from "./clean-day";
 
@@ -20,12 +20,8 @@ import { cleanDay } from "./clean-day";
 let fx: CleanupFixture;
 let pt: PartitionedTables;
 
-beforeAll(async () => {
-  ({ fx, pt } = await openPartitionTests());
-});
-
-afterAll(async () => {
-  await fx?.close();
+usePartitionTests((opened) => {
+  ({ fx, pt } = opened);
 });
 
 describe("cleanup of a range-partitioned table", () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DOCUMENTED_GRANTS } from "../../testing/archiver-account";
 import type { CleanupFixture } from "../../testing/cleanup-fixture";
 import { createMemoryTaskQueue } from "../../testing/fakes/memory-task-queue";
@@ -6,8 +6,8 @@ import {
   cleanupMessage,
   JANUARY,
   MONTHLY,
-  openPartitionTests,
   type PartitionedTables,
+  usePartitionTests,
 } from "../../testing/partitioned-tables";
 import { uniqueName } from "../../testing/test-services";
 import { cleanDay } from "./clean-day";
@@ -20,12 +20,8 @@ import { startCleanup } from "./start-cleanup";
 let fx: CleanupFixture;
 let pt: PartitionedTables;
 
-beforeAll(async () => {
-  ({ fx, pt } = await openPartitionTests());
-});
-
-afterAll(async () => {
-  await fx?.close();
+usePartitionTests((opened) => {
+  ({ fx, pt } = opened);
 });
 
 describe("which path a partition takes, and why", () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMysqlPartitionedTable } from "../../adapters/mysql/mysql-partitioned-table";
 import type { CleanupFixture } from "../../testing/cleanup-fixture";
-import { MONTHLY, openPartitionTests, type PartitionedTables } from "../../testing/partitioned-tables";
+import { MONTHLY, type PartitionedTables, usePartitionTests } from "../../testing/partitioned-tables";
 import { uniqueName } from "../../testing/test-services";
 
 // How the MySQL partition adapter reads a partition's rows by day, on real MariaDB, as the archiver's
@@ -10,12 +10,8 @@ import { uniqueName } from "../../testing/test-services";
 let fx: CleanupFixture;
 let pt: PartitionedTables;
 
-beforeAll(async () => {
-  ({ fx, pt } = await openPartitionTests());
-});
-
-afterAll(async () => {
-  await fx?.close();
+usePartitionTests((opened) => {
+  ({ fx, pt } = opened);
 });
 
 describe("reading a partitioned table", () => {
