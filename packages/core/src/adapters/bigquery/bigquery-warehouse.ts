@@ -1,5 +1,5 @@
 import { BigQuery } from "@google-cloud/bigquery";
-import { emptyDayFigures } from "../../domain/types/day-figures";
+import { emptyDayFigures, emptyDaysFigures } from "../../domain/types/day-figures";
 import { type Destination, formatDestination } from "../../domain/types/destination";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
 import { formatWarehouseDay, type WarehouseDay } from "../../domain/types/warehouse-day";
@@ -156,7 +156,7 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
     },
 
     async daysFigures(at, keyColumn) {
-      const figures = new Map(at.days.map((day) => [day, emptyDayFigures(keyColumn)] as const));
+      const figures = emptyDaysFigures(at.days, keyColumn);
       if (at.days.length === 0) return figures;
       try {
         for (const row of await query(daysFiguresQuery(at, project, keyColumn))) {

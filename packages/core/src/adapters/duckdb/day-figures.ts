@@ -1,8 +1,14 @@
 import { type DuckDBConnection, quotedIdentifier } from "@duckdb/node-api";
 import type { CalendarDay } from "../../domain/days/calendar-day";
-import { type DayFigures, emptyDayFigures } from "../../domain/types/day-figures";
+import { type DayFigures, emptyDaysFigures } from "../../domain/types/day-figures";
 import { spanOfDays } from "../../domain/types/warehouse-day";
-import { type DuckDbDay, type DuckDbDays, dayPredicate, qualifiedName } from "./duckdb-catalog";
+import {
+  type DuckDbDay,
+  type DuckDbDays,
+  dayPredicate,
+  qualifiedName,
+  requireCalendarDay,
+} from "./duckdb-catalog";
 
 /**
  * The day's rows and, for `keyColumn`, its count/sum/min/max as exact decimal
@@ -30,10 +36,10 @@ export async function daysFiguresOn(
   { destination, filterColumn, days }: DuckDbDays,
   keyColumn: string | undefined,
 ): Promise<Map<CalendarDay, DayFigures>> {
-  const figures = new Map(days.map((day) => [day, emptyDayFigures(keyColumn)] as const));
+  for (const day of days) requireCalendarDay(day);
+  const figures = emptyDaysFigures(days, keyColumn);
   const span = spanOfDays(days);
   if (!span) return figures;
-  for (const day of days) dayPredicate(filterColumn, day); // refuses a day that is not YYYY-MM-DD
   const column = quotedIdentifier(filterColumn);
   const reader = await connection.runAndReadAll(
     `SELECT CAST(CAST(${column} AS DATE) AS VARCHAR), ${figureColumns(keyColumn)}

@@ -49,10 +49,15 @@ export function qualifiedName(table: DuckDbTable): string {
  * part of what a small day costs. Only a checked `YYYY-MM-DD` day gets in.
  */
 export function dayPredicate(filterColumn: string, day: CalendarDay): string {
-  if (!isCalendarDay(day))
-    throw new InvalidInputError("day", `${JSON.stringify(day)} is not a YYYY-MM-DD day`);
+  requireCalendarDay(day);
   const column = quotedIdentifier(filterColumn);
   return `${column} >= TIMESTAMP '${startOfDay(day)}' AND ${column} < TIMESTAMP '${startOfDay(addDays(day, 1))}'`;
+}
+
+/** A day written into SQL must be a checked `YYYY-MM-DD`; InvalidInputError on `day` otherwise. */
+export function requireCalendarDay(day: string): void {
+  if (!isCalendarDay(day))
+    throw new InvalidInputError("day", `${JSON.stringify(day)} is not a YYYY-MM-DD day`);
 }
 
 /** The table's columns in table order; empty when the table does not exist. */

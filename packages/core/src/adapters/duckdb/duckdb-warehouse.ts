@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { type DayFigures, emptyDayFigures } from "../../domain/types/day-figures";
+import { type DayFigures, emptyDayFigures, emptyDaysFigures } from "../../domain/types/day-figures";
 import type { Destination } from "../../domain/types/destination";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
 import type { WarehouseDay } from "../../domain/types/warehouse-day";
@@ -200,7 +200,7 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
           const days = { ...at, destination: tableOf(at.destination) };
           // Only reads: an absent table (or dataset) holds empty days and is not created.
           if ((await tableColumns(connection, days.destination)).length === 0)
-            return new Map(at.days.map((day) => [day, emptyDayFigures(keyColumn)]));
+            return emptyDaysFigures(at.days, keyColumn);
           return daysFiguresOn(connection, days, keyColumn);
         }),
       );

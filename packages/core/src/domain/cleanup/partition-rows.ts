@@ -42,9 +42,11 @@ export function askWarehouse(
   const keyColumn = integerKeyColumn(schema)?.name;
   const byDestination = new Map<string, CalendarDay[]>();
   for (const day of days) {
-    const record = records.get(day);
-    if (record)
-      byDestination.set(record.destination, [...(byDestination.get(record.destination) ?? []), day]);
+    const destination = records.get(day)?.destination;
+    if (destination === undefined) continue;
+    const copied = byDestination.get(destination) ?? [];
+    copied.push(day);
+    byDestination.set(destination, copied);
   }
   const held = Promise.all(
     [...byDestination].map(([destination, copied]) =>

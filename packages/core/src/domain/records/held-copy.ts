@@ -24,12 +24,8 @@ export async function warehouseFigures(
   day: CalendarDay,
   keyColumn: string | undefined,
 ): Promise<DayFigures | Error> {
-  let destination: Destination;
-  try {
-    destination = parseDestination(record.destination, { field: "destination", ...deps.destinations });
-  } catch (error) {
-    return new Error(`the recorded destination cannot be used: ${(error as Error).message}`);
-  }
+  const destination = recordedDestination(deps, record.destination);
+  if (destination instanceof Error) return destination;
   const warehouse = await deps.warehouse();
   return warehouse.dayFigures({ destination, filterColumn, day }, keyColumn);
 }
@@ -41,19 +37,23 @@ export async function warehouseFigures(
  */
 export async function warehouseDaysFigures(
   deps: HeldCopyDeps,
-  recordedDestination: string,
+  destinationText: string,
   at: { readonly filterColumn: string; readonly days: readonly CalendarDay[] },
   keyColumn: string | undefined,
 ): Promise<ReadonlyMap<CalendarDay, DayFigures | Error>> {
-  let destination: Destination;
-  try {
-    destination = parseDestination(recordedDestination, { field: "destination", ...deps.destinations });
-  } catch (error) {
-    const refused = new Error(`the recorded destination cannot be used: ${(error as Error).message}`);
-    return new Map(at.days.map((day) => [day, refused]));
-  }
+  const destination = recordedDestination(deps, destinationText);
+  if (destination instanceof Error) return new Map(at.days.map((day) => [day, destination]));
   const warehouse = await deps.warehouse();
   return warehouse.daysFigures({ destination, ...at }, keyColumn);
+}
+
+/** A destination as a copy record writes it, resolved by today's rules; an Error when they no longer allow it. */
+function recordedDestination(deps: HeldCopyDeps, text: string): Destination | Error {
+  try {
+    return parseDestination(text, { field: "destination", ...deps.destinations });
+  } catch (error) {
+    return new Error(`the recorded destination cannot be used: ${(error as Error).message}`);
+  }
 }
 
 /** Whether the warehouse still holds exactly the copy the record describes (rows, and key figures when recorded). */

@@ -1,3 +1,5 @@
+import type { CalendarDay } from "../days/calendar-day";
+
 /**
  * What a day holds, as counted by one side (source or warehouse). Key figures
  * exist only when the table's primary key is one integer column; sums, mins and
@@ -26,6 +28,14 @@ export function emptyDayFigures(keyColumn?: string): DayFigures {
   return keyColumn
     ? { rows: 0, key: { column: keyColumn, count: 0, sum: "0", min: "", max: "" } }
     : { rows: 0 };
+}
+
+/** Each of `days` with the figures of a day without rows: what a count of several days starts from. */
+export function emptyDaysFigures(
+  days: readonly CalendarDay[],
+  keyColumn?: string,
+): Map<CalendarDay, DayFigures> {
+  return new Map(days.map((day) => [day, emptyDayFigures(keyColumn)]));
 }
 
 export function describeFigures(f: DayFigures): string {

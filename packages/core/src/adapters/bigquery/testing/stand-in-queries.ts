@@ -23,11 +23,12 @@ const ANY_ENTRY = { source_table: "", day: "", kind: "", entry: "" };
 
 /**
  * Answers the queries the warehouse adapter sends (whole-table count, one
- * day's figures or several days', one day's keys, the durable day record) over the rows the
- * double holds. It is not SQL: a query is recognised only when it is, word
- * for word, what the adapter's own statement functions (bigquery-queries.ts)
- * build for one of the double's tables and columns, so any other text is
- * refused and a change to those functions needs no change here.
+ * day's figures or several days', one day's keys, the durable day record)
+ * over the rows the double holds. It is not SQL: a query is recognised only
+ * when it is, word for word, what the adapter's own statement functions
+ * (bigquery-queries.ts) build for one of the double's tables and columns, so
+ * any other text is refused and a change to those functions needs no change
+ * here.
  */
 export function answerQuery(
   sql: string,
