@@ -37,8 +37,13 @@ export function createOnePartitionTable(
     const outside: Row[] = [];
     for (const row of rows) {
       const day = dayOfValue(row[index]);
-      if (day === undefined) outside.push(row);
-      else days.set(day, [...(days.get(day) ?? []), row]);
+      if (day === undefined) {
+        outside.push(row);
+        continue;
+      }
+      const held = days.get(day) ?? [];
+      held.push(row);
+      days.set(day, held);
     }
     return { days, outside };
   };

@@ -189,7 +189,9 @@ function byDay(
   const days = new Map<string, StoredRow[]>();
   for (const row of rowsBetween(table, column, params.span_start ?? "", params.span_end ?? "")) {
     const day = String(row.values[column]).slice(0, 10);
-    days.set(day, [...(days.get(day) ?? []), row]);
+    const held = days.get(day) ?? [];
+    held.push(row);
+    days.set(day, held);
   }
   const answers = [...days].map(([day, rows]) => ({ day, answer: figures(rows) }));
   return {
