@@ -1,4 +1,4 @@
-import { type CalendarDay, isCalendarDay } from "../../domain/days/calendar-day";
+import { addDays, type CalendarDay, isCalendarDay, startOfDay } from "../../domain/days/calendar-day";
 import type { DayFigures } from "../../domain/types/day-figures";
 import { integerKeyColumn, type TableSchema } from "../../domain/types/table-schema";
 import type { PartitionedTable, PartitionRows } from "../../ports/partitioned-table";
@@ -13,7 +13,8 @@ type Run = (sql: string, values?: unknown[], table?: string) => Promise<unknown[
 /**
  * How the partition adapter reads a partition's or a twin's rows by day:
  * their counts through the filter column's index, and their figures,
- * content fingerprints included, a day at a time or in one pass.
+ * content fingerprints included, of a day, of a span of days, or of all the
+ * rows in one pass.
  */
 export function createPartitionDayReads(
   run: Run,
@@ -23,8 +24,8 @@ export function createPartitionDayReads(
    * The primary key range of `range`'s rows, read through the filter column's
    * index alone (its entries hold the key), when the key leads with an integer
    * column and that range of the primary key holds at most DENSE_KEY_FACTOR
-   * times the day's rows (a bounded probe: a key that leads with a column of
-   * few values, a tenant's, spans far more rows than its day); undefined
+   * times the range's rows (a bounded probe: a key that leads with a column of
+   * few values, a tenant's, spans far more rows than its days); undefined
    * otherwise.
    */
   async function primaryKeyRange(schema: TableSchema, rows: PartitionRows, range: SqlCondition) {
@@ -75,32 +76,42 @@ export function createPartitionDayReads(
       return { days, outside };
     },
 
-    async dayFigures(schema, column, rows, day) {
+    async dayFigures(schema, column, rows, span) {
       const c = quoteIdentifier(column);
       const key = integerKeyColumn(schema)?.name;
       const days = new Map<CalendarDay, DayFigures>();
-      if (day) {
-        // One day's range holds that day's rows alone: nothing to group them by. Its rows are read
-        // along the primary key when the key's range on the day holds few other rows (rows inserted
-        // in time order): a third less work than a lookup from the filter column's index for each
-        // row, and sequential reads where the table is larger than the buffer pool. The day's
-        // condition still decides which rows count.
-        const range = dayCondition(c, day);
+      const table = from(schema.name, rows);
+      if (span && span.first === span.last) {
+        // One day's range holds that day's rows alone: nothing to group them by.
+        const range = dayCondition(c, span.first);
         const along = await primaryKeyRange(schema, rows, range);
         const [values = []] = await run(
-          `SELECT ${figuresColumns(schema, key)} FROM ${from(schema.name, rows)}${along?.hint ?? ""}
+          `SELECT ${figuresColumns(schema, key)} FROM ${table}${along?.hint ?? ""}
              WHERE ${range.sql}${along?.condition ?? ""}`,
           [...range.values, ...(along?.values ?? [])],
           schema.name,
         );
-        if (Number(values[0] ?? 0) > 0) days.set(day, figuresOf(values, key));
+        if (Number(values[0] ?? 0) > 0) days.set(span.first, figuresOf(values, key));
         return { days, outside: 0 };
       }
-      const answer = await run(
-        `SELECT DATE_FORMAT(${c}, '%Y-%m-%d'), ${figuresColumns(schema, key)} FROM ${from(schema.name, rows)} GROUP BY 1`,
-        [],
-        schema.name,
-      );
+      // Grouped by the day's number, named by the text of one of its values, as dayCounts groups them.
+      const select = `SELECT DATE_FORMAT(MIN(${c}), '%Y-%m-%d'), ${figuresColumns(schema, key)} FROM ${table}`;
+      let answer: unknown[][];
+      if (span) {
+        const range = {
+          sql: `${c} >= ? AND ${c} < ?`,
+          values: [startOfDay(span.first), startOfDay(addDays(span.last, 1))],
+        };
+        const along = await primaryKeyRange(schema, rows, range);
+        answer = await run(
+          `${select}${along?.hint ?? ""} WHERE ${range.sql}${along?.condition ?? ""} GROUP BY TO_DAYS(${c})`,
+          [...range.values, ...(along?.values ?? [])],
+          schema.name,
+        );
+      } else {
+        // All of the rows, in the order they are stored: no index to descend, no range to probe.
+        answer = await run(`${select} GROUP BY TO_DAYS(${c})`, [], schema.name);
+      }
       let outside = 0;
       for (const [name, ...values] of answer) {
         const text = name === null ? "" : String(name);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createMysqlPartitionedTable } from "../../adapters/mysql/mysql-partitioned-table";
 import type { PartitionedTable } from "../../ports/partitioned-table";
 import type { CleanupFixture } from "../../testing/cleanup-fixture";
+import type { MemoryTaskQueue } from "../../testing/fakes/memory-task-queue";
 import {
   DAILY,
   JANUARY,
@@ -62,9 +63,11 @@ describe("cleanup of a range-partitioned table", () => {
       ...adapter,
       // The server last wrote to it an hour ago, before the copies.
       secondsSinceWrite: async () => 3600,
-      dayFigures: (schema, column, rows, day) => {
-        hashed.push(`${"twinOf" in rows ? "twin" : "partition"} ${day ?? "all"}`);
-        return adapter.dayFigures(schema, column, rows, day);
+      dayFigures: (schema, column, rows, span) => {
+        hashed.push(
+          `${"twinOf" in rows ? "twin" : "partition"} ${span ? `${span.first}..${span.last}` : "all"}`,
+        );
+        return adapter.dayFigures(schema, column, rows, span);
       },
     };
 
@@ -72,7 +75,33 @@ describe("cleanup of a range-partitioned table", () => {
 
     expect(failures).toEqual([]);
     expect(reports[0]?.partition).toMatchObject({ outcome: "cleaned", days: [...JANUARY], rowsDeleted: 12 });
-    expect(hashed).toEqual(JANUARY.map((day) => `twin ${day}`));
+    // Its few rows in one pass over the twin.
+    expect(hashed).toEqual(["twin all"]);
+  });
+
+  it("hashes a twin larger than one read in runs of consecutive days, each row once", async () => {
+    const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
+    const adapter = createMysqlPartitionedTable(fx.pool);
+    const hashed: string[] = [];
+    const counting: PartitionedTable = {
+      ...adapter,
+      secondsSinceWrite: async () => 3600,
+      dayFigures: (schema, column, rows, span) => {
+        hashed.push(
+          `${"twinOf" in rows ? "twin" : "partition"} ${span ? `${span.first}..${span.last}` : "all"}`,
+        );
+        return adapter.dayFigures(schema, column, rows, span);
+      },
+    };
+    // Chunks of one row: a read hashes ten rows at most, two of January's days of four rows each.
+    const deps = (queue: MemoryTaskQueue) =>
+      fx.deps({ queue, partitions: counting, settings: { chunkRows: 1 } });
+
+    const { reports, failures } = await pt.clean(name, deps);
+
+    expect(failures).toEqual([]);
+    expect(reports[0]?.partition).toMatchObject({ outcome: "cleaned", days: [...JANUARY], rowsDeleted: 12 });
+    expect(hashed).toEqual(["twin 2024-01-10..2024-01-11", "twin 2024-01-12..2024-01-12"]);
   });
 
   it("empties daily RANGE COLUMNS partitions one task each", async () => {
@@ -179,6 +208,36 @@ describe("cleanup of a range-partitioned table", () => {
     expect(reports.filter((report) => report.outcome === "cleaned").map((report) => report.day)).toEqual([
       ...JANUARY,
     ]);
+  });
+
+  it("puts the twin back when its hashed rows hold a day its count did not: no unproven row leaves", async () => {
+    const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
+    const adapter = createMysqlPartitionedTable(fx.pool);
+    // A row of 2024-01-20, which is not migrated, written into the twin after it was counted.
+    let written = false;
+    const lateWrite: PartitionedTable = {
+      ...adapter,
+      dayFigures: async (schema, column, rows, span) => {
+        if ("twinOf" in rows && !written) {
+          written = true;
+          await fx.query(
+            `INSERT INTO \`${adapter.twinName(name, rows.twinOf)}\` (id, created_at, note) VALUES (900, '2024-01-20 10:00:00', 'late')`,
+          );
+        }
+        return adapter.dayFigures(schema, column, rows, span);
+      },
+    };
+
+    const { reports, failures } = await pt.clean(name, (queue) => fx.deps({ queue, partitions: lateWrite }));
+
+    expect(failures).toEqual([]);
+    expect(reports[0]?.partition).toMatchObject({ outcome: "chunked" });
+    expect(reports[0]?.partition?.reason).toMatch(
+      /after detaching: it holds rows of 2024-01-20, which is not a migrated day waiting for cleanup/,
+    );
+    expect(await pt.twins()).toEqual([]);
+    expect(await pt.rowsByDay(name)).toEqual({ "2024-01-20": 1 });
+    expect(await fx.deps().state.cleanedDays(name)).toEqual([...JANUARY]);
   });
 
   it("keeps in place a partition with a day copied before fingerprints: nothing is exchanged, the day is refused", async () => {

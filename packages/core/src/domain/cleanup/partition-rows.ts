@@ -1,5 +1,5 @@
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
-import type { PartitionDays, PartitionRows } from "../../ports/partitioned-table";
+import type { DaySpan, PartitionDays, PartitionRows } from "../../ports/partitioned-table";
 import type { CalendarDay } from "../days/calendar-day";
 import { warehouseDaysFigures } from "../records/held-copy";
 import type { DayFigures } from "../types/day-figures";
@@ -79,8 +79,9 @@ export type RowsReading = "every day" | "counts";
  * not pending, or on no day, refuse the rows without hashing any, and a day
  * whose count differs from its copy refuses them after hashing that one day
  * (so its refusal names every figure, in the chunked path's words).
- * Otherwise, reading every day, the days are hashed one statement each under
- * the throttle while the warehouse answers, then each is judged.
+ * Otherwise, reading every day, the days are hashed (see hashDays) under the
+ * throttle while the warehouse answers, then each is judged; a hashed row on
+ * no pending day refuses the rows as a counted one would.
  */
 export async function verifyRows(
   deps: CleanupDeps,
@@ -113,8 +114,10 @@ export async function verifyRows(
   };
   const differing = sorted.find((day) => records.get(day)?.figures.rows !== counts.days.get(day));
   if (differing !== undefined) {
-    for await (const [day, figures] of hashDays(deps, read, [differing])) {
-      const refused = await judge(day, figures, "warehouse");
+    for await (const part of hashDays(deps, read, [differing], counts)) {
+      const figures = part.days.get(differing);
+      if (figures === undefined) continue;
+      const refused = await judge(differing, figures, "warehouse");
       if (refused !== undefined) return refused;
     }
   }
@@ -129,8 +132,15 @@ export async function verifyRows(
     return { days: source, outside: 0 };
   }
   // Every day hashed before the first is judged: the reads go on while the warehouse answers.
-  for await (const [day, figures] of hashDays(deps, read, sorted)) source.set(day, figures);
-  for (const [day, figures] of source) {
+  let outside = 0;
+  for await (const part of hashDays(deps, read, sorted, counts)) {
+    outside += part.outside;
+    for (const [day, figures] of part.days) source.set(day, figures);
+  }
+  const stray = refusalByCount({ days: source, outside }, new Set(days));
+  if (stray !== undefined) return stray;
+  for (const day of new Set([...sorted, ...source.keys()])) {
+    const figures = source.get(day) ?? { rows: 0 };
     const refused = await judge(day, figures, "warehouse");
     if (refused !== undefined) return refused;
     // Every counted row is a hashed one: a row the count put on a day whose hashed range does not
@@ -149,33 +159,72 @@ function refusal(day: CalendarDay, verdict: DayVerdict): string | undefined {
 }
 
 /**
- * Each day's figures, one statement a day through the filter column's index
- * (a short read the throttle can pause between); one pass over the whole
- * partition for a table whose filter column leads no index.
+ * Ten delete chunks (CLEANUP_CHUNK_ROWS each) of rows hashed by one statement
+ * at most, unless a day alone holds more: a read short enough for the
+ * throttle to pause between reads, and for its snapshot not to hold InnoDB's
+ * purge back for long, long enough that a partition of small days is not
+ * read in hundreds of statements.
+ */
+const CHUNKS_PER_READ = 10;
+
+/**
+ * The figures of `days` (their `counted` rows known), in as few statements as
+ * fit: every row of the partition or twin in one pass, in the order it is
+ * stored, when `days` are all it holds and fit one read, or when the filter
+ * column leads no index (a range would read the whole partition anyway);
+ * otherwise runs of consecutive days, each read through the filter column's
+ * index with the throttle waited on before it.
  */
 async function* hashDays(
   deps: CleanupDeps,
   { schema, column, rows, throttle }: RowsToRead,
   days: readonly CalendarDay[],
-): AsyncGenerator<readonly [CalendarDay, DayFigures]> {
-  if (!schema.indexLeadingColumns.includes(column)) {
-    const all = await deps.partitions.dayFigures(schema, column, rows);
-    for (const day of days) yield [day, all.days.get(day) ?? { rows: 0 }];
-    return;
-  }
+  counted: { readonly days: ReadonlyMap<CalendarDay, number>; readonly outside: number },
+): AsyncGenerator<PartitionDays> {
+  const most = deps.settings.chunkRows * CHUNKS_PER_READ;
+  const total = days.reduce((sum, day) => sum + (counted.days.get(day) ?? 0), 0);
+  const everything = counted.outside === 0 && [...counted.days.keys()].every((day) => days.includes(day));
+  const spans =
+    !schema.indexLeadingColumns.includes(column) || (everything && total <= most)
+      ? [undefined]
+      : spansOf(days, counted.days, most);
   let first = true;
-  for (const day of days) {
+  for (const span of spans) {
     await throttle?.beforeChunk(first);
     first = false;
     const started = performance.now();
-    const one = await deps.partitions.dayFigures(schema, column, rows, day);
+    const part = await deps.partitions.dayFigures(schema, column, rows, span);
     throttle?.afterChunk(performance.now() - started);
-    yield [day, one.days.get(day) ?? { rows: 0 }];
+    yield part;
   }
 }
 
+/** Consecutive runs of `days` (sorted) of at most `most` counted rows, a day holding more alone. */
+function spansOf(
+  days: readonly CalendarDay[],
+  counted: ReadonlyMap<CalendarDay, number>,
+  most: number,
+): DaySpan[] {
+  const spans: DaySpan[] = [];
+  let span: DaySpan | undefined;
+  let rows = 0;
+  for (const day of days) {
+    const held = counted.get(day) ?? 0;
+    if (span !== undefined && rows + held <= most) {
+      span = { first: span.first, last: day };
+      rows += held;
+    } else {
+      if (span !== undefined) spans.push(span);
+      span = { first: day, last: day };
+      rows = held;
+    }
+  }
+  if (span !== undefined) spans.push(span);
+  return spans;
+}
+
 function refusalByCount(
-  counts: { readonly days: ReadonlyMap<CalendarDay, number>; readonly outside: number },
+  counts: { readonly days: ReadonlyMap<CalendarDay, unknown>; readonly outside: number },
   pending: ReadonlySet<CalendarDay>,
 ): string | undefined {
   if (counts.outside > 0) return `${counts.outside} rows have a NULL or zero date, which no day holds`;

@@ -66,13 +66,15 @@ export function createOnePartitionTable(
       const { days, outside } = byDay(table, column, rowsOf(table, rows));
       return { days: new Map([...days].map(([day, held]) => [day, held.length])), outside: outside.length };
     },
-    async dayFigures(schema, column, rows, day) {
+    async dayFigures(schema, column, rows, span) {
       const grouped = byDay(schema.name, column, rowsOf(schema.name, rows));
       const days = new Map<CalendarDay, DayFigures>();
       for (const [held, dayRows] of grouped.days) {
-        if (day === undefined || held === day) days.set(held, figuresOf(schema, dayRows));
+        if (span === undefined || (held >= span.first && held <= span.last)) {
+          days.set(held, figuresOf(schema, dayRows));
+        }
       }
-      return { days, outside: day === undefined ? grouped.outside.length : 0 };
+      return { days, outside: span === undefined ? grouped.outside.length : 0 };
     },
     twinName,
     twinRows: async (table, partition) => twins.get(twinName(table, partition))?.length,
