@@ -57,19 +57,7 @@ describe("cleanup of a range-partitioned table", () => {
 
   it("hashes each row once, in the twin, when the partition was last written before its days were copied", async () => {
     const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
-    const adapter = createMysqlPartitionedTable(fx.pool);
-    const hashed: string[] = [];
-    const counting: PartitionedTable = {
-      ...adapter,
-      // The server last wrote to it an hour ago, before the copies.
-      secondsSinceWrite: async () => 3600,
-      dayFigures: (schema, column, rows, span) => {
-        hashed.push(
-          `${"twinOf" in rows ? "twin" : "partition"} ${span ? `${span.first}..${span.last}` : "all"}`,
-        );
-        return adapter.dayFigures(schema, column, rows, span);
-      },
-    };
+    const { hashed, counting } = hashesListed();
 
     const { reports, failures } = await pt.clean(name, (queue) => fx.deps({ queue, partitions: counting }));
 
@@ -81,18 +69,7 @@ describe("cleanup of a range-partitioned table", () => {
 
   it("hashes a twin larger than one read in runs of consecutive days, each row once", async () => {
     const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
-    const adapter = createMysqlPartitionedTable(fx.pool);
-    const hashed: string[] = [];
-    const counting: PartitionedTable = {
-      ...adapter,
-      secondsSinceWrite: async () => 3600,
-      dayFigures: (schema, column, rows, span) => {
-        hashed.push(
-          `${"twinOf" in rows ? "twin" : "partition"} ${span ? `${span.first}..${span.last}` : "all"}`,
-        );
-        return adapter.dayFigures(schema, column, rows, span);
-      },
-    };
+    const { hashed, counting } = hashesListed();
     // Chunks of one row: a read hashes ten rows at most, two of January's days of four rows each.
     const deps = (queue: MemoryTaskQueue) =>
       fx.deps({ queue, partitions: counting, settings: { chunkRows: 1 } });
@@ -283,3 +260,23 @@ describe("cleanup of a range-partitioned table", () => {
     expect(await fx.deps().state.cleanedDays(name)).toEqual([]);
   });
 });
+
+/**
+ * The MySQL partition adapter, listing each hashed read ("twin 2024-01-10..2024-01-11", "partition all"), for
+ * a partition the server last wrote to an hour ago, before its copies.
+ */
+function hashesListed(): { hashed: string[]; counting: PartitionedTable } {
+  const adapter = createMysqlPartitionedTable(fx.pool);
+  const hashed: string[] = [];
+  const counting: PartitionedTable = {
+    ...adapter,
+    secondsSinceWrite: async () => 3600,
+    dayFigures: (schema, column, rows, span) => {
+      hashed.push(
+        `${"twinOf" in rows ? "twin" : "partition"} ${span ? `${span.first}..${span.last}` : "all"}`,
+      );
+      return adapter.dayFigures(schema, column, rows, span);
+    },
+  };
+  return { hashed, counting };
+}
