@@ -217,6 +217,39 @@ describe("cleanup of a range-partitioned table", () => {
     expect(await fx.deps().state.cleanedDays(name)).toEqual([...JANUARY]);
   });
 
+  it("puts the twin back when it holds a row that none of its reads reached: only hashed rows leave", async () => {
+    const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
+    const adapter = createMysqlPartitionedTable(fx.pool);
+    // Read in runs of days (chunks of one row); a row of 2024-01-25, after the last run, written into the twin
+    // once it was counted.
+    let written = false;
+    const lateWrite: PartitionedTable = {
+      ...adapter,
+      dayFigures: async (schema, column, rows, span) => {
+        if ("twinOf" in rows && !written) {
+          written = true;
+          await fx.query(
+            `INSERT INTO \`${adapter.twinName(name, rows.twinOf)}\` (id, created_at, note) VALUES (901, '2024-01-25 10:00:00', 'late')`,
+          );
+        }
+        return adapter.dayFigures(schema, column, rows, span);
+      },
+    };
+
+    const { reports, failures } = await pt.clean(name, (queue) =>
+      fx.deps({ queue, partitions: lateWrite, settings: { chunkRows: 1 } }),
+    );
+
+    expect(failures).toEqual([]);
+    expect(reports[0]?.partition).toMatchObject({ outcome: "chunked" });
+    expect(reports[0]?.partition?.reason).toMatch(
+      /after detaching: the twin holds 13 rows, 12 of them on verified days/,
+    );
+    expect(await pt.twins()).toEqual([]);
+    expect(await pt.rowsByDay(name)).toEqual({ "2024-01-25": 1 });
+    expect(await fx.deps().state.cleanedDays(name)).toEqual([...JANUARY]);
+  });
+
   it("keeps in place a partition with a day copied before fingerprints: nothing is exchanged, the day is refused", async () => {
     const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
     const record = await fx.ledger.copiedDay(name, "2024-01-11");

@@ -1,5 +1,6 @@
 import { TransientError } from "../../errors";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
+import type { PartitionDays } from "../../ports/partitioned-table";
 import type { CalendarDay } from "../days/calendar-day";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import type { CleanDayTask } from "../tasks/task-payload";
@@ -124,13 +125,15 @@ export async function cleanPartition<R>(
       });
     }
 
-    // Step 3: the twin, which nothing writes, hashed day by day against the copy records and the warehouse.
+    // Step 3: the twin, which nothing writes, hashed day by day against the copy records and the warehouse;
+    // then every row it holds must be one of those hashed, or one the reads did not reach would leave unproven.
     const detached = await verifyRows(deps, inTwin, days, records, "every day", held);
-    if (typeof detached === "string") {
+    const refused = typeof detached === "string" ? detached : await unproven(deps, task, detached);
+    if (typeof detached === "string" || refused !== undefined) {
       const rows = await partitions.putBack(table, partition);
       await partitions.dropTwin(table, partition);
-      deps.logger.warn("cleanup: the detached rows were put back", { ...context, rows, reason: detached });
-      return await release(leases, () => chunked(`after detaching: ${detached}`));
+      deps.logger.warn("cleanup: the detached rows were put back", { ...context, rows, reason: refused });
+      return await release(leases, () => chunked(`after detaching: ${refused}`));
     }
     await checkAll(leases);
     await partitions.dropTwin(table, partition);
@@ -152,6 +155,17 @@ export async function cleanPartition<R>(
     await releaseAll(leases);
     throw error;
   }
+}
+
+/** Why the twin may not be dropped although its days passed: it holds rows beyond the ones verified. */
+async function unproven(
+  deps: CleanupDeps,
+  task: CleanPartitionTask,
+  verified: PartitionDays,
+): Promise<string | undefined> {
+  const proven = [...verified.days.values()].reduce((rows, figures) => rows + figures.rows, 0);
+  const total = (await deps.partitions.twinRows(task.table, task.partition)) ?? 0;
+  return total === proven ? undefined : `the twin holds ${total} rows, ${proven} of them on verified days`;
 }
 
 /**
