@@ -114,12 +114,12 @@ export async function verifyRows(
   };
   const differing = sorted.find((day) => records.get(day)?.figures.rows !== counts.days.get(day));
   if (differing !== undefined) {
+    let figures: DayFigures = { rows: 0 };
     for await (const part of hashDays(deps, read, [differing], counts)) {
-      const figures = part.days.get(differing);
-      if (figures === undefined) continue;
-      const refused = await judge(differing, figures, "warehouse");
-      if (refused !== undefined) return refused;
+      figures = part.days.get(differing) ?? figures;
     }
+    const refused = await judge(differing, figures, "warehouse");
+    if (refused !== undefined) return refused;
   }
   const source = new Map<CalendarDay, DayFigures>();
   if (reading === "counts") {
