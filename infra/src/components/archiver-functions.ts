@@ -48,14 +48,14 @@ export interface ArchiverFunctionsArgs {
 }
 
 /** Function names: `loadRedisData` is the spec's path (`{function_url}/loadRedisData`). */
-export const FUNCTION_NAMES = {
+const FUNCTION_NAMES = {
   entry: "archiver-entry",
   taskHandler: "archiver-task-handler",
   reader: "loadRedisData",
 } as const;
 
 /** Entry points the function packages register with the Functions Framework. */
-export const ENTRY_POINTS = {
+const ENTRY_POINTS = {
   entry: "archiverEntry",
   taskHandler: "archiverTaskHandler",
   reader: "loadRedisData",

@@ -52,7 +52,7 @@ function requireBuiltBundle(directory: string): string {
 }
 
 /** Files are hashed in sorted order with their relative paths, so a rename also changes the hash. */
-export function hashDirectory(directory: string): string {
+function hashDirectory(directory: string): string {
   const hash = createHash("sha256");
   for (const file of listFiles(directory)) {
     hash.update(`${file}\0`);

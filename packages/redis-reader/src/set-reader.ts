@@ -7,7 +7,7 @@ import { HttpError, TransientError } from "@table-archiver/core";
  * SMEMBERS reply element by element costs the client several times more CPU
  * than Redis spends on the whole script.
  */
-export const MEMBERS_AS_JSON =
+const MEMBERS_AS_JSON =
   "local m = redis.call('SMEMBERS', KEYS[1]) if #m == 0 then return '[]' end return cjson.encode(m)";
 
 /** The one Redis call the reader makes; ioredis' client satisfies it. */

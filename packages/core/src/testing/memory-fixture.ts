@@ -21,7 +21,7 @@ import { createUnpartitionedTable } from "./fakes/unpartitioned-table";
 import type { LogLine } from "./test-runtime";
 
 /** "Today" for the fast domain tests: every test day is in the past. */
-export const MEMORY_NOW = "2026-06-01T12:00:00Z";
+const MEMORY_NOW = "2026-06-01T12:00:00Z";
 
 /** Cleanup deps to replace; `settings` are merged into the defaults. */
 export type CleanupOverrides = Partial<Omit<CleanupDeps, "settings">> & {

@@ -18,7 +18,7 @@ import { followPrimary, freePort, prepareMariaDbFiles, stopByPid, waitUntilUp } 
  * The live bench (scripts/bench/live/private-mariadb.ts) starts its servers
  * from the same files (mariadb-server.ts), with CPU pinning and its own account.
  */
-export const PRIVATE_ADMIN = "admin";
+const PRIVATE_ADMIN = "admin";
 
 export interface PrivateMariaDb {
   readonly port: number;

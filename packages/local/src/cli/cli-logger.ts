@@ -72,7 +72,7 @@ const CLEANUP_OUTCOME: Record<string, string> = {
 };
 
 /** One short line for a person, or undefined to leave the entry out. */
-export function textLine(level: Level, message: string, fields: LogFields): string | undefined {
+function textLine(level: Level, message: string, fields: LogFields): string | undefined {
   if (SAID_BY_CLI.has(message)) return undefined;
   const day = `${str(fields.table)} ${str(fields.day)}`;
   const rows = (value: unknown) => count(Number(value ?? 0), "row");

@@ -4,7 +4,7 @@ import { loadLocalConfig } from "../config/load-local-config";
 import { type CliIo, EXIT, processIo, writeLine } from "./cli-io";
 
 /** The reference client's time-out for the read call. */
-export const DAYS_TIMEOUT_MS = 25_000;
+const DAYS_TIMEOUT_MS = 25_000;
 
 export interface DaysOptions {
   readonly table: string;

@@ -185,7 +185,7 @@ function barText(
 }
 
 /** `1,500 rows copied`, `2,740 rows deleted`, both, or `0 rows` before either. */
-export function rowsText(p: WorkerProgress, outcomes?: WorkerOutcomes): string {
+function rowsText(p: WorkerProgress, outcomes?: WorkerOutcomes): string {
   if (!outcomes) return count(p.rows, "row");
   const copied = outcomes.copied.rows;
   const deleted = outcomes.cleanup.rowsDeleted;

@@ -28,7 +28,7 @@ export interface DemoSettings {
  * the archiver's variables (MYSQL_URL's database, DUCKDB_PATH,
  * LOCAL_QUEUE_PREFIX, WAREHOUSE, QUEUE) never move it.
  */
-export const DEMO_VARIABLES = [
+const DEMO_VARIABLES = [
   "ARCHIVER_DEMO_DATABASE",
   "ARCHIVER_DEMO_TABLE",
   "ARCHIVER_DEMO_DUCKDB_PATH",

@@ -4,7 +4,7 @@ import type { Logger } from "@table-archiver/core/ports";
 import { errors, jwtVerify, SignJWT } from "jose";
 
 /** The `iss` of every local token; a token from anywhere else is refused. */
-export const LOCAL_TOKEN_ISSUER = "table-archiver-local";
+const LOCAL_TOKEN_ISSUER = "table-archiver-local";
 
 /** A uid the token generator accepts: what fits in a log line and a header without escaping. */
 export const UID_PATTERN = /^[A-Za-z0-9_.@-]{1,128}$/;

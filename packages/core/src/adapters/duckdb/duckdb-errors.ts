@@ -11,7 +11,7 @@ export function isDuckDbLockError(error: unknown): boolean {
 }
 
 /** The holder DuckDB names in a lock error, as `PID 1234, /usr/bin/node`; undefined when it names none. */
-export function duckDbLockHolder(error: unknown): string | undefined {
+function duckDbLockHolder(error: unknown): string | undefined {
   const holder = HOLDER.exec(error instanceof Error ? error.message : String(error));
   return holder ? `PID ${holder[2]}, ${holder[1]}` : undefined;
 }

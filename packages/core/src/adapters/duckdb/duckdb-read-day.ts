@@ -34,7 +34,7 @@ export async function readDuckDbDay(
 }
 
 /** A value as DuckDB returns it -> the canonical value of the column's logical type. */
-export function toCanonical(value: DuckDBValue, type: LogicalType | undefined): unknown {
+function toCanonical(value: DuckDBValue, type: LogicalType | undefined): unknown {
   if (value === null || type === undefined) return value;
   switch (type.kind) {
     case "int32":

@@ -19,7 +19,7 @@ import {
 } from "./canonical-values";
 
 /** DuckDB's widest DECIMAL; wider MySQL decimals are kept as exact text. */
-export const DUCKDB_MAX_DECIMAL_PRECISION = 38;
+const DUCKDB_MAX_DECIMAL_PRECISION = 38;
 
 const INT32_TYPES = {
   8: ["TINYINT", "UTINYINT"],

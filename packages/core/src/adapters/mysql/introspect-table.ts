@@ -54,7 +54,7 @@ export async function introspectTable(pool: MysqlPool, table: string): Promise<T
 }
 
 /** The logical type a column is read as; unknown types are read as text. */
-export function logicalTypeOf(facts: {
+function logicalTypeOf(facts: {
   readonly dataType: string;
   readonly columnType: string;
   readonly numericPrecision: number | null;

@@ -14,7 +14,7 @@ const BAD_FIELD = 1054;
  * writing it any more (pt-heartbeat --update stopped), or not in UTC. Either
  * way the figure says nothing, and the replica is held as one whose lag is unknown.
  */
-export const HEARTBEAT_STALE_SECONDS = 60;
+const HEARTBEAT_STALE_SECONDS = 60;
 /** A heartbeat this far ahead of the replica's clock is in another time zone (or a clock is wrong). */
 const HEARTBEAT_AHEAD_SECONDS = 1;
 

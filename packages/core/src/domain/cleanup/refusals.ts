@@ -52,7 +52,7 @@ export function judgeReferences(label: string, counts: readonly ReferenceCount[]
 }
 
 /** One referencing key's rows, with what its ON DELETE rule would do. */
-export function describeReference({ key, rows }: ReferenceCount): string {
+function describeReference({ key, rows }: ReferenceCount): string {
   const columns = key.childColumns.join(", ");
   const effect: Record<string, string> = {
     CASCADE: "would delete those rows too",

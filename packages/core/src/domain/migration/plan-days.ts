@@ -5,7 +5,7 @@ import { addDays, type CalendarDay } from "../days/calendar-day";
 export const FIRST_DAY: CalendarDay = "1000-01-01";
 
 /** Probes sent in one round trip: enough to plan the default 20 days with rows at once. */
-export const PROBE_WINDOW = 32;
+const PROBE_WINDOW = 32;
 
 export interface PlanDaysInput {
   readonly table: string;

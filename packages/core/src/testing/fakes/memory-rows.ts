@@ -36,7 +36,7 @@ export function columnIndex(schema: TableSchema, column: string): number {
  * column's name and value. It is not MySQL's row hash; it only has to be the
  * same wherever the fake computes it (stream, figures, chunks).
  */
-export function rowHash(schema: TableSchema, row: Row): bigint {
+function rowHash(schema: TableSchema, row: Row): bigint {
   const text = JSON.stringify(
     schema.columns.map((column, index) => [column.name, row[index]]),
     (_, value) => (value instanceof Uint8Array ? { bytes: Buffer.from(value).toString("hex") } : value),
