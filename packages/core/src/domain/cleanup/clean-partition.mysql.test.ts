@@ -189,21 +189,8 @@ describe("cleanup of a range-partitioned table", () => {
 
   it("puts the twin back when its hashed rows hold a day its count did not: no unproven row leaves", async () => {
     const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
-    const adapter = createMysqlPartitionedTable(fx.pool);
     // A row of 2024-01-20, which is not migrated, written into the twin after it was counted.
-    let written = false;
-    const lateWrite: PartitionedTable = {
-      ...adapter,
-      dayFigures: async (schema, column, rows, span) => {
-        if ("twinOf" in rows && !written) {
-          written = true;
-          await fx.query(
-            `INSERT INTO \`${adapter.twinName(name, rows.twinOf)}\` (id, created_at, note) VALUES (900, '2024-01-20 10:00:00', 'late')`,
-          );
-        }
-        return adapter.dayFigures(schema, column, rows, span);
-      },
-    };
+    const lateWrite = writingIntoTwin(name, "2024-01-20 10:00:00");
 
     const { reports, failures } = await pt.clean(name, (queue) => fx.deps({ queue, partitions: lateWrite }));
 
@@ -219,22 +206,9 @@ describe("cleanup of a range-partitioned table", () => {
 
   it("puts the twin back when it holds a row that none of its reads reached: only hashed rows leave", async () => {
     const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
-    const adapter = createMysqlPartitionedTable(fx.pool);
     // Read in runs of days (chunks of one row); a row of 2024-01-25, after the last run, written into the twin
     // once it was counted.
-    let written = false;
-    const lateWrite: PartitionedTable = {
-      ...adapter,
-      dayFigures: async (schema, column, rows, span) => {
-        if ("twinOf" in rows && !written) {
-          written = true;
-          await fx.query(
-            `INSERT INTO \`${adapter.twinName(name, rows.twinOf)}\` (id, created_at, note) VALUES (901, '2024-01-25 10:00:00', 'late')`,
-          );
-        }
-        return adapter.dayFigures(schema, column, rows, span);
-      },
-    };
+    const lateWrite = writingIntoTwin(name, "2024-01-25 10:00:00");
 
     const { reports, failures } = await pt.clean(name, (queue) =>
       fx.deps({ queue, partitions: lateWrite, settings: { chunkRows: 1 } }),
@@ -312,4 +286,23 @@ function hashesListed(): { hashed: string[]; counting: PartitionedTable } {
     },
   };
   return { hashed, counting };
+}
+
+/** The MySQL partition adapter, which writes a row at `createdAt` into `table`'s twin just before the twin's first hashed read. */
+function writingIntoTwin(table: string, createdAt: string): PartitionedTable {
+  const adapter = createMysqlPartitionedTable(fx.pool);
+  let written = false;
+  return {
+    ...adapter,
+    dayFigures: async (schema, column, rows, span) => {
+      if ("twinOf" in rows && !written) {
+        written = true;
+        await fx.query(
+          `INSERT INTO \`${adapter.twinName(table, rows.twinOf)}\` (id, created_at, note) VALUES (900, ?, 'late')`,
+          [createdAt],
+        );
+      }
+      return adapter.dayFigures(schema, column, rows, span);
+    },
+  };
 }
