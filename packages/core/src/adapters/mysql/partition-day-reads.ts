@@ -1,7 +1,7 @@
-import { addDays, type CalendarDay, isCalendarDay, startOfDay } from "../../domain/days/calendar-day";
-import type { DayFigures } from "../../domain/types/day-figures";
+import { type CalendarDay, isCalendarDay } from "../../domain/days/calendar-day";
 import { integerKeyColumn, type TableSchema } from "../../domain/types/table-schema";
-import type { PartitionedTable, PartitionRows } from "../../ports/partitioned-table";
+import { spanOfDays } from "../../domain/types/warehouse-day";
+import type { DaySpan, PartitionedTable, PartitionRows } from "../../ports/partitioned-table";
 import { figuresColumns, figuresOf } from "./day-queries";
 import { dayCondition, type SqlCondition } from "./day-range";
 import { DENSE_KEY_FACTOR, integerText } from "./key-range";
@@ -66,59 +66,55 @@ export function createPartitionDayReads(
         [],
         table,
       );
-      const days = new Map<CalendarDay, number>();
-      let outside = 0;
-      for (const [day, count] of answer) {
-        const name = day === null ? "" : String(day);
-        if (isCalendarDay(name)) days.set(name, Number(count));
-        else outside += Number(count);
-      }
-      return { days, outside };
+      return byCalendarDay(answer, ([count]) => Number(count));
     },
 
     async dayFigures(schema, column, rows, span) {
       const c = quoteIdentifier(column);
       const key = integerKeyColumn(schema)?.name;
-      const days = new Map<CalendarDay, DayFigures>();
-      const table = from(schema.name, rows);
-      if (span && span.first === span.last) {
-        // One day's range holds that day's rows alone: nothing to group them by.
-        const range = dayCondition(c, span.first);
-        const along = await primaryKeyRange(schema, rows, range);
-        const [values = []] = await run(
-          `SELECT ${figuresColumns(schema, key)} FROM ${table}${along?.hint ?? ""}
-             WHERE ${range.sql}${along?.condition ?? ""}`,
-          [...range.values, ...(along?.values ?? [])],
-          schema.name,
-        );
-        if (Number(values[0] ?? 0) > 0) days.set(span.first, figuresOf(values, key));
-        return { days, outside: 0 };
-      }
-      // Grouped by the day's number, named by the text of one of its values, as dayCounts groups them.
-      const select = `SELECT DATE_FORMAT(MIN(${c}), '%Y-%m-%d'), ${figuresColumns(schema, key)} FROM ${table}`;
-      let answer: unknown[][];
-      if (span) {
-        const range = {
-          sql: `${c} >= ? AND ${c} < ?`,
-          values: [startOfDay(span.first), startOfDay(addDays(span.last, 1))],
-        };
-        const along = await primaryKeyRange(schema, rows, range);
-        answer = await run(
-          `${select}${along?.hint ?? ""} WHERE ${range.sql}${along?.condition ?? ""} GROUP BY TO_DAYS(${c})`,
-          [...range.values, ...(along?.values ?? [])],
-          schema.name,
-        );
-      } else {
-        // All of the rows, in the order they are stored: no index to descend, no range to probe.
-        answer = await run(`${select} GROUP BY TO_DAYS(${c})`, [], schema.name);
-      }
-      let outside = 0;
-      for (const [name, ...values] of answer) {
-        const text = name === null ? "" : String(name);
-        if (isCalendarDay(text)) days.set(text, figuresOf(values, key));
-        else outside += Number(values[0]);
-      }
-      return { days, outside };
+      // One day's range holds that day's rows alone: nothing to group them by. Several days' rows, or all of
+      // them, are grouped as dayCounts groups them; all of them are read in the order they are stored, with
+      // no index to descend and no range to probe.
+      const oneDay = span !== undefined && span.first === span.last ? span.first : undefined;
+      const range = oneDay !== undefined ? dayCondition(c, oneDay) : span && spanCondition(c, span);
+      const along = range && (await primaryKeyRange(schema, rows, range));
+      const named = oneDay !== undefined ? "?" : `DATE_FORMAT(MIN(${c}), '%Y-%m-%d')`;
+      const answer = await run(
+        `SELECT ${named}, ${figuresColumns(schema, key)} FROM ${from(schema.name, rows)}${along?.hint ?? ""}` +
+          (range ? ` WHERE ${range.sql}${along?.condition ?? ""}` : "") +
+          (oneDay !== undefined ? "" : ` GROUP BY TO_DAYS(${c})`),
+        [...(oneDay !== undefined ? [oneDay] : []), ...(range?.values ?? []), ...(along?.values ?? [])],
+        schema.name,
+      );
+      return byCalendarDay(answer, (values) => figuresOf(values, key));
     },
   };
+}
+
+/** From the first day's midnight to the midnight after the last. */
+function spanCondition(quotedColumn: string, span: DaySpan): SqlCondition {
+  const { start, end } = spanOfDays([span.first, span.last]) ?? { start: "", end: "" };
+  return { sql: `${quotedColumn} >= ? AND ${quotedColumn} < ?`, values: [start, end] };
+}
+
+/**
+ * Rows of `[name, ...values]`, one per day, as days: each named by a calendar
+ * day holding rows (its first value, a count, above 0) is read by `read`; the
+ * rest, named by no calendar day (NULL and zero dates), add their count to
+ * `outside`.
+ */
+function byCalendarDay<T>(
+  answer: readonly unknown[][],
+  read: (values: unknown[]) => T,
+): { days: Map<CalendarDay, T>; outside: number } {
+  const days = new Map<CalendarDay, T>();
+  let outside = 0;
+  for (const [name, ...values] of answer) {
+    const rows = Number(values[0] ?? 0);
+    if (rows === 0) continue;
+    const text = name === null || name === undefined ? "" : String(name);
+    if (isCalendarDay(text)) days.set(text, read(values));
+    else outside += rows;
+  }
+  return { days, outside };
 }
