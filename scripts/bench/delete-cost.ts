@@ -23,6 +23,7 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { addDays } from "@table-archiver/core";
 import {
   createMysqlDayDeleter,
   createMysqlPool,
@@ -108,9 +109,7 @@ async function measure(primary: PrivateMariaDb): Promise<Cost[]> {
   );
   const deleter = createMysqlDayDeleter(pool);
   const source = createMysqlSourceDatabase(pool);
-  const dayList = Array.from({ length: days }, (_, i) =>
-    new Date(Date.parse(`${FIRST_DAY}T00:00:00Z`) + i * 86_400_000).toISOString().slice(0, 10),
-  );
+  const dayList = Array.from({ length: days }, (_, i) => addDays(FIRST_DAY, i));
   // Each way deletes from a fresh copy of the rows, read into the buffer pool first, after whatever it
   // needs to know beforehand (a copy record's figures, a day's key range) is read: only the deletes are counted.
   const ways: { way: string; prepare(table: string): Promise<() => Promise<number>> }[] = [
@@ -223,8 +222,7 @@ function rowsOf(outcome: Awaited<ReturnType<DayDeleter["deleteChunk"]>>): number
 }
 
 function dayWhere(day: string): string {
-  const next = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-  return `${FILTER_COLUMN} >= '${day} 00:00:00' AND ${FILTER_COLUMN} < '${next} 00:00:00'`;
+  return `${FILTER_COLUMN} >= '${day} 00:00:00' AND ${FILTER_COLUMN} < '${addDays(day, 1)} 00:00:00'`;
 }
 
 /**
