@@ -28,12 +28,6 @@ export type Partitioning =
 /** Where the rows a partition operation reads are: a partition of the live table, or its detached twin. */
 export type PartitionRows = { readonly partition: string } | { readonly twinOf: string };
 
-/** Consecutive calendar days, `first` to `last` included. */
-export interface DaySpan {
-  readonly first: CalendarDay;
-  readonly last: CalendarDay;
-}
-
 /** The rows of one partition (or its twin), by calendar day. */
 export interface PartitionDays {
   /** Each day's figures, counted exactly as a day's source figures are (see SourceDatabase.dayFigures). */
@@ -101,18 +95,17 @@ export interface PartitionedTable {
   /** Rows of `rows` by day, counted through the filter column's index (no row is read, none hashed). */
   dayCounts(table: string, column: string, rows: PartitionRows): Promise<PartitionDayCounts>;
   /**
-   * Figures of `rows` by day, content fingerprints included: of the days from
-   * `span.first` to `span.last` (a range of the filter column's index, rows
-   * on no calendar day inside it counted as `outside`), or of every day in one
-   * pass over all of `rows` when no span is given (the cheapest read of rows
-   * that hold nothing else, and the only one for a filter column that leads
-   * no index, where a range would read the whole partition anyway).
+   * Figures of `rows` by day, content fingerprints included: of `day` alone
+   * (a range of the filter column's index), or of every day in one pass over
+   * all of `rows` when no day is given (the cheapest read of rows that hold
+   * nothing else, and the only one for a filter column that leads no index,
+   * where a day's range would read the whole partition anyway).
    */
   dayFigures(
     schema: TableSchema,
     column: string,
     rows: PartitionRows,
-    span?: DaySpan,
+    day?: CalendarDay,
   ): Promise<PartitionDays>;
   /** The twin's name for `partition` of `table`. */
   twinName(table: string, partition: string): string;

@@ -17,8 +17,9 @@ import { type CliWorkerProcess, spawnCliWorker, waitFor } from "./testing/cli-wo
  * A partition's cleanup task whose worker is killed (SIGKILL) twice: right
  * after the partition was exchanged into its twin, then while the next worker
  * verifies the twin; a third worker finishes it. Chunks of one row make the
- * twin's 12 rows two reads (ten rows a read at most), and CLEANUP_PAUSE_MS
- * holds each run between them, so the test sees where it is from outside:
+ * twin's 12 rows too many for one read (ten rows at most), so it is read a
+ * day at a time, and CLEANUP_PAUSE_MS holds each run between the days, so
+ * the test sees where it is from outside:
  * the twin holding the rows, a new holder of the days' lease.
  */
 const DAYS = ["2020-01-10", "2020-01-11", "2020-01-12"];
@@ -116,8 +117,8 @@ describe("a partition's cleanup killed with SIGKILL", () => {
       expect([await count(twin), await count(table)]).toEqual([12, 0]);
 
       worker = startWorker();
-      // The next worker takes the days over once the dead one's lease lapses, and verifies the twin in two
-      // reads, pausing between them: killed as soon as it holds the lease, it has dropped nothing yet.
+      // The next worker takes the days over once the dead one's lease lapses, and verifies the twin a day at a
+      // time, pausing between days: killed as soon as it holds the lease, it has dropped nothing yet.
       await waitFor(
         90,
         async () => {

@@ -1,7 +1,6 @@
 import { type CalendarDay, isCalendarDay } from "../../domain/days/calendar-day";
 import { integerKeyColumn, type TableSchema } from "../../domain/types/table-schema";
-import { spanOfDays } from "../../domain/types/warehouse-day";
-import type { DaySpan, PartitionedTable, PartitionRows } from "../../ports/partitioned-table";
+import type { PartitionedTable, PartitionRows } from "../../ports/partitioned-table";
 import { figuresColumns, figuresOf } from "./day-queries";
 import { dayCondition, type SqlCondition } from "./day-range";
 import { DENSE_KEY_FACTOR, integerText } from "./key-range";
@@ -13,8 +12,7 @@ type Run = (sql: string, values?: unknown[], table?: string) => Promise<unknown[
 /**
  * How the partition adapter reads a partition's or a twin's rows by day:
  * their counts through the filter column's index, and their figures,
- * content fingerprints included, of a day, of a span of days, or of all the
- * rows in one pass.
+ * content fingerprints included, of a day or of all the rows in one pass.
  */
 export function createPartitionDayReads(
   run: Run,
@@ -24,8 +22,8 @@ export function createPartitionDayReads(
    * The primary key range of `range`'s rows, read through the filter column's
    * index alone (its entries hold the key), when the key leads with an integer
    * column and that range of the primary key holds at most DENSE_KEY_FACTOR
-   * times the range's rows (a bounded probe: a key that leads with a column of
-   * few values, a tenant's, spans far more rows than its days); undefined
+   * times the day's rows (a bounded probe: a key that leads with a column of
+   * few values, a tenant's, spans far more rows than its day); undefined
    * otherwise.
    */
   async function primaryKeyRange(schema: TableSchema, rows: PartitionRows, range: SqlCondition) {
@@ -69,32 +67,26 @@ export function createPartitionDayReads(
       return byCalendarDay(answer, ([count]) => Number(count));
     },
 
-    async dayFigures(schema, column, rows, span) {
+    async dayFigures(schema, column, rows, day) {
       const c = quoteIdentifier(column);
       const key = integerKeyColumn(schema)?.name;
-      // One day's range holds that day's rows alone: nothing to group them by. Several days' rows, or all of
-      // them, are grouped as dayCounts groups them; all of them are read in the order they are stored, with
-      // no index to descend and no range to probe.
-      const oneDay = span !== undefined && span.first === span.last ? span.first : undefined;
-      const range = oneDay !== undefined ? dayCondition(c, oneDay) : span && spanCondition(c, span);
+      // One day's range holds that day's rows alone: nothing to group them by. All of the rows are grouped
+      // as dayCounts groups them, read in the order they are stored, with no index to descend and no range
+      // to probe.
+      const range = day === undefined ? undefined : dayCondition(c, day);
       const along = range && (await primaryKeyRange(schema, rows, range));
-      const named = oneDay !== undefined ? "?" : `DATE_FORMAT(MIN(${c}), '%Y-%m-%d')`;
       const answer = await run(
-        `SELECT ${named}, ${figuresColumns(schema, key)} FROM ${from(schema.name, rows)}${along?.hint ?? ""}` +
-          (range ? ` WHERE ${range.sql}${along?.condition ?? ""}` : "") +
-          (oneDay !== undefined ? "" : ` GROUP BY TO_DAYS(${c})`),
-        [...(oneDay !== undefined ? [oneDay] : []), ...(range?.values ?? []), ...(along?.values ?? [])],
+        range
+          ? `SELECT ?, ${figuresColumns(schema, key)} FROM ${from(schema.name, rows)}${along?.hint ?? ""}
+               WHERE ${range.sql}${along?.condition ?? ""}`
+          : `SELECT DATE_FORMAT(MIN(${c}), '%Y-%m-%d'), ${figuresColumns(schema, key)} FROM ${from(schema.name, rows)}
+               GROUP BY TO_DAYS(${c})`,
+        range ? [day, ...range.values, ...(along?.values ?? [])] : [],
         schema.name,
       );
       return byCalendarDay(answer, (values) => figuresOf(values, key));
     },
   };
-}
-
-/** From the first day's midnight to the midnight after the last. */
-function spanCondition(quotedColumn: string, span: DaySpan): SqlCondition {
-  const { start, end } = spanOfDays([span.first, span.last]) ?? { start: "", end: "" };
-  return { sql: `${quotedColumn} >= ? AND ${quotedColumn} < ?`, values: [start, end] };
 }
 
 /**

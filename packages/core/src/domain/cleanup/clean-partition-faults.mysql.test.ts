@@ -80,9 +80,9 @@ describe("partition cleanup under faults", () => {
     const adapter = createMysqlPartitionedTable(fx.pool);
     const diesVerifying: PartitionedTable = {
       ...adapter,
-      dayFigures: async (schema, column, rows, span) => {
+      dayFigures: async (schema, column, rows, day) => {
         if ("twinOf" in rows) throw new Error("killed");
-        return adapter.dayFigures(schema, column, rows, span);
+        return adapter.dayFigures(schema, column, rows, day);
       },
     };
     await expect(cleanDay(fx.deps({ queue, partitions: diesVerifying }), task)).rejects.toThrow("killed");

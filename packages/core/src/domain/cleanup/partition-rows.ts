@@ -1,5 +1,5 @@
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
-import type { DaySpan, PartitionDays, PartitionRows } from "../../ports/partitioned-table";
+import type { PartitionDays, PartitionRows } from "../../ports/partitioned-table";
 import type { CalendarDay } from "../days/calendar-day";
 import { warehouseDaysFigures } from "../records/held-copy";
 import type { DayFigures } from "../types/day-figures";
@@ -160,20 +160,19 @@ function refusal(day: CalendarDay, verdict: DayVerdict): string | undefined {
 
 /**
  * Ten delete chunks (CLEANUP_CHUNK_ROWS each) of rows hashed by one statement
- * at most, unless a day alone holds more: a read short enough for the
- * throttle to pause between reads, and for its snapshot not to hold InnoDB's
- * purge back for long, long enough that a partition of small days is not
- * read in hundreds of statements.
+ * at most: a read short enough for the throttle to pause between reads, and
+ * for its snapshot not to hold InnoDB's purge back for long, long enough that
+ * a partition of small days is not read in dozens of statements.
  */
 const CHUNKS_PER_READ = 10;
 
 /**
- * The figures of `days` (their `counted` rows known), in as few statements as
- * fit: every row of the partition or twin in one pass, in the order it is
- * stored, when `days` are all it holds and fit one read, or when the filter
- * column leads no index (a range would read the whole partition anyway);
- * otherwise runs of consecutive days, each read through the filter column's
- * index with the throttle waited on before it.
+ * The figures of `days` (their `counted` rows known): every row of the
+ * partition or twin in one pass, in the order it is stored, when `days` are
+ * all it holds and fit one read, or when the filter column leads no index (a
+ * day's range would read the whole partition anyway); otherwise a statement
+ * a day through the filter column's index, with the throttle waited on
+ * before each.
  */
 async function* hashDays(
   deps: CleanupDeps,
@@ -181,46 +180,20 @@ async function* hashDays(
   days: readonly CalendarDay[],
   counted: { readonly days: ReadonlyMap<CalendarDay, number>; readonly outside: number },
 ): AsyncGenerator<PartitionDays> {
-  const most = deps.settings.chunkRows * CHUNKS_PER_READ;
   const total = days.reduce((sum, day) => sum + (counted.days.get(day) ?? 0), 0);
   const everything = counted.outside === 0 && [...counted.days.keys()].every((day) => days.includes(day));
-  const spans =
-    !schema.indexLeadingColumns.includes(column) || (everything && total <= most)
-      ? [undefined]
-      : spansOf(days, counted.days, most);
+  const onePass =
+    !schema.indexLeadingColumns.includes(column) ||
+    (everything && total <= deps.settings.chunkRows * CHUNKS_PER_READ);
   let first = true;
-  for (const span of spans) {
+  for (const day of onePass ? [undefined] : days) {
     await throttle?.beforeChunk(first);
     first = false;
     const started = performance.now();
-    const part = await deps.partitions.dayFigures(schema, column, rows, span);
+    const part = await deps.partitions.dayFigures(schema, column, rows, day);
     throttle?.afterChunk(performance.now() - started);
     yield part;
   }
-}
-
-/** Consecutive runs of `days` (sorted) of at most `most` counted rows, a day holding more alone. */
-function spansOf(
-  days: readonly CalendarDay[],
-  counted: ReadonlyMap<CalendarDay, number>,
-  most: number,
-): DaySpan[] {
-  const spans: DaySpan[] = [];
-  let span: DaySpan | undefined;
-  let rows = 0;
-  for (const day of days) {
-    const held = counted.get(day) ?? 0;
-    if (span !== undefined && rows + held <= most) {
-      span = { first: span.first, last: day };
-      rows += held;
-    } else {
-      if (span !== undefined) spans.push(span);
-      span = { first: day, last: day };
-      rows = held;
-    }
-  }
-  if (span !== undefined) spans.push(span);
-  return spans;
 }
 
 function refusalByCount(

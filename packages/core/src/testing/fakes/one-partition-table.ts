@@ -66,15 +66,13 @@ export function createOnePartitionTable(
       const { days, outside } = byDay(table, column, rowsOf(table, rows));
       return { days: new Map([...days].map(([day, held]) => [day, held.length])), outside: outside.length };
     },
-    async dayFigures(schema, column, rows, span) {
+    async dayFigures(schema, column, rows, day) {
       const grouped = byDay(schema.name, column, rowsOf(schema.name, rows));
       const days = new Map<CalendarDay, DayFigures>();
       for (const [held, dayRows] of grouped.days) {
-        if (span === undefined || (held >= span.first && held <= span.last)) {
-          days.set(held, figuresOf(schema, dayRows));
-        }
+        if (day === undefined || held === day) days.set(held, figuresOf(schema, dayRows));
       }
-      return { days, outside: span === undefined ? grouped.outside.length : 0 };
+      return { days, outside: day === undefined ? grouped.outside.length : 0 };
     },
     twinName,
     twinRows: async (table, partition) => twins.get(twinName(table, partition))?.length,
