@@ -13,6 +13,7 @@ import { createRedisCleanupState } from "../adapters/redis/redis-cleanup-state";
 import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-ledger";
 import type { Config } from "../config";
 import { type CopyDayDeps, recopyDay } from "../domain/copy/copy-day";
+import { createLagForecast } from "../domain/pacing/lag-forecast";
 import { createNicePace } from "../domain/pacing/nice-pace";
 import { withDurableRecord } from "../domain/records/durable-day-record";
 import { VerificationError } from "../errors";
@@ -95,6 +96,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       destinations,
       settings: config.cleanup,
       pace: createNicePace({ ratio: config.cleanup.niceRatio, sleep: (ms) => sleep(ms) }),
+      lagForecast: createLagForecast(),
       recopy: (task) => recopyDay(copy, task),
     },
     warehouse: openWarehouse,

@@ -11,6 +11,7 @@ import type { SourceDatabase } from "../../ports/source-database";
 import type { TaskQueue } from "../../ports/task-queue";
 import type { Warehouse } from "../../ports/warehouse";
 import type { DestinationRules } from "../migration/resolve-tables";
+import type { LagForecast } from "../pacing/lag-forecast";
 import type { NicePace } from "../pacing/nice-pace";
 import type { CopyDayTask } from "../tasks/task-payload";
 
@@ -48,6 +49,8 @@ export interface CleanupDeps {
    * this process cleans one after another; absent, each task paces itself.
    */
   readonly pace?: NicePace;
+  /** Where each replica's lag is heading (see LagForecast), shared like `pace`; absent, each task keeps its own. */
+  readonly lagForecast?: LagForecast;
   /** Waits between chunks and while throttled; tests pass a fake. */
   readonly sleep?: (ms: number) => Promise<void>;
 }

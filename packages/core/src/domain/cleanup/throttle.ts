@@ -2,15 +2,28 @@ import { setTimeout as sleepFor } from "node:timers/promises";
 import { TransientError } from "../../errors";
 import type { LoadProbe } from "../../ports/load-probe";
 import type { LogFields, Logger } from "../../ports/logger";
+import { createLagForecast, type LagForecast } from "../pacing/lag-forecast";
 import { createNicePace, type NicePace } from "../pacing/nice-pace";
 import type { CleanupDeps, CleanupSettings } from "./cleanup-deps";
 
 /** How often a throttled task asks again. */
 const THROTTLE_POLL_MS = 1_000;
+/**
+ * How often a task held back by where a replica's lag is heading asks again:
+ * the replica catches up moments after it has applied the deletes, and a
+ * heartbeat tells it to a tenth of a second.
+ */
+const FORECAST_POLL_MS = 250;
 /** How often a task held back by the redo log asks again: flushing frees it within moments. */
 const REDO_POLL_MS = 100;
 /** How often a long wait is logged again. */
 const LOG_EVERY_MS = 10_000;
+/**
+ * Below this share of its limit a replica's lag is judged as it reads, not by
+ * where it is heading: a heartbeat's own resolution (about 0.1 s) makes the
+ * slope of a small lag mostly noise.
+ */
+const FORECAST_FROM = 0.25;
 
 /** What held a chunk back: one of the throttles, or the configured pause between chunks. */
 export type WaitReason = "replicaLag" | "threadsRunning" | "historyLength" | "redo" | "pause";
@@ -37,6 +50,8 @@ export interface ThrottleOptions {
   readonly sleep: (ms: number) => Promise<void>;
   /** The rest owed after each delete (CLEANUP_NICE_RATIO), counted as "pause"; absent, none. */
   readonly pace?: NicePace;
+  /** Where each replica's lag is heading, shared by the days one process cleans; absent, the throttle keeps its own. */
+  readonly forecast?: LagForecast;
   readonly logger: Logger;
   /** Fields every log line of this throttle carries (table, day). */
   readonly context: LogFields;
@@ -75,7 +90,7 @@ interface Overload {
  * task's leases while it waits.
  */
 export function taskThrottle(
-  deps: Pick<CleanupDeps, "loadProbe" | "settings" | "sleep" | "pace" | "logger">,
+  deps: Pick<CleanupDeps, "loadProbe" | "settings" | "sleep" | "pace" | "lagForecast" | "logger">,
   context: LogFields,
   onWait: () => Promise<void>,
 ): Throttle {
@@ -85,6 +100,7 @@ export function taskThrottle(
     settings: deps.settings,
     sleep: wait,
     pace: deps.pace ?? createNicePace({ ratio: deps.settings.niceRatio, sleep: wait }),
+    ...(deps.lagForecast ? { forecast: deps.lagForecast } : {}),
     logger: deps.logger,
     context,
     onWait,
@@ -93,6 +109,7 @@ export function taskThrottle(
 
 export function createThrottle(options: ThrottleOptions): Throttle {
   const { probe, settings, sleep, logger, context } = options;
+  const forecast = options.forecast ?? createLagForecast();
   const unknownLogged = new Set<string>();
   const total = newTally();
 
@@ -105,15 +122,25 @@ export function createThrottle(options: ThrottleOptions): Throttle {
 
   async function replicaReason(): Promise<Overload | undefined> {
     if (settings.maxReplicaLagSeconds <= 0) return undefined;
-    const held = (message: string): Overload => ({ reason: "replicaLag", message, pollMs: THROTTLE_POLL_MS });
+    const held = (message: string, pollMs = THROTTLE_POLL_MS): Overload => ({
+      reason: "replicaLag",
+      message,
+      pollMs,
+    });
     for (const lag of await probe.replicaLags()) {
       // Unknown lag is treated as too much: a stopped replica is exactly
       // when deletes should not pile up in its relay log.
       if (lag.seconds === null)
         return held(`replica ${lag.replica} lag unknown (${lag.reason ?? "no figure"})`);
-      if (lag.seconds > settings.maxReplicaLagSeconds) {
+      const limit = settings.maxReplicaLagSeconds;
+      const peak = forecast.peak(lag.replica, lag.seconds);
+      if (lag.seconds > limit) return held(`replica ${lag.replica} lags ${lag.seconds} s (limit ${limit} s)`);
+      // Stop before the limit when the lag is rising fast enough to pass it
+      // with the chunks already committed and the next one.
+      if (lag.seconds >= limit * FORECAST_FROM && peak > limit) {
         return held(
-          `replica ${lag.replica} lags ${lag.seconds} s (limit ${settings.maxReplicaLagSeconds} s)`,
+          `replica ${lag.replica} lags ${lag.seconds} s and is heading for ${peak.toFixed(1)} s (limit ${limit} s)`,
+          FORECAST_POLL_MS,
         );
       }
     }
@@ -248,7 +275,10 @@ export function createThrottle(options: ThrottleOptions): Throttle {
         chunk.add(busy.reason, step);
       }
     },
-    afterChunk: (ms) => options.pace?.worked(ms),
+    afterChunk(ms) {
+      options.pace?.worked(ms);
+      forecast.chunkRan(ms);
+    },
     totals: () => total.wait(),
   };
 }
