@@ -27,8 +27,18 @@ export interface StatusSample {
   readonly longRunning: readonly string[];
 }
 
+/** The replica every ~200 ms: what its SQL thread is doing and how full its own redo log is, to tell why it lags. */
+export interface ReplicaSample {
+  readonly atMs: number;
+  /** The replica's checkpoint age as a share of its redo log. */
+  readonly redoPercent: number;
+  /** The SQL thread's state and, when it runs a statement, how long it has been at it. */
+  readonly sqlThread: string;
+}
+
 export interface Samplers {
   readonly lag: readonly LagSample[];
+  readonly replica: readonly ReplicaSample[];
   readonly status: readonly StatusSample[];
   /** innodb_log_file_size: what the checkpoint age is a share of. */
   readonly redoLogBytes: number;
@@ -60,11 +70,13 @@ export async function startSamplers(
   const writer = await primary.connect();
   const reader = await replica.connect();
   const status = await primary.connect();
+  const replicaStatus = await replica.connect();
   const [[logSize]] = (await status.query("SELECT @@innodb_log_file_size AS bytes")) as unknown as [
     [{ bytes: number | string }],
   ];
   const lag: LagSample[] = [];
   const samples: StatusSample[] = [];
+  const replicaSamples: ReplicaSample[] = [];
   const loops = [
     every(100, async () => {
       await writer.query(`UPDATE ${HEARTBEAT} SET ts = UTC_TIMESTAMP(6) WHERE id = 1`);
@@ -80,14 +92,18 @@ export async function startSamplers(
       }
     }),
     every(200, async () => samples.push(await sampleStatus(status, clockMs))),
+    every(200, async () =>
+      replicaSamples.push(await sampleReplica(replicaStatus, clockMs, Number(logSize.bytes))),
+    ),
   ];
   return {
     lag,
+    replica: replicaSamples,
     status: samples,
     redoLogBytes: Number(logSize.bytes),
     async stop() {
       await Promise.all(loops.map((stop) => stop()));
-      await Promise.allSettled([writer.end(), reader.end(), status.end()]);
+      await Promise.allSettled([writer.end(), reader.end(), status.end(), replicaStatus.end()]);
     },
   };
 }
@@ -120,6 +136,27 @@ async function sampleStatus(connection: mysql.Connection, clockMs: () => number)
       (row) => `${Math.round(Number(row.ms))} ms ${row.state}: ${row.info.replace(/\s+/g, " ")}`,
     ),
   };
+}
+
+async function sampleReplica(
+  connection: mysql.Connection,
+  clockMs: () => number,
+  redoLogBytes: number,
+): Promise<ReplicaSample> {
+  const atMs = clockMs();
+  const [[age]] = (await connection.query("SHOW GLOBAL STATUS LIKE 'Innodb_checkpoint_age'")) as unknown as [
+    [{ Value: string }],
+  ];
+  const [threads] = (await connection.query(
+    `SELECT COALESCE(STATE, '') AS state, TIME_MS AS ms, LEFT(COALESCE(INFO, ''), 60) AS info
+     FROM information_schema.PROCESSLIST WHERE COMMAND = 'Slave_SQL'`,
+  )) as unknown as [{ state: string; ms: number; info: string }[]];
+  const sqlThread = threads
+    .map(
+      (t) => `${t.state}${t.info ? ` (${Math.round(Number(t.ms))} ms: ${t.info.replace(/\s+/g, " ")})` : ""}`,
+    )
+    .join("; ");
+  return { atMs, redoPercent: (100 * Number(age.Value)) / redoLogBytes, sqlThread };
 }
 
 /**
