@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createThrottle } from "../../domain/cleanup/throttle";
+import { createLagForecast } from "../../domain/pacing/lag-forecast";
 import type { LoadProbe } from "../../ports/load-probe";
 import {
   type PrivateServers,
@@ -149,6 +150,54 @@ describe.skipIf(!available)("replica lag from a real replica", () => {
     } finally {
       if (!restarted) await onReplica("START SLAVE SQL_THREAD");
     }
+  });
+
+  it("holds chunks back before the lag reaches the limit while the replica falls behind, from where the lag is heading", async () => {
+    const probe = probeOf(HEARTBEAT);
+    const held: string[] = [];
+    let heldAt: number | null = null;
+    let restarted = false;
+    await onReplica("STOP SLAVE SQL_THREAD");
+    try {
+      const throttle = createThrottle({
+        probe: {
+          ...probe,
+          replicaLags: async () => {
+            const lags = await probe.replicaLags();
+            if (held.length === 0) heldAt = lags[0]?.seconds ?? null;
+            return lags;
+          },
+        },
+        settings: throttleSettings(2),
+        forecast: createLagForecast(),
+        logger: { ...silentLogger, warn: (_message, fields) => held.push(String(fields?.reason)) },
+        context: {},
+        sleep: async (ms) => {
+          // Held: the replica applies again, and the throttle lets go once it has caught up.
+          if (held.length > 0 && !restarted) {
+            await onReplica("START SLAVE SQL_THREAD");
+            restarted = true;
+          }
+          await sleep(ms);
+        },
+      });
+      // Chunks of 150 ms on the primary while the replica applies nothing: its lag rises a second a second.
+      for (let chunk = 0; held.length === 0 && chunk < 40; chunk += 1) {
+        await throttle.beforeChunk(chunk === 0);
+        if (held.length > 0) break;
+        await writeOnPrimary(5);
+        await sleep(150);
+        throttle.afterChunk(150);
+      }
+      expect(held[0]).toMatch(/lags [\d.]+ s and is heading for [\d.]+ s \(limit 2 s\)/);
+      // It stopped at a quarter of the limit or soon after, not once the lag read 2 s.
+      expect(heldAt).toBeGreaterThanOrEqual(0.5);
+      expect(heldAt).toBeLessThan(1.2);
+      expect(restarted).toBe(true);
+    } finally {
+      if (!restarted) await onReplica("START SLAVE SQL_THREAD");
+    }
+    await waitForReplica(servers);
   });
 
   it("holds on Seconds_Behind_Master (unknown while the SQL thread is stopped) and lets go once it catches up", async () => {
