@@ -63,15 +63,15 @@ export interface ThrottleOptions {
 export interface Throttle {
   /**
    * Waits before a chunk: the configured pause (except before the first chunk
-   * of a run) and the rest the pace says the last delete left owing, then for as long as any replica lags over the limit, lag is
-   * unknown, Threads_running is over the limit, InnoDB's history list is
+   * of a run) and the rest the pace says the last delete left owing, then for as long as any replica lags over the limit
+   * or is heading past it (see LagForecast), lag is unknown, Threads_running is over the limit, InnoDB's history list is
    * longer than allowed, or its checkpoint age fills more of the redo log
    * than allowed. Resolves with the time spent, by reason; throws
    * TransientError after `maxWaitMs` of waiting for load, so the queue
    * retries the task later and the day resumes where it stopped.
    */
   beforeChunk(first: boolean): Promise<ThrottleWait>;
-  /** Records how long the chunk's delete kept the server busy: the pace's rest follows from it. */
+  /** Records how long the chunk's delete kept the server busy: the pace's rest and the lag forecast follow from it. */
   afterChunk(ms: number): void;
   /** Everything this throttle has waited so far, over all its chunks (for the task's log line). */
   totals(): ThrottleWait;
