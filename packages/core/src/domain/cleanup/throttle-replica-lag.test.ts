@@ -104,3 +104,49 @@ describe("the replica-lag throttle against a replica slower than the primary", (
     expect(ahead.worst).toBeLessThan(0.5);
   });
 });
+
+describe("the replica-lag throttle with several replicas", () => {
+  it("gives every replica's figure to the forecast, also while another replica holds the chunk", async () => {
+    const answers = [
+      [5, 0.1],
+      [0, 0.2],
+    ];
+    let call = 0;
+    const seen: string[] = [];
+    const throttle = createThrottle({
+      probe: {
+        replicaLags: async () =>
+          (answers[Math.min(call++, answers.length - 1)] ?? []).map((seconds, index) => ({
+            replica: `r${index + 1}:3306`,
+            seconds,
+          })),
+        accessChecks: async () => [],
+        threadsRunning: async () => 0,
+        redoFill: async () => null,
+        historyLength: async () => null,
+        close: async () => {},
+      },
+      settings: {
+        pauseMs: 0,
+        maxReplicaLagSeconds: 1,
+        maxThreadsRunning: 0,
+        maxRedoPercent: 0,
+        maxHistoryLength: 0,
+        maxWaitMs: 60_000,
+      },
+      sleep: async () => {},
+      forecast: {
+        peak: (replica, seconds) => {
+          seen.push(`${replica} ${seconds}`);
+          return seconds;
+        },
+        chunkRan: () => {},
+      },
+      logger: silentLogger,
+      context: {},
+    });
+    const wait = await throttle.beforeChunk(true);
+    expect(wait.byReason.replicaLag).toBe(1_000);
+    expect(seen).toEqual(["r1:3306 5", "r2:3306 0.1", "r1:3306 0", "r2:3306 0.2"]);
+  });
+});

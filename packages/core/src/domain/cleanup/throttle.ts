@@ -127,13 +127,17 @@ export function createThrottle(options: ThrottleOptions): Throttle {
       message,
       pollMs,
     });
-    for (const lag of await probe.replicaLags()) {
+    const limit = settings.maxReplicaLagSeconds;
+    // Every replica's figure joins its forecast first, whichever of them holds the chunk.
+    const judged = (await probe.replicaLags()).map((lag) => ({
+      lag,
+      peak: lag.seconds === null ? null : forecast.peak(lag.replica, lag.seconds),
+    }));
+    for (const { lag, peak } of judged) {
       // Unknown lag is treated as too much: a stopped replica is exactly
       // when deletes should not pile up in its relay log.
-      if (lag.seconds === null)
+      if (lag.seconds === null || peak === null)
         return held(`replica ${lag.replica} lag unknown (${lag.reason ?? "no figure"})`);
-      const limit = settings.maxReplicaLagSeconds;
-      const peak = forecast.peak(lag.replica, lag.seconds);
       if (lag.seconds > limit) return held(`replica ${lag.replica} lags ${lag.seconds} s (limit ${limit} s)`);
       // Stop before the limit when the lag is rising fast enough to pass it
       // with the chunks already committed and the next one.
