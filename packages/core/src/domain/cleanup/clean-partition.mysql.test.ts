@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createMysqlPartitionedTable } from "../../adapters/mysql/mysql-partitioned-table";
-import type { PartitionedTable } from "../../ports/partitioned-table";
+import type { PartitionedTable, PartitionRows } from "../../ports/partitioned-table";
 import type { CleanupFixture } from "../../testing/cleanup-fixture";
 import type { MemoryTaskQueue } from "../../testing/fakes/memory-task-queue";
 import {
@@ -57,19 +57,21 @@ describe("cleanup of a range-partitioned table", () => {
 
   it("hashes each row once, in the twin, when the partition was last written before its days were copied", async () => {
     const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
-    const { hashed, counting } = hashesListed();
+    const { hashed, reads, counting } = hashesListed();
 
     const { reports, failures } = await pt.clean(name, (queue) => fx.deps({ queue, partitions: counting }));
 
     expect(failures).toEqual([]);
     expect(reports[0]?.partition).toMatchObject({ outcome: "cleaned", days: [...JANUARY], rowsDeleted: 12 });
-    // Its few rows in one pass over the twin.
+    // Its few rows in one pass over the twin, which reaches every row: the twin is not counted first,
+    // nor its rows after.
     expect(hashed).toEqual(["twin all"]);
+    expect(reads).toEqual(["twin's rows", "count partition", "hash twin all"]);
   });
 
   it("hashes a twin larger than one read a day at a time, each row once", async () => {
     const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
-    const { hashed, counting } = hashesListed();
+    const { hashed, reads, counting } = hashesListed();
     // Chunks of one row: a read hashes ten rows at most, fewer than January's twelve.
     const deps = (queue: MemoryTaskQueue) =>
       fx.deps({ queue, partitions: counting, settings: { chunkRows: 1 } });
@@ -79,6 +81,14 @@ describe("cleanup of a range-partitioned table", () => {
     expect(failures).toEqual([]);
     expect(reports[0]?.partition).toMatchObject({ outcome: "cleaned", days: [...JANUARY], rowsDeleted: 12 });
     expect(hashed).toEqual(JANUARY.map((day) => `twin ${day}`));
+    // Counted first, so that every counted row is a hashed one, and all its rows counted after.
+    expect(reads).toEqual([
+      "twin's rows",
+      "count partition",
+      "count twin",
+      ...JANUARY.map((day) => `hash twin ${day}`),
+      "twin's rows",
+    ]);
   });
 
   it("empties daily RANGE COLUMNS partitions one task each", async () => {
@@ -170,8 +180,9 @@ describe("cleanup of a range-partitioned table", () => {
       },
     };
 
+    // Read a day at a time (chunks of one row): a twin read in one pass is not counted.
     const { reports, failures } = await pt.clean(name, (queue) =>
-      fx.deps({ queue, partitions: miscounting }),
+      fx.deps({ queue, partitions: miscounting, settings: { chunkRows: 1 } }),
     );
 
     expect(failures).toEqual([]);
@@ -272,18 +283,29 @@ describe("cleanup of a range-partitioned table", () => {
  * The MySQL partition adapter, listing each hashed read ("twin 2024-01-10..2024-01-11", "partition all"), for
  * a partition the server last wrote to an hour ago, before its copies.
  */
-function hashesListed(): { hashed: string[]; counting: PartitionedTable } {
+function hashesListed(): { hashed: string[]; reads: string[]; counting: PartitionedTable } {
   const adapter = createMysqlPartitionedTable(fx.pool);
   const hashed: string[] = [];
+  const reads: string[] = [];
+  const where = (rows: PartitionRows) => ("twinOf" in rows ? "twin" : "partition");
   const counting: PartitionedTable = {
     ...adapter,
     secondsSinceWrite: async () => 3600,
+    twinRows: (table, partition) => {
+      reads.push("twin's rows");
+      return adapter.twinRows(table, partition);
+    },
+    dayCounts: (table, column, rows) => {
+      reads.push(`count ${where(rows)}`);
+      return adapter.dayCounts(table, column, rows);
+    },
     dayFigures: (schema, column, rows, day) => {
-      hashed.push(`${"twinOf" in rows ? "twin" : "partition"} ${day ?? "all"}`);
+      hashed.push(`${where(rows)} ${day ?? "all"}`);
+      reads.push(`hash ${where(rows)} ${day ?? "all"}`);
       return adapter.dayFigures(schema, column, rows, day);
     },
   };
-  return { hashed, counting };
+  return { hashed, reads, counting };
 }
 
 /** The MySQL partition adapter, which writes a row at `createdAt` into `table`'s twin just before the twin's first hashed read. */

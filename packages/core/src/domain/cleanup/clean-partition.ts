@@ -7,7 +7,7 @@ import type { CleanDayTask } from "../tasks/task-payload";
 import type { CleanupDeps } from "./cleanup-deps";
 import { claimDayLease, type DayLease } from "./day-lease";
 import { readPartitionPaths } from "./partition-paths";
-import { askWarehouse, verifyRows } from "./partition-rows";
+import { askWarehouse, fitsOneRead, verifyRows } from "./partition-rows";
 import { taskThrottle } from "./throttle";
 
 /** What emptying one partition did. */
@@ -37,8 +37,9 @@ export type CleanPartitionTask = CleanDayTask & { readonly partition: string };
  *    against the warehouse as well;
  * 2. exchange the partition with an empty twin table: its rows leave the live
  *    table in one atomic step, and nothing can write them any more;
- * 3. count and fingerprint the twin's rows day by day, under the task's
- *    throttles: each day identical to its copy record and the warehouse, the
+ * 3. fingerprint the twin's rows, in one read of them all when they fit one
+ *    (see fitsOneRead), otherwise counted and read day by day, under the
+ *    task's throttles: each day identical to its copy record and the warehouse, the
  *    twin is dropped and the days marked cleaned; otherwise (a row changed
  *    since its copy, or arrived or changed between 1 and 2) its rows go back
  *    into the live table, where they land in the same partition, and the
@@ -100,6 +101,7 @@ export async function cleanPartition<R>(
     const inPartition = { schema, column: task.filterColumn, rows: { partition }, throttle };
     const inTwin = { ...inPartition, rows: { twinOf: partition } };
     const held = askWarehouse(deps, schema, task.filterColumn, days, records);
+    let detachedRows = twin ?? 0;
     if (twin === undefined || twin === 0) {
       if (twin === 0) await partitions.dropTwin(table, partition);
       // Step 1: every row of the partition on a pending day whose count and copy record agree; its content
@@ -117,6 +119,7 @@ export async function cleanPartition<R>(
       await throttle.beforeChunk(true);
       await checkAll(leases);
       await partitions.detach(table, partition);
+      detachedRows = [...checked.days.values()].reduce((rows, figures) => rows + figures.rows, 0);
       deps.logger.info("cleanup: partition detached into its twin", { ...context, days: checked.days.size });
     } else {
       deps.logger.warn("cleanup: resuming a partition an earlier attempt detached", {
@@ -125,10 +128,17 @@ export async function cleanPartition<R>(
       });
     }
 
-    // Step 3: the twin, which nothing writes, hashed day by day against the copy records and the warehouse;
-    // then every row it holds must be one of those hashed, or one the reads did not reach would leave unproven.
-    const detached = await verifyRows(deps, inTwin, days, records, "every day", held);
-    const refused = typeof detached === "string" ? detached : await unproven(deps, task, detached);
+    // Step 3: the twin, which nothing writes, hashed against the copy records and the warehouse: in one
+    // read of every row when it fits one, which no row escapes; otherwise day by day, and then every row it
+    // holds must be one of those hashed, or one the reads did not reach would leave unproven.
+    const reading = fitsOneRead(deps, inTwin, detachedRows) ? "one pass" : "every day";
+    const detached = await verifyRows(deps, inTwin, days, records, reading, held);
+    const refused =
+      typeof detached === "string"
+        ? detached
+        : reading === "every day"
+          ? await unproven(deps, task, detached)
+          : undefined;
     if (typeof detached === "string" || refused !== undefined) {
       const rows = await partitions.putBack(table, partition);
       await partitions.dropTwin(table, partition);

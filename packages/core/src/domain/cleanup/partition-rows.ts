@@ -65,11 +65,14 @@ export function askWarehouse(
 /**
  * How much of the rows is read: `"every day"` hashes each day and judges it
  * against its copy record and the warehouse (the proof that the rows are the
- * copied ones); `"counts"` judges each day on its count and its copy record
- * alone (a pre-check, waiting for no warehouse: whatever it lets through is
- * proven by a later `"every day"` read of the same rows).
+ * copied ones); `"one pass"` proves the same with one read of every row, no
+ * range and nothing counted first, for rows that fit one read (see
+ * fitsOneRead): the read reaches every row there is; `"counts"` judges each
+ * day on its count and its copy record alone (a pre-check, waiting for no
+ * warehouse: whatever it lets through is proven by a later hashed read of the
+ * same rows).
  */
-export type RowsReading = "every day" | "counts";
+export type RowsReading = "every day" | "one pass" | "counts";
 
 /**
  * Why the rows may not leave at once, or, when they may, their figures by
@@ -81,7 +84,8 @@ export type RowsReading = "every day" | "counts";
  * (so its refusal names every figure, in the chunked path's words).
  * Otherwise, reading every day, the days are hashed (see hashDays) under the
  * throttle while the warehouse answers, then each is judged; a hashed row on
- * no pending day refuses the rows as a counted one would.
+ * no pending day refuses the rows as a counted one would. Reading them in one
+ * pass, nothing is counted: every row is hashed and judged as above.
  */
 export async function verifyRows(
   deps: CleanupDeps,
@@ -94,10 +98,6 @@ export async function verifyRows(
   const { schema, column } = read;
   // Awaited on every path that judges a day, so a failed warehouse read is never left unhandled.
   const warehouse = held.catch((error: unknown) => error as Error);
-  const counts = await deps.partitions.dayCounts(schema.name, column, read.rows);
-  const early = refusalByCount(counts, new Set(days));
-  if (early !== undefined) return early;
-  const sorted = [...counts.days.keys()].sort();
   const keyColumn = integerKeyColumn(schema)?.name;
   const judge = async (day: CalendarDay, source: DayFigures, against: "warehouse" | "record") => {
     const record = records.get(day);
@@ -112,17 +112,25 @@ export async function verifyRows(
       return `${day} is refused: ${schema.name} ${day}: ${heldFigures.message}`;
     return refusal(day, judgeDay({ ...evidence, record, source, warehouse: heldFigures }));
   };
-  const differing = sorted.find((day) => records.get(day)?.figures.rows !== counts.days.get(day));
-  if (differing !== undefined) {
-    let figures: DayFigures = { rows: 0 };
-    for await (const part of hashDays(deps, read, [differing], counts)) {
-      figures = part.days.get(differing) ?? figures;
+  // Counted through the index first, unless one read of every row is the proof (see RowsReading).
+  const counts =
+    reading === "one pass" ? undefined : await deps.partitions.dayCounts(schema.name, column, read.rows);
+  const sorted = [...(counts?.days.keys() ?? [])].sort();
+  if (counts) {
+    const early = refusalByCount(counts, new Set(days));
+    if (early !== undefined) return early;
+    const differing = sorted.find((day) => records.get(day)?.figures.rows !== counts.days.get(day));
+    if (differing !== undefined) {
+      let figures: DayFigures = { rows: 0 };
+      for await (const part of hashDays(deps, read, [differing])) {
+        figures = part.days.get(differing) ?? figures;
+      }
+      const refused = await judge(differing, figures, "warehouse");
+      if (refused !== undefined) return refused;
     }
-    const refused = await judge(differing, figures, "warehouse");
-    if (refused !== undefined) return refused;
   }
   const source = new Map<CalendarDay, DayFigures>();
-  if (reading === "counts") {
+  if (counts && reading === "counts") {
     for (const day of sorted) {
       const recorded = records.get(day)?.figures ?? { rows: counts.days.get(day) ?? 0 };
       const refused = await judge(day, recorded, "record");
@@ -131,9 +139,12 @@ export async function verifyRows(
     }
     return { days: source, outside: 0 };
   }
+  // Every counted row is on a pending day by now (refusalByCount), so one pass reads just these days.
+  const total = sorted.reduce((sum, day) => sum + (counts?.days.get(day) ?? 0), 0);
+  const reads = !counts || fitsOneRead(deps, read, total) ? [undefined] : sorted;
   // Every day hashed before the first is judged: the reads go on while the warehouse answers.
   let outside = 0;
-  for await (const part of hashDays(deps, read, sorted, counts)) {
+  for await (const part of hashDays(deps, read, reads)) {
     outside += part.outside;
     for (const [day, figures] of part.days) source.set(day, figures);
   }
@@ -145,7 +156,7 @@ export async function verifyRows(
     if (refused !== undefined) return refused;
     // Every counted row is a hashed one: a row the count put on a day whose hashed range does not
     // hold it would otherwise leave with the others, unproven.
-    const counted = counts.days.get(day) ?? 0;
+    const counted = counts?.days.get(day) ?? figures.rows;
     if (figures.rows !== counted) {
       return `${day} is refused: ${counted} rows counted on it through the index, ${figures.rows} hashed`;
     }
@@ -167,26 +178,29 @@ function refusal(day: CalendarDay, verdict: DayVerdict): string | undefined {
 const CHUNKS_PER_READ = 10;
 
 /**
- * The figures of `days` (their `counted` rows known): every row of the
- * partition or twin in one pass, in the order it is stored, when `days` are
- * all it holds and fit one read, or when the filter column leads no index (a
- * day's range would read the whole partition anyway); otherwise a statement
- * a day through the filter column's index, with the throttle waited on
- * before each.
+ * Whether `rows` rows are read in one pass, in the order they are stored:
+ * when they fit one read, or when the filter column leads no index (a day's
+ * range would read them all anyway).
+ */
+export function fitsOneRead(deps: Pick<CleanupDeps, "settings">, read: RowsToRead, rows: number): boolean {
+  return (
+    !read.schema.indexLeadingColumns.includes(read.column) ||
+    rows <= deps.settings.chunkRows * CHUNKS_PER_READ
+  );
+}
+
+/**
+ * The figures of each of `days`, a statement a day through the filter
+ * column's index, or of every row in one statement (`undefined`), with the
+ * throttle waited on before each.
  */
 async function* hashDays(
   deps: CleanupDeps,
   { schema, column, rows, throttle }: RowsToRead,
-  days: readonly CalendarDay[],
-  counted: { readonly days: ReadonlyMap<CalendarDay, number>; readonly outside: number },
+  days: readonly (CalendarDay | undefined)[],
 ): AsyncGenerator<PartitionDays> {
-  const total = days.reduce((sum, day) => sum + (counted.days.get(day) ?? 0), 0);
-  const everything = counted.outside === 0 && [...counted.days.keys()].every((day) => days.includes(day));
-  const onePass =
-    !schema.indexLeadingColumns.includes(column) ||
-    (everything && total <= deps.settings.chunkRows * CHUNKS_PER_READ);
   let first = true;
-  for (const day of onePass ? [undefined] : days) {
+  for (const day of days) {
     await throttle?.beforeChunk(first);
     first = false;
     const started = performance.now();
