@@ -35,6 +35,28 @@ function slowReplica(speed: number) {
   };
 }
 
+/** A probe that reads only replica lag, each call's figures from `lags` (one per replica, r1, r2...). */
+function lagsProbe(lags: () => readonly number[]): LoadProbe {
+  return {
+    replicaLags: async () => lags().map((seconds, index) => ({ replica: `r${index + 1}:3306`, seconds })),
+    accessChecks: async () => [],
+    threadsRunning: async () => 0,
+    redoFill: async () => null,
+    historyLength: async () => null,
+    close: async () => {},
+  };
+}
+
+/** The replica-lag throttle alone, at a 1 s limit. */
+const LAG_ONLY = {
+  pauseMs: 0,
+  maxReplicaLagSeconds: 1,
+  maxThreadsRunning: 0,
+  maxRedoPercent: 0,
+  maxHistoryLength: 0,
+  maxWaitMs: 3_600_000,
+};
+
 /**
  * Cleans `chunks` chunks of `chunkMs` each against a replica applying at
  * `speed`, throttled at a 1 s lag; answers the worst lag the replica showed,
@@ -44,24 +66,9 @@ async function cleanAgainst(speed: number, forecastOf: (now: () => number) => La
   const chunkMs = 200;
   let now = 0;
   const replica = slowReplica(speed);
-  const probe: LoadProbe = {
-    replicaLags: async () => [{ replica: "r1:3306", seconds: Math.round(replica.lagAt(now) * 100) / 100 }],
-    accessChecks: async () => [],
-    threadsRunning: async () => 0,
-    redoFill: async () => null,
-    historyLength: async () => null,
-    close: async () => {},
-  };
   const throttle = createThrottle({
-    probe,
-    settings: {
-      pauseMs: 0,
-      maxReplicaLagSeconds: 1,
-      maxThreadsRunning: 0,
-      maxRedoPercent: 0,
-      maxHistoryLength: 0,
-      maxWaitMs: 3_600_000,
-    },
+    probe: lagsProbe(() => [Math.round(replica.lagAt(now) * 100) / 100]),
+    settings: LAG_ONLY,
     sleep: async (ms) => {
       now += ms;
     },
@@ -114,26 +121,8 @@ describe("the replica-lag throttle with several replicas", () => {
     let call = 0;
     const seen: string[] = [];
     const throttle = createThrottle({
-      probe: {
-        replicaLags: async () =>
-          (answers[Math.min(call++, answers.length - 1)] ?? []).map((seconds, index) => ({
-            replica: `r${index + 1}:3306`,
-            seconds,
-          })),
-        accessChecks: async () => [],
-        threadsRunning: async () => 0,
-        redoFill: async () => null,
-        historyLength: async () => null,
-        close: async () => {},
-      },
-      settings: {
-        pauseMs: 0,
-        maxReplicaLagSeconds: 1,
-        maxThreadsRunning: 0,
-        maxRedoPercent: 0,
-        maxHistoryLength: 0,
-        maxWaitMs: 60_000,
-      },
+      probe: lagsProbe(() => answers[Math.min(call++, answers.length - 1)] ?? []),
+      settings: LAG_ONLY,
       sleep: async () => {},
       forecast: {
         peak: (replica, seconds) => {
