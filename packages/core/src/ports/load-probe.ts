@@ -21,6 +21,19 @@ export interface RedoFill {
   readonly percent: number;
 }
 
+/**
+ * One replica's redo log fill. A replica applies the same deletes as the
+ * primary and fills its own log as fast; at its flush point it stops
+ * applying, whatever its lag said a moment before. `fill` is null when the
+ * replica cannot be reached (`reason` says why) or does not report it.
+ */
+export interface ReplicaRedo {
+  /** host:port of the replica, never its credentials. */
+  readonly replica: string;
+  readonly fill: RedoFill | null;
+  readonly reason?: string;
+}
+
 /** The throttles a cleanup has switched on, whose signals the account must be able to read. */
 export interface ThrottleSignals {
   readonly replicaLag: boolean;
@@ -40,7 +53,9 @@ export interface ThrottleSignals {
  * read their figure; `threadsRunning` is the primary's `Threads_running`;
  * `redoFill` is the primary's redo log fill and `historyLength` its InnoDB
  * history list length (undo not yet purged), each null when the server does
- * not report it.
+ * not report it; `replicaRedoFills` answers one entry per configured replica,
+ * its fill null when that replica cannot be read, and throws as `redoFill`
+ * does when the account may not read it there.
  *
  * Leaves out: deciding whether to wait (the throttle does).
  */
@@ -50,6 +65,7 @@ export interface LoadProbe {
   accessChecks(signals: ThrottleSignals): Promise<readonly AccessCheck[]>;
   threadsRunning(): Promise<number>;
   redoFill(): Promise<RedoFill | null>;
+  replicaRedoFills(): Promise<readonly ReplicaRedo[]>;
   historyLength(): Promise<number | null>;
   close(): Promise<void>;
 }

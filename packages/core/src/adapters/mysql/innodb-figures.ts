@@ -1,3 +1,4 @@
+import type { RedoFill } from "../../ports/load-probe";
 import type { MysqlPool } from "./create-mysql-pool";
 
 // InnoDB's own load figures, as MariaDB (status variables) and MySQL 8 (INNODB_METRICS) report them.
@@ -51,6 +52,32 @@ export async function statusOrMetric(
   } catch (error) {
     // A MariaDB without the status has INNODB_METRICS without STATUS (it says ENABLED): not reported.
     if ((error as { errno?: unknown }).errno === BAD_FIELD) return null;
+    throw error;
+  }
+}
+
+/** What a server's redo figures take to read, learnt on first use (a server does not change kind). */
+export interface RedoKnown {
+  capacity?: Promise<number | null>;
+  readonly checkpoint: { source?: StatusOrMetric };
+}
+
+/** A server's redo log fill: its checkpoint age against its redo capacity; null when it reports either not. */
+export async function fillOf(pool: MysqlPool, known: RedoKnown): Promise<RedoFill | null> {
+  try {
+    known.capacity ??= redoCapacity(pool);
+    const capacityBytes = await known.capacity;
+    if (!capacityBytes) return null;
+    const checkpointAgeBytes = await statusOrMetric(
+      pool,
+      known.checkpoint,
+      "Innodb_checkpoint_age",
+      "log_lsn_checkpoint_age",
+    );
+    if (checkpointAgeBytes === null) return null;
+    return { checkpointAgeBytes, capacityBytes, percent: (100 * checkpointAgeBytes) / capacityBytes };
+  } catch (error) {
+    known.capacity = undefined;
     throw error;
   }
 }

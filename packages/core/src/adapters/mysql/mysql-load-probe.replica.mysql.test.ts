@@ -234,6 +234,26 @@ describe.skipIf(!available)("replica lag from a real replica", () => {
     }
   });
 
+  it("reads the replica's own redo log fill, and proves the account can, for the redo throttle", async () => {
+    const probe = probeOf();
+    const [redo] = await probe.replicaRedoFills();
+    const connection = await servers.replica?.connect();
+    if (!connection) throw new Error("no replica");
+    const [[size]] = (await connection.query("SELECT @@innodb_log_file_size AS bytes")) as unknown as [
+      [{ bytes: number | string }],
+    ];
+    await connection.end();
+    expect(redo?.replica).toBe(`127.0.0.1:${servers.replica?.port}`);
+    expect(redo?.fill?.capacityBytes).toBe(Number(size.bytes));
+    expect(redo?.fill?.percent).toBeGreaterThanOrEqual(0);
+    expect(redo?.fill?.percent).toBeLessThan(100);
+    const checks = await probe.accessChecks({ replicaLag: false, redo: true, historyLength: false });
+    expect(checks.map((check) => [check.need, check.ok])).toEqual([
+      ["read InnoDB's checkpoint age", true],
+      [`read InnoDB's checkpoint age on replica 127.0.0.1:${servers.replica?.port}`, true],
+    ]);
+  });
+
   it("takes a missing heartbeat table as unknown lag", async () => {
     const [lag] = await probeOf("percona.no_such_heartbeat").replicaLags();
     expect(lag).toMatchObject({

@@ -134,6 +134,29 @@ describe("createMysqlLoadProbe", () => {
     expect(await probe.redoFill()).toBeNull();
   });
 
+  it("reads each replica's own redo fill, the capacity once per replica; an unreachable one answers null", async () => {
+    const replicaA = fakePool((sql) =>
+      sql.startsWith("SHOW GLOBAL VARIABLES")
+        ? [["innodb_log_file_size", "100663296"]]
+        : [["Innodb_checkpoint_age", "75497472"]],
+    );
+    const down = fakePool(() => Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
+    const pools: Record<string, MysqlPool> = { "mysql://u:pw@a": replicaA, "mysql://u:pw@down": down };
+    const probe = createMysqlLoadProbe({
+      primary: fakePool(() => []),
+      replicaUrls: Object.keys(pools),
+      connect: (url) => pools[url] as MysqlPool,
+    });
+    const fills = await probe.replicaRedoFills();
+    expect(fills).toEqual([
+      { replica: "a:3306", fill: { checkpointAgeBytes: 75497472, capacityBytes: 100663296, percent: 75 } },
+      { replica: "down:3306", fill: null, reason: "unreachable: connect ECONNREFUSED" },
+    ]);
+    await probe.replicaRedoFills();
+    expect(replicaA.asked.filter((sql) => sql.startsWith("SHOW GLOBAL VARIABLES"))).toHaveLength(1);
+    expect(JSON.stringify(fills)).not.toContain("pw");
+  });
+
   it("reads Threads_running from the primary", async () => {
     const primary = fakePool(() => [["Threads_running", "17"]]);
     const probe = createMysqlLoadProbe({ primary, replicaUrls: [] });

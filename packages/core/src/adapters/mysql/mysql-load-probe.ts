@@ -1,9 +1,9 @@
 import type { PoolOptions } from "mysql2/promise";
 import { VerificationError } from "../../errors";
 import type { AccessCheck } from "../../ports/access-check";
-import type { LoadProbe, RedoFill, ReplicaLag } from "../../ports/load-probe";
+import type { LoadProbe, RedoFill, ReplicaLag, ReplicaRedo } from "../../ports/load-probe";
 import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
-import { redoCapacity, type StatusOrMetric, statusOrMetric } from "./innodb-figures";
+import { fillOf, type RedoKnown, type StatusOrMetric, statusOrMetric } from "./innodb-figures";
 import { mapMysqlError } from "./map-mysql-error";
 import {
   grantStatement,
@@ -66,6 +66,7 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
     name: displayName(url),
     pool: undefined as MysqlPool | undefined,
     statement: 0,
+    redo: { checkpoint: {} } as RedoKnown,
     /** The heartbeat table has pt-heartbeat's server_id column (not the legacy id, ts layout). */
     heartbeatByServer: true,
   }));
@@ -102,9 +103,15 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
     return heartbeatOfPrimary(replica, pool, table);
   }
 
+  /** The replica's pool, opened on first use. */
+  function poolOf(replica: (typeof replicas)[number]): MysqlPool {
+    replica.pool ??= connect(replica.url, new URL(replica.url).password ? undefined : options.password);
+    return replica.pool;
+  }
+
   async function lagOf(replica: (typeof replicas)[number]): Promise<ReplicaLag> {
     try {
-      replica.pool ??= connect(replica.url, new URL(replica.url).password ? undefined : options.password);
+      replica.pool = poolOf(replica);
       if (heartbeat) return await heartbeatOfPrimary(replica, replica.pool, heartbeat);
       const rows = await replicaStatus(replica.pool, replica);
       if (rows.length === 0) return { replica: replica.name, seconds: null, reason: "not a replica" };
@@ -167,6 +174,7 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
     need: string,
     read: () => Promise<T | null>,
     describe: (figure: T) => string,
+    account = facts,
   ): Promise<AccessCheck> {
     try {
       const figure = await read();
@@ -185,7 +193,7 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
         need,
         privilege: "PROCESS",
         ok: false,
-        grant: grantStatement("PROCESS", "*.*", (await facts()).account),
+        grant: grantStatement("PROCESS", "*.*", (await account()).account),
       };
     }
   }
@@ -211,26 +219,13 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
     }
   }
 
-  let capacity: Promise<number | null> | undefined;
-  /** Where this server reports the checkpoint age, once known (a server does not change kind). */
-  const checkpoint: { source?: StatusOrMetric } = {};
+  const primaryRedo: RedoKnown = { checkpoint: {} };
   const facts = serverFactsOf(options.primary);
 
   async function redoFill(): Promise<RedoFill | null> {
     try {
-      capacity ??= redoCapacity(options.primary);
-      const capacityBytes = await capacity;
-      if (!capacityBytes) return null;
-      const checkpointAgeBytes = await statusOrMetric(
-        options.primary,
-        checkpoint,
-        "Innodb_checkpoint_age",
-        "log_lsn_checkpoint_age",
-      );
-      if (checkpointAgeBytes === null) return null;
-      return { checkpointAgeBytes, capacityBytes, percent: (100 * checkpointAgeBytes) / capacityBytes };
+      return await fillOf(options.primary, primaryRedo);
     } catch (error) {
-      capacity = undefined;
       if (!isAccessDenied(error)) throw mapMysqlError(error);
       throw throttleRefusal(
         "redo",
@@ -240,6 +235,41 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
     }
   }
 
+  async function replicaRedoOf(replica: (typeof replicas)[number]): Promise<ReplicaRedo> {
+    try {
+      return { replica: replica.name, fill: await fillOf(poolOf(replica), replica.redo) };
+    } catch (error) {
+      if (!isAccessDenied(error) || !replica.pool) {
+        return { replica: replica.name, fill: null, reason: `unreachable: ${(error as Error).message}` };
+      }
+      throw throttleRefusal(
+        `redo (${replica.name})`,
+        "PROCESS on that replica (MySQL reads the checkpoint age from INNODB_METRICS)",
+        grantStatement("PROCESS", "*.*", (await serverFactsOf(replica.pool)()).account),
+      );
+    }
+  }
+
+  /** A replica's redo check, as the primary's; an unreachable replica says so (its lag check holds the cleanup). */
+  async function replicaRedoCheck(
+    replica: (typeof replicas)[number],
+    describe: (fill: RedoFill) => string,
+  ): Promise<AccessCheck> {
+    let unreachable: string | undefined;
+    const check = await figureCheck(
+      "redo throttle",
+      `read InnoDB's checkpoint age on replica ${replica.name}`,
+      async () => {
+        const { fill, reason } = await replicaRedoOf(replica);
+        unreachable = reason;
+        return fill;
+      },
+      describe,
+      () => serverFactsOf(poolOf(replica))(),
+    );
+    return unreachable ? { ...check, detail: unreachable } : check;
+  }
+
   return {
     replicaLags: () => Promise.all(replicas.map(lagOf)),
 
@@ -247,14 +277,9 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
       const checks: Promise<AccessCheck>[] = [];
       if (signals.replicaLag) checks.push(...replicas.map(replicaCheck));
       if (signals.redo) {
-        checks.push(
-          figureCheck(
-            "redo throttle",
-            "read InnoDB's checkpoint age",
-            redoFill,
-            (fill) => `${Math.round(fill.percent)}% full`,
-          ),
-        );
+        const full = (fill: RedoFill) => `${Math.round(fill.percent)}% full`;
+        checks.push(figureCheck("redo throttle", "read InnoDB's checkpoint age", redoFill, full));
+        for (const replica of replicas) checks.push(replicaRedoCheck(replica, full));
       }
       if (signals.historyLength) {
         checks.push(
@@ -270,6 +295,7 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
     },
 
     redoFill,
+    replicaRedoFills: () => Promise.all(replicas.map(replicaRedoOf)),
     historyLength,
 
     async threadsRunning() {

@@ -42,6 +42,7 @@ function lagsProbe(lags: () => readonly number[]): LoadProbe {
     accessChecks: async () => [],
     threadsRunning: async () => 0,
     redoFill: async () => null,
+    replicaRedoFills: async () => [],
     historyLength: async () => null,
     close: async () => {},
   };

@@ -11,11 +11,13 @@ function scriptedProbe(
   threads: number[] = [],
   redo: (number | null)[] = [],
   history: (number | null)[] = [],
-): LoadProbe & { calls: number; redoCalls: number; historyCalls: number } {
+  replicaRedo: (number | null)[] = [],
+): LoadProbe & { calls: number; redoCalls: number; historyCalls: number; replicaRedoCalls: number } {
   const probe = {
     calls: 0,
     redoCalls: 0,
     historyCalls: 0,
+    replicaRedoCalls: 0,
     async replicaLags(): Promise<ReplicaLag[]> {
       // null is a figure here (lag unknown), so no ?? fallback.
       const seconds = lags[Math.min(probe.calls++, lags.length - 1)] as number | null;
@@ -32,9 +34,13 @@ function scriptedProbe(
       const percent =
         redo.length > 0 ? (redo[Math.min(probe.redoCalls, redo.length - 1)] as number | null) : 0;
       probe.redoCalls += 1;
-      if (percent === null) return null;
-      const capacityBytes = 96 * 1_048_576;
-      return { percent, capacityBytes, checkpointAgeBytes: Math.round((percent / 100) * capacityBytes) };
+      return fillOf(percent);
+    },
+    async replicaRedoFills() {
+      if (replicaRedo.length === 0) return [];
+      const percent = replicaRedo[Math.min(probe.replicaRedoCalls, replicaRedo.length - 1)] as number | null;
+      probe.replicaRedoCalls += 1;
+      return [{ replica: "r1:3306", fill: fillOf(percent) }];
     },
     async historyLength(): Promise<number | null> {
       const length =
@@ -45,6 +51,13 @@ function scriptedProbe(
     async close() {},
   };
   return probe;
+}
+
+/** A redo log of MariaDB's default 96 MiB, `percent` full. */
+function fillOf(percent: number | null): RedoFill | null {
+  if (percent === null) return null;
+  const capacityBytes = 96 * 1_048_576;
+  return { percent, capacityBytes, checkpointAgeBytes: Math.round((percent / 100) * capacityBytes) };
 }
 
 const settings = {
@@ -60,19 +73,27 @@ function throttleWith(probe: LoadProbe, overrides: Partial<typeof settings> = {}
   const sleeps: number[] = [];
   let waits = 0;
   const logs: string[] = [];
+  const reasons: string[] = [];
   const throttle = createThrottle({
     probe,
     settings: { ...settings, ...overrides },
     sleep: async (ms) => {
       sleeps.push(ms);
     },
-    logger: { ...silentLogger, info: (message) => logs.push(message), warn: (message) => logs.push(message) },
+    logger: {
+      ...silentLogger,
+      info: (message) => logs.push(message),
+      warn: (message, fields) => {
+        logs.push(message);
+        if (fields?.reason !== undefined) reasons.push(String(fields.reason));
+      },
+    },
     context: {},
     onWait: async () => {
       waits += 1;
     },
   });
-  return { throttle, sleeps, logs, waits: () => waits };
+  return { throttle, sleeps, logs, reasons, waits: () => waits };
 }
 
 describe("createThrottle", () => {
@@ -143,6 +164,25 @@ describe("createThrottle", () => {
     expect((await throttle.beforeChunk(true)).waitedMs).toBe(300);
     expect(sleeps).toEqual([100, 100, 100]);
     expect(logs[0]).toBe("cleanup waiting for load to fall");
+  });
+
+  it("holds a chunk while a replica's redo log is fuller than the limit, naming the replica", async () => {
+    const probe = scriptedProbe([0], [], [10], [], [85, 80, 60]);
+    const { throttle, sleeps, reasons } = throttleWith(probe, { maxRedoPercent: 70 });
+    const wait = await throttle.beforeChunk(true);
+    expect(sleeps).toEqual([100, 100]);
+    expect(wait.byReason.redo).toBe(200);
+    expect(reasons[0]).toBe("replica r1:3306 redo log 85% full (checkpoint age 82 of 96 MiB, limit 70%)");
+    expect(probe.replicaRedoCalls).toBe(3);
+  });
+
+  it("reads no replica's redo while the limit is off, and holds nothing for a replica that does not report it", async () => {
+    const off = scriptedProbe([0], [], [10], [], [95]);
+    await throttleWith(off).throttle.beforeChunk(true);
+    expect(off.replicaRedoCalls).toBe(0);
+    const unreported = scriptedProbe([0], [], [10], [], [null]);
+    const wait = await throttleWith(unreported, { maxRedoPercent: 70 }).throttle.beforeChunk(true);
+    expect(wait.waitedMs).toBe(0);
   });
 
   it("names the redo figures when it gives up", async () => {

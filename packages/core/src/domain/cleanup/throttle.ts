@@ -1,6 +1,6 @@
 import { setTimeout as sleepFor } from "node:timers/promises";
 import { TransientError } from "../../errors";
-import type { LoadProbe } from "../../ports/load-probe";
+import type { LoadProbe, RedoFill } from "../../ports/load-probe";
 import type { LogFields, Logger } from "../../ports/logger";
 import { createLagForecast, type LagForecast } from "../pacing/lag-forecast";
 import { createNicePace, type NicePace } from "../pacing/nice-pace";
@@ -188,24 +188,35 @@ export function createThrottle(options: ThrottleOptions): Throttle {
    * Deletes write redo faster than a small or slowly flushed log frees it; past
    * about three quarters full InnoDB stops every writer on the server to flush
    * (seconds-long commits for the application too). Waiting below that keeps
-   * each chunk short.
+   * each chunk short. A replica applies the same deletes and fills its own log
+   * as fast, and stops applying while it flushes: each replica's log is held
+   * to the same limit.
    */
-  const redoReason = () =>
-    reportedReason(
+  async function redoReason(): Promise<Overload | undefined> {
+    const primary = await reportedReason(
       settings.maxRedoPercent,
       probe.redoFill,
       "redo log fill",
       "CLEANUP_MAX_REDO_PERCENT",
-      (fill) => {
-        if (fill.percent <= settings.maxRedoPercent) return undefined;
-        const mib = (bytes: number) => Math.round(bytes / 1_048_576);
-        return {
-          reason: "redo",
-          message: `redo log ${Math.round(fill.percent)}% full (checkpoint age ${mib(fill.checkpointAgeBytes)} of ${mib(fill.capacityBytes)} MiB, limit ${settings.maxRedoPercent}%)`,
-          pollMs: REDO_POLL_MS,
-        };
-      },
+      (fill) => redoOverload("redo log", fill),
     );
+    if (primary !== undefined || settings.maxRedoPercent <= 0) return primary;
+    for (const { replica, fill } of await probe.replicaRedoFills()) {
+      const held = fill === null ? undefined : redoOverload(`replica ${replica} redo log`, fill);
+      if (held !== undefined) return held;
+    }
+    return undefined;
+  }
+
+  function redoOverload(log: string, fill: RedoFill): Overload | undefined {
+    if (fill.percent <= settings.maxRedoPercent) return undefined;
+    const mib = (bytes: number) => Math.round(bytes / 1_048_576);
+    return {
+      reason: "redo",
+      message: `${log} ${Math.round(fill.percent)}% full (checkpoint age ${mib(fill.checkpointAgeBytes)} of ${mib(fill.capacityBytes)} MiB, limit ${settings.maxRedoPercent}%)`,
+      pollMs: REDO_POLL_MS,
+    };
+  }
 
   /**
    * A signal some servers do not report: off at a limit of 0; unreported, it

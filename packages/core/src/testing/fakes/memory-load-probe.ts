@@ -1,11 +1,12 @@
 import type { AccessCheck } from "../../ports/access-check";
-import type { LoadProbe, RedoFill, ReplicaLag } from "../../ports/load-probe";
+import type { LoadProbe, RedoFill, ReplicaLag, ReplicaRedo } from "../../ports/load-probe";
 
 /** A LoadProbe whose figures a test sets, counting how often replica lag was asked. */
 export interface MemoryLoadProbe extends LoadProbe {
   lags: ReplicaLag[];
   threads: number;
   redo: RedoFill | null;
+  replicaRedo: ReplicaRedo[];
   history: number | null;
   /** Calls of replicaLags so far: one per throttle check. */
   polls: number;
@@ -19,6 +20,7 @@ export function createMemoryLoadProbe(): MemoryLoadProbe {
     lags: [],
     threads: 1,
     redo: null,
+    replicaRedo: [],
     history: null,
     polls: 0,
     access: [],
@@ -34,6 +36,9 @@ export function createMemoryLoadProbe(): MemoryLoadProbe {
     },
     async redoFill() {
       return probe.redo;
+    },
+    async replicaRedoFills() {
+      return probe.replicaRedo;
     },
     async historyLength() {
       return probe.history;
