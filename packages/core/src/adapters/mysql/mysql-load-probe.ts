@@ -5,19 +5,11 @@ import type { LoadProbe, RedoFill, ReplicaLag, ReplicaRedo } from "../../ports/l
 import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
 import { fillOf, type RedoKnown, type StatusOrMetric, statusOrMetric } from "./innodb-figures";
 import { mapMysqlError } from "./map-mysql-error";
-import {
-  grantStatement,
-  isAccessDenied,
-  replicaMonitorPrivilege,
-  throttleRefusal,
-} from "./privilege-refusal";
+import { grantStatement, isAccessDenied, throttleRefusal } from "./privilege-refusal";
 import { type Heartbeat, heartbeatLag, heartbeatOf } from "./replica-heartbeat";
+import { displayName, lagOfStatus, replicaAccess, replicaRefusal, replicaStatus } from "./replica-status";
 import { serverFactsOf } from "./server-facts";
 
-/** The statement each server understands, newest spelling first. */
-const STATUS_STATEMENTS = ["SHOW REPLICA STATUS", "SHOW SLAVE STATUS"] as const;
-/** ER_PARSE_ERROR: the server predates `SHOW REPLICA STATUS` (MySQL < 8.0.22, MariaDB < 10.5.1). */
-const PARSE_ERROR = 1064;
 export interface MysqlLoadProbeOptions {
   /** The primary, whose Threads_running is read. */
   readonly primary: MysqlPool;
@@ -113,23 +105,7 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
     try {
       replica.pool = poolOf(replica);
       if (heartbeat) return await heartbeatOfPrimary(replica, replica.pool, heartbeat);
-      const rows = await replicaStatus(replica.pool, replica);
-      if (rows.length === 0) return { replica: replica.name, seconds: null, reason: "not a replica" };
-      let worst = 0;
-      for (const row of rows) {
-        const value = row.Seconds_Behind_Source ?? row.Seconds_Behind_Master;
-        if (value === null || value === undefined) {
-          const io = row.Replica_IO_Running ?? row.Slave_IO_Running;
-          const sql = row.Replica_SQL_Running ?? row.Slave_SQL_Running;
-          return {
-            replica: replica.name,
-            seconds: null,
-            reason: `replication not running (IO ${String(io)}, SQL ${String(sql)})`,
-          };
-        }
-        worst = Math.max(worst, Number(value));
-      }
-      return { replica: replica.name, seconds: worst };
+      return lagOfStatus(replica.name, await replicaStatus(replica.pool, replica));
     } catch (error) {
       if (isAccessDenied(error) && replica.pool) {
         throw await replicaRefusal(replica.pool, replica.name, heartbeat);
@@ -314,60 +290,4 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
       await Promise.allSettled(replicas.map((replica) => replica.pool?.end()));
     },
   };
-}
-
-type StatusRow = Readonly<Record<string, unknown>>;
-
-/**
- * What reading a replica's lag takes on that replica's server, and the
- * statement that grants it: SELECT on the heartbeat table when there is one,
- * else the privilege its status takes.
- */
-async function replicaAccess(
-  pool: MysqlPool,
-  heartbeat: Heartbeat | undefined,
-): Promise<{ privilege: string; grant: string }> {
-  const facts = await serverFactsOf(pool)();
-  if (heartbeat) {
-    return {
-      privilege: `SELECT ON ${heartbeat.quoted}`,
-      grant: grantStatement("SELECT", heartbeat.quoted, facts.account),
-    };
-  }
-  const privilege = replicaMonitorPrivilege(facts.version);
-  return { privilege, grant: grantStatement(privilege, "*.*", facts.account) };
-}
-
-/** The refusal of a replica whose lag the account may not read. */
-async function replicaRefusal(
-  pool: MysqlPool,
-  name: string,
-  heartbeat: Heartbeat | undefined,
-): Promise<VerificationError> {
-  const { privilege, grant } = await replicaAccess(pool, heartbeat);
-  return throttleRefusal(`replica-lag (${name})`, `${privilege} on that replica`, grant);
-}
-
-async function replicaStatus(pool: MysqlPool, replica: { statement: number }): Promise<StatusRow[]> {
-  for (;;) {
-    const sql = STATUS_STATEMENTS[replica.statement] ?? STATUS_STATEMENTS[1];
-    try {
-      const [rows] = await pool.query({ sql });
-      return rows as StatusRow[];
-    } catch (error) {
-      const errno = (error as { errno?: unknown }).errno;
-      if (errno !== PARSE_ERROR || replica.statement >= STATUS_STATEMENTS.length - 1) throw error;
-      replica.statement += 1;
-    }
-  }
-}
-
-/** host:port only: replica URLs may carry credentials, which must never reach a log. */
-function displayName(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port || "3306"}`;
-  } catch {
-    return "(invalid replica URL)";
-  }
 }
