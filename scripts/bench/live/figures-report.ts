@@ -1,4 +1,5 @@
-import { CAUGHT_UP_MS, type GoalRatios, type PhaseFigures } from "./phase-figures";
+import { CAUGHT_UP_MS, type GoalRatios, type Phase, type PhaseFigures } from "./phase-figures";
+import type { LagSample, ReplicaSample } from "./server-samplers";
 
 /** The issue's goal, printed beside the figures: a measurement tool shows targets, it does not fail on them. */
 export const GOAL = {
@@ -127,4 +128,43 @@ export function partitionGoalLine(figures: PhaseFigures | undefined, baselineP99
     `${fixed(times, 2)}× (${p99Met ? "met" : "not met"}), worst replica lag ${fixed(figures.worstLagMs / 1000, 2)} s ` +
     `(${lagMet ? "met" : "not met"})`
   );
+}
+
+/**
+ * For each phase whose replica lag passed 0.5 s: when the lag began to rise
+ * and how high it went, what the replica's SQL thread was doing meanwhile and
+ * how full the replica's own redo log was (a replica flushing its log stops
+ * applying, whatever the tool on the primary does).
+ */
+export function lagRiseLines(
+  phases: readonly Phase[],
+  lag: readonly LagSample[],
+  replica: readonly ReplicaSample[],
+): string[] {
+  const lines: string[] = [];
+  for (const phase of phases) {
+    const seen = lag.filter(
+      (s) => s.atMs >= phase.startMs && s.atMs <= phase.windowEndMs && s.lagMs !== undefined,
+    );
+    const worst = seen.reduce<LagSample | undefined>(
+      (w, s) => ((s.lagMs ?? 0) > (w?.lagMs ?? 0) ? s : w),
+      undefined,
+    );
+    if (!worst || (worst.lagMs ?? 0) < 500) continue;
+    const rise = seen.filter((s) => s.atMs <= worst.atMs && (s.lagMs ?? 0) < 250).at(-1) ?? seen[0];
+    const during = replica.filter((s) => s.atMs >= (rise?.atMs ?? 0) && s.atMs <= worst.atMs);
+    const states = new Map<string, number>();
+    for (const s of during) {
+      const state = s.sqlThread.replace(/\(\d+ ms: /, "(");
+      states.set(state, (states.get(state) ?? 0) + 1);
+    }
+    const at = (ms: number) => `${((ms - phase.startMs) / 1000).toFixed(1)} s`;
+    lines.push(
+      `${phase.name}: from ${at(rise?.atMs ?? phase.startMs)} to ${at(worst.atMs)} into the phase the lag rose to ` +
+        `${((worst.lagMs ?? 0) / 1000).toFixed(2)} s; replica redo up to ` +
+        `${Math.round(Math.max(0, ...during.map((s) => s.redoPercent)))}% of its log; its SQL thread: ` +
+        [...states].map(([state, n]) => `${state || "(no state)"} ×${n}`).join(", "),
+    );
+  }
+  return lines;
 }

@@ -32,6 +32,7 @@ import {
 import { onInterrupt, stopAllProcesses } from "./child-processes";
 import {
   CATCH_UP_NOTE,
+  lagRiseLines,
   limitLines,
   partitionGoalLine,
   phaseTable,
@@ -45,7 +46,7 @@ import type { PrivateServers } from "./private-servers-setup";
 import { setUpPrivateServers } from "./private-servers-setup";
 import { ptArchiverCopy, ptArchiverPurge, type ToolRun } from "./pt-archiver-runs";
 import { quietGap } from "./quiet-gap";
-import { type LagSample, type ReplicaSample, type Samplers, startSamplers } from "./server-samplers";
+import { type Samplers, startSamplers } from "./server-samplers";
 import { type RunningWorkload, startWorkload, WORKLOAD } from "./sysbench-workload";
 
 const options = parseLiveOptions(process.argv.slice(2));
@@ -256,45 +257,6 @@ function report(input: { phases: readonly Phase[]; machine: object; left: object
   const lagLines = lagRiseLines(input.phases, samplers?.lag ?? [], samplers?.replica ?? []);
   if (lagLines.length > 0) console.log("\nWhere the replica fell behind by more than 0.5 s:");
   for (const line of lagLines) console.log(`  ${line}`);
-}
-
-/**
- * For each phase whose replica lag passed 0.5 s: when the lag began to rise
- * and how high it went, what the replica's SQL thread was doing meanwhile and
- * how full the replica's own redo log was (a replica flushing its log stops
- * applying, whatever the tool on the primary does).
- */
-function lagRiseLines(
-  phases: readonly Phase[],
-  lag: readonly LagSample[],
-  replica: readonly ReplicaSample[],
-): string[] {
-  const lines: string[] = [];
-  for (const phase of phases) {
-    const seen = lag.filter(
-      (s) => s.atMs >= phase.startMs && s.atMs <= phase.windowEndMs && s.lagMs !== undefined,
-    );
-    const worst = seen.reduce<LagSample | undefined>(
-      (w, s) => ((s.lagMs ?? 0) > (w?.lagMs ?? 0) ? s : w),
-      undefined,
-    );
-    if (!worst || (worst.lagMs ?? 0) < 500) continue;
-    const rise = seen.filter((s) => s.atMs <= worst.atMs && (s.lagMs ?? 0) < 250).at(-1) ?? seen[0];
-    const during = replica.filter((s) => s.atMs >= (rise?.atMs ?? 0) && s.atMs <= worst.atMs);
-    const states = new Map<string, number>();
-    for (const s of during) {
-      const state = s.sqlThread.replace(/\(\d+ ms: /, "(");
-      states.set(state, (states.get(state) ?? 0) + 1);
-    }
-    const at = (ms: number) => `${((ms - phase.startMs) / 1000).toFixed(1)} s`;
-    lines.push(
-      `${phase.name}: from ${at(rise?.atMs ?? phase.startMs)} to ${at(worst.atMs)} into the phase the lag rose to ` +
-        `${((worst.lagMs ?? 0) / 1000).toFixed(2)} s; replica redo up to ` +
-        `${Math.round(Math.max(0, ...during.map((s) => s.redoPercent)))}% of its log; its SQL thread: ` +
-        [...states].map(([state, n]) => `${state || "(no state)"} ×${n}`).join(", "),
-    );
-  }
-  return lines;
 }
 
 /** How the partitioned table was emptied: the partitions exchanged out, any chunked instead, and what is left. */

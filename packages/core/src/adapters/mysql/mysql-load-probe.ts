@@ -103,9 +103,9 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
 
   async function lagOf(replica: (typeof replicas)[number]): Promise<ReplicaLag> {
     try {
-      replica.pool = poolOf(replica);
-      if (heartbeat) return await heartbeatOfPrimary(replica, replica.pool, heartbeat);
-      return lagOfStatus(replica.name, await replicaStatus(replica.pool, replica));
+      const pool = poolOf(replica);
+      if (heartbeat) return await heartbeatOfPrimary(replica, pool, heartbeat);
+      return lagOfStatus(replica.name, await replicaStatus(pool, replica));
     } catch (error) {
       if (isAccessDenied(error) && replica.pool) {
         throw await replicaRefusal(replica.pool, replica.name, heartbeat);

@@ -7,7 +7,7 @@ import type { CleanDayTask } from "../tasks/task-payload";
 import type { CleanupDeps } from "./cleanup-deps";
 import { claimDayLease, type DayLease } from "./day-lease";
 import { readPartitionPaths } from "./partition-paths";
-import { askWarehouse, fitsOneRead, verifyRows } from "./partition-rows";
+import { askWarehouse, fitsOneRead, type RowsReading, verifyRows } from "./partition-rows";
 import { taskThrottle } from "./throttle";
 
 /** What emptying one partition did. */
@@ -119,7 +119,7 @@ export async function cleanPartition<R>(
       await throttle.beforeChunk(true);
       await checkAll(leases);
       await partitions.detach(table, partition);
-      detachedRows = [...checked.days.values()].reduce((rows, figures) => rows + figures.rows, 0);
+      detachedRows = rowsIn(checked);
       deps.logger.info("cleanup: partition detached into its twin", { ...context, days: checked.days.size });
     } else {
       deps.logger.warn("cleanup: resuming a partition an earlier attempt detached", {
@@ -133,12 +133,7 @@ export async function cleanPartition<R>(
     // holds must be one of those hashed, or one the reads did not reach would leave unproven.
     const reading = fitsOneRead(deps, inTwin, detachedRows) ? "one pass" : "every day";
     const detached = await verifyRows(deps, inTwin, days, records, reading, held);
-    const refused =
-      typeof detached === "string"
-        ? detached
-        : reading === "every day"
-          ? await unproven(deps, task, detached)
-          : undefined;
+    const refused = typeof detached === "string" ? detached : await unproven(deps, task, detached, reading);
     if (typeof detached === "string" || refused !== undefined) {
       const rows = await partitions.putBack(table, partition);
       await partitions.dropTwin(table, partition);
@@ -167,15 +162,26 @@ export async function cleanPartition<R>(
   }
 }
 
-/** Why the twin may not be dropped although its days passed: it holds rows beyond the ones verified. */
+/**
+ * Why the twin may not be dropped although its days passed: it holds rows
+ * beyond the ones verified. A read of every row in one pass leaves none out;
+ * reads a day at a time are checked against the twin's COUNT(*).
+ */
 async function unproven(
   deps: CleanupDeps,
   task: CleanPartitionTask,
   verified: PartitionDays,
+  reading: RowsReading,
 ): Promise<string | undefined> {
-  const proven = [...verified.days.values()].reduce((rows, figures) => rows + figures.rows, 0);
+  if (reading === "one pass") return undefined;
+  const proven = rowsIn(verified);
   const total = (await deps.partitions.twinRows(task.table, task.partition)) ?? 0;
   return total === proven ? undefined : `the twin holds ${total} rows, ${proven} of them on verified days`;
+}
+
+/** The rows of every day of `read`. */
+function rowsIn(read: PartitionDays): number {
+  return [...read.days.values()].reduce((rows, figures) => rows + figures.rows, 0);
 }
 
 /**
