@@ -11,8 +11,8 @@ import {
 } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CliIo } from "./cli-io";
-import { fakeTerminal } from "./fake-terminal";
 import { runCli } from "./run-cli";
+import { fakeTerminal } from "./testing/fake-terminal";
 
 let db: TestDatabase;
 let env: Record<string, string>;

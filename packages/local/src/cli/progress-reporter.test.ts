@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import type { WorkerOutcomes, WorkerProgress } from "../worker/run-worker";
 import type { CliIo } from "./cli-io";
 import { createCliLogger } from "./cli-logger";
-import { fakeTerminal } from "./fake-terminal";
-import { createProgressReporter, createScreen } from "./progress-reporter";
+import { createScreen } from "./progress-reporter";
+import { fakeTerminal } from "./testing/fake-terminal";
 
 function logReporter() {
   const lines: string[] = [];
@@ -15,7 +15,7 @@ function logReporter() {
     },
   });
   const io: CliIo = { env: {}, stdin: Readable.from([]), stdout, stderr: new PassThrough() };
-  return { reporter: createProgressReporter(io, 3), lines };
+  return { reporter: createScreen(io).progress(3), lines };
 }
 
 const progress = (done: number, remaining: number, rows = done * 10): WorkerProgress => ({
@@ -80,7 +80,7 @@ describe("failure lines", () => {
         done();
       },
     });
-    const reporter = createProgressReporter({ env: {}, stdin: Readable.from([]), stdout, stderr }, 1);
+    const reporter = createScreen({ env: {}, stdin: Readable.from([]), stdout, stderr }).progress(1);
     reporter.printError("refused: orders 2020-01-01: figures differ");
     expect(err).toEqual(["refused: orders 2020-01-01: figures differ\n"]);
     expect(out).toEqual([]);

@@ -43,11 +43,6 @@ export function createScreen(io: CliIo): Screen {
   return io.stdout.isTTY ? terminalScreen(io) : plainScreen(io);
 }
 
-/** Kept for callers that only need a reporter: a screen of its own. */
-export function createProgressReporter(io: CliIo, total: number): ProgressReporter {
-  return createScreen(io).progress(total);
-}
-
 function terminalScreen(io: CliIo): Screen {
   /** The bar as last drawn, while one is on the screen. */
   let bar: string | undefined;

@@ -55,7 +55,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option("--drain", "exit when the queue is empty")
     .action((options) => {
       action = async (services, screen) =>
-        (await import("./worker-command")).workerCommand(await services.runtime(), options, screen);
+        (await import("./worker-command")).workQueue(await services.runtime(), options, screen);
     });
   program
     .command("status")

@@ -5,20 +5,12 @@ import type { Screen } from "./progress-reporter";
 import { failureLine, summarizeOutcomes } from "./worker-summary";
 
 /**
- * Works the local queue; with `drain`, exits once it is empty. Otherwise runs
- * until SIGINT/SIGTERM. Each task that fails for good or is refused is printed
- * to stderr as it happens; the closing line on stdout says what the run came
- * to. Exits 1 when any task failed for good or was refused.
+ * Works the local queue, with its progress on `screen`; with `drain`, exits
+ * once it is empty, otherwise runs until SIGINT/SIGTERM. Each task that fails
+ * for good or is refused is printed to stderr as it happens; the closing line
+ * on stdout says what the run came to. Exits 1 when any task failed for good
+ * or was refused.
  */
-export async function workerCommand(
-  runtime: Runtime,
-  options: { drain?: boolean },
-  screen: Screen,
-): Promise<number> {
-  return workQueue(runtime, options, screen);
-}
-
-/** The queue's progress on `screen` while the worker runs, then the closing line. */
 export async function workQueue(
   runtime: Runtime,
   options: { drain?: boolean },

@@ -1,5 +1,5 @@
 import { Readable, Writable } from "node:stream";
-import type { CliIo } from "./cli-io";
+import type { CliIo } from "../cli-io";
 
 /**
  * For tests: a terminal `columns` wide on which stdout (a TTY) and stderr
