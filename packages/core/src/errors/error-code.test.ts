@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { isFinalTaskError } from "./error-code";
 import { ConfigError, InvalidInputError, TransientError, VerificationError } from "./index";
-import { isFinalTaskError } from "./is-final-task-error";
 
 describe("isFinalTaskError", () => {
   it("is true for invalid input and refused verification, by class or by code alone", () => {

@@ -15,3 +15,13 @@ export function archiverErrorCode(error: unknown): ArchiverErrorCode | "INTERNAL
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && KNOWN.has(code) ? (code as ArchiverErrorCode) : "INTERNAL";
 }
+
+/**
+ * Whether retrying a task that failed with `error` is pointless: invalid input
+ * (InvalidInputError) or a refused verification (VerificationError), judged
+ * by code as above.
+ */
+export function isFinalTaskError(error: unknown): boolean {
+  const code = archiverErrorCode(error);
+  return code === "INVALID_INPUT" || code === "VERIFICATION_FAILED";
+}

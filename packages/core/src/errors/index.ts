@@ -1,6 +1,6 @@
 export { ArchiverError } from "./archiver-error";
 export { ConfigError } from "./config-error";
-export { type ArchiverErrorCode, archiverErrorCode } from "./error-code";
+export { type ArchiverErrorCode, archiverErrorCode, isFinalTaskError } from "./error-code";
 export {
   badRequest,
   errorBody,
@@ -13,6 +13,5 @@ export {
 } from "./http-error";
 export { HTTP_STATUS_BY_CODE, type HttpErrorCode, httpStatusOf } from "./http-status";
 export { InvalidInputError } from "./invalid-input-error";
-export { isFinalTaskError } from "./is-final-task-error";
 export { TransientError } from "./transient-error";
 export { type RefusalReason, VerificationError } from "./verification-error";

@@ -115,8 +115,18 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 async function createQueue(config: Config): Promise<TaskQueue> {
   const queue = config.queue;
   if (queue.kind === "cloud-tasks") {
-    const { createCloudTasksQueueFromConfig } = await import("../adapters/cloud-tasks/from-config");
-    return createCloudTasksQueueFromConfig(queue, config.redis);
+    // Loaded only for this queue, so the local stack never loads the Cloud Tasks library. The queue
+    // keeps its bookkeeping in a Redis connection of its own, closed with it.
+    const { createCloudTasksQueue } = await import("../adapters/cloud-tasks/cloud-tasks-queue");
+    return createCloudTasksQueue({
+      project: queue.project,
+      location: queue.location,
+      handlerUrl: queue.handlerUrl,
+      invokerServiceAccount: queue.invokerServiceAccount,
+      dispatchDeadlineSeconds: queue.dispatchDeadlineSeconds,
+      ledgerRedis: createRedisClient(config.redis),
+      ownsRedis: true,
+    });
   }
   const { createLocalTaskQueue } = await import("../adapters/local-queue/bullmq-task-queue");
   return createLocalTaskQueue({ redis: config.redis, prefix: queue.prefix, attempts: queue.attempts });

@@ -1,4 +1,3 @@
-import type { LogicalType } from "../../domain/types/logical-type";
 import type { SourceColumn, TableSchema } from "../../domain/types/table-schema";
 import type { MysqlPool } from "./create-mysql-pool";
 import { mapMysqlError } from "./map-mysql-error";
@@ -53,17 +52,6 @@ export async function introspectTable(pool: MysqlPool, table: string): Promise<T
   }
 }
 
-/** The logical type a column is read as; unknown types are read as text. */
-function logicalTypeOf(facts: {
-  readonly dataType: string;
-  readonly columnType: string;
-  readonly numericPrecision: number | null;
-  readonly numericScale: number | null;
-  readonly datetimePrecision: number | null;
-}): LogicalType {
-  return toLogicalType(facts) ?? { kind: "string" };
-}
-
 function toSourceColumn(row: Values): SourceColumn {
   const [name, dataType, columnType, isNullable, precision, scale, datetimePrecision, characterSet] = row;
   const facts = {
@@ -78,7 +66,8 @@ function toSourceColumn(row: Values): SourceColumn {
     dataType: facts.dataType,
     columnType: facts.columnType,
     nullable: text(isNullable) === "YES",
-    logicalType: logicalTypeOf(facts),
+    // A type the archiver does not know is read as its text.
+    logicalType: toLogicalType(facts) ?? { kind: "string" },
     ...(characterSet === null || characterSet === undefined ? {} : { characterSet: text(characterSet) }),
   };
 }
