@@ -9,7 +9,7 @@ import {
   toDayRecordRow,
 } from "../warehouse/day-record-rows";
 import type { BigQueryCatalog } from "./bigquery-catalog";
-import { isNotFound, mapBigQueryError } from "./bigquery-errors";
+import { mapBigQueryError, readOrMissing } from "./bigquery-errors";
 import { type BigQueryStatement, dayRecordQueries } from "./bigquery-queries";
 
 /** The record table's columns: every value is text but the instant it was recorded. */
@@ -68,7 +68,7 @@ export function createBigQueryDayRecords(options: BigQueryDayRecordsOptions): Da
     },
 
     async dayRecord(dataset, table, day: CalendarDay): Promise<DurableDayRecord> {
-      try {
+      return readOrMissing({}, context(dataset, `reading the record of ${table} ${day}`), async () => {
         const rows = await query(dayRecordQueries.day(at(dataset), project, table, day));
         return foldDayRecord(
           rows.map(({ kind, entry }) => ({
@@ -77,33 +77,24 @@ export function createBigQueryDayRecords(options: BigQueryDayRecordsOptions): Da
           })),
           `${dataset.dataset}.${DAY_RECORD_TABLE} ${table} ${day}`,
         );
-      } catch (error) {
-        if (isNotFound(error)) return {};
-        throw mapBigQueryError(error, context(dataset, `reading the record of ${table} ${day}`));
-      }
+      });
     },
 
     async recordedCopies(dataset, table): Promise<CopiedDayRecord[]> {
-      try {
+      return readOrMissing([], context(dataset, `reading the recorded copies of ${table}`), async () => {
         const rows = await query(dayRecordQueries.copies(at(dataset), project, table));
         return latestCopies(
           rows.map(({ entry }) => ({ entry: String(entry) })),
           `${dataset.dataset}.${DAY_RECORD_TABLE} ${table}`,
         );
-      } catch (error) {
-        if (isNotFound(error)) return [];
-        throw mapBigQueryError(error, context(dataset, `reading the recorded copies of ${table}`));
-      }
+      });
     },
 
     async recordedTables(dataset): Promise<string[]> {
-      try {
+      return readOrMissing<string[]>([], context(dataset, "listing the recorded tables"), async () => {
         const rows = await query(dayRecordQueries.tables(at(dataset), project));
         return rows.map(({ source_table }) => String(source_table));
-      } catch (error) {
-        if (isNotFound(error)) return [];
-        throw mapBigQueryError(error, context(dataset, "listing the recorded tables"));
-      }
+      });
     },
   };
 }

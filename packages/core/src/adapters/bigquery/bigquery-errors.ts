@@ -84,6 +84,24 @@ export function isNotFound(error: unknown): boolean {
   return readFacts(error).status === 404;
 }
 
+/**
+ * A read of the warehouse that answers `missing` when what it reads does not
+ * exist (404: the table or dataset was never written), and maps any other
+ * error as mapBigQueryError does.
+ */
+export async function readOrMissing<T>(
+  missing: T,
+  context: BigQueryErrorContext,
+  read: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (isNotFound(error)) return missing;
+    throw mapBigQueryError(error, context);
+  }
+}
+
 /** True when the error is BigQuery's "already exists" (409). */
 export function isAlreadyExists(error: unknown): boolean {
   return readFacts(error).status === 409;

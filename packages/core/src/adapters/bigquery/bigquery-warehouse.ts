@@ -9,7 +9,7 @@ import { refuseToShrink } from "../warehouse/shrink-refusal";
 import { createBigQueryCatalog } from "./bigquery-catalog";
 import type { BigQueryClient, BigQueryLoadJob } from "./bigquery-client";
 import { createBigQueryDayRecords } from "./bigquery-day-records";
-import { isNotFound, mapBigQueryError } from "./bigquery-errors";
+import { isNotFound, mapBigQueryError, readOrMissing } from "./bigquery-errors";
 import {
   type BigQueryStatement,
   dayFiguresQuery,
@@ -146,48 +146,31 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
     },
 
     async dayFigures(at, keyColumn) {
-      const sql = dayFiguresQuery(at, project, keyColumn);
-      try {
-        return parseDayFigures((await query(sql))[0], keyColumn);
-      } catch (error) {
-        if (isNotFound(error)) return emptyDayFigures(keyColumn);
-        throw mapBigQueryError(error, contextOf(at.destination, `counting ${formatWarehouseDay(at)}`));
-      }
+      const context = contextOf(at.destination, `counting ${formatWarehouseDay(at)}`);
+      return readOrMissing(emptyDayFigures(keyColumn), context, async () =>
+        parseDayFigures((await query(dayFiguresQuery(at, project, keyColumn)))[0], keyColumn),
+      );
     },
 
     async daysFigures(at, keyColumn) {
       const figures = emptyDaysFigures(at.days, keyColumn);
       if (at.days.length === 0) return figures;
-      try {
+      const action = `counting ${formatDestination(at.destination)} on ${at.days.length} days`;
+      return readOrMissing(figures, contextOf(at.destination, action), async () => {
         for (const row of await query(daysFiguresQuery(at, project, keyColumn))) {
           const day = String(row.day);
           if (figures.has(day)) figures.set(day, parseDayFigures(row, keyColumn));
         }
         return figures;
-      } catch (error) {
-        if (isNotFound(error)) return figures;
-        throw mapBigQueryError(
-          error,
-          contextOf(
-            at.destination,
-            `counting ${formatDestination(at.destination)} on ${at.days.length} days`,
-          ),
-        );
-      }
+      });
     },
 
     async dayKeys(at, keyColumn) {
-      const sql = dayKeysQuery(at, project, keyColumn);
-      try {
-        const rows = await query(sql);
+      const context = contextOf(at.destination, `listing the keys of ${formatWarehouseDay(at)}`);
+      return readOrMissing<string[]>([], context, async () => {
+        const rows = await query(dayKeysQuery(at, project, keyColumn));
         return rows.flatMap(({ k }) => (k === null || k === undefined ? [] : [String(k)]));
-      } catch (error) {
-        if (isNotFound(error)) return [];
-        throw mapBigQueryError(
-          error,
-          contextOf(at.destination, `listing the keys of ${formatWarehouseDay(at)}`),
-        );
-      }
+      });
     },
 
     async hasTable(destination) {
@@ -199,12 +182,10 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
     },
 
     async countRows(destination) {
-      try {
-        return Number((await query(rowCountQuery(destination, project)))[0]?.row_count ?? 0);
-      } catch (error) {
-        if (isNotFound(error)) return 0;
-        throw mapBigQueryError(error, contextOf(destination, `counting ${formatDestination(destination)}`));
-      }
+      const context = contextOf(destination, `counting ${formatDestination(destination)}`);
+      return readOrMissing(0, context, async () =>
+        Number((await query(rowCountQuery(destination, project)))[0]?.row_count ?? 0),
+      );
     },
 
     async close() {},
