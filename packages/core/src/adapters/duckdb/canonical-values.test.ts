@@ -1,15 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
   daysFromCivil,
-  formatDateTimeMicros,
-  formatDays,
-  formatTimeMicros,
   parseDateDays,
   parseDateTimeMicros,
   parseDecimalScaled,
   parseIntegerText,
   parseTimeMicros,
 } from "./canonical-values";
+import { formatDateTimeMicros, formatDays, formatTimeMicros } from "./testing/canonical-text";
 
 describe("dates", () => {
   it("agrees with the JavaScript calendar from year 1000 to 9999", () => {

@@ -1,7 +1,8 @@
 /**
- * Exact conversions between canonical values (see LogicalType) and the
- * integers DuckDB stores: days since 1970-01-01, microseconds, scaled
- * decimals. Nothing here rounds: text that does not fit is refused.
+ * Exact conversions from canonical values (see LogicalType) to the integers
+ * DuckDB stores: days since 1970-01-01, microseconds, scaled decimals.
+ * Nothing here rounds: text that does not fit is refused. The way back is
+ * needed only to read a day back in tests: testing/canonical-text.ts.
  *
  * DuckDB's own casts from VARCHAR cannot stand in for these parsers: they
  * round (`'1.234'::DECIMAL(12,2)` is 1.23), read `24:00:00` as the next day,
@@ -41,11 +42,6 @@ export function daysFromCivil(year: number, month: number, day: number): number 
   const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
   const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
   return era * 146_097 + dayOfEra - 719_468;
-}
-
-/** The date `days` after 1970-01-01 as `YYYY-MM-DD` (years 0000 to 9999). */
-export function formatDays(days: number): string {
-  return new Date(days * 86_400_000).toISOString().slice(0, 10);
 }
 
 function daysInMonth(year: number, month: number): number {
@@ -173,31 +169,4 @@ export function parseDecimalScaled(text: string, precision: number, scale: numbe
   }
   const [whole = "", fractional = ""] = text.slice(wholeStart).split(".");
   return BigInt(`${negative ? "-" : ""}${whole}${fractional.slice(0, scale).padEnd(scale, "0")}`);
-}
-
-function pad2(value: number): string {
-  return value < 10 ? `0${value}` : String(value);
-}
-
-/** `.ffffff` cut to `digits`, or longer when cutting would drop non-zero digits. */
-function formatFraction(micros: number, digits: number): string {
-  let text = String(micros).padStart(6, "0");
-  while (text.length > digits && text.endsWith("0")) text = text.slice(0, -1);
-  return text.length === 0 ? "" : `.${text.padEnd(digits, "0")}`;
-}
-
-/** Microseconds since the epoch -> `YYYY-MM-DD HH:MM:SS[.f]` with `digits` fraction digits. */
-export function formatDateTimeMicros(micros: bigint, digits: number): string {
-  const ofSecond = Number(((micros % 1_000_000n) + 1_000_000n) % 1_000_000n);
-  const iso = new Date(Number((micros - BigInt(ofSecond)) / 1000n)).toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${formatFraction(ofSecond, digits)}`;
-}
-
-/** Signed microseconds -> MySQL TIME text `[-]HH:MM:SS[.f]` with `digits` fraction digits. */
-export function formatTimeMicros(micros: bigint, digits: number): string {
-  const negative = micros < 0n;
-  const total = Number(negative ? -micros : micros);
-  const seconds = Math.floor(total / MICROS_PER_SECOND);
-  const clock = `${pad2(Math.floor(seconds / 3600))}:${pad2(Math.floor(seconds / 60) % 60)}:${pad2(seconds % 60)}`;
-  return `${negative ? "-" : ""}${clock}${formatFraction(total % MICROS_PER_SECOND, digits)}`;
 }

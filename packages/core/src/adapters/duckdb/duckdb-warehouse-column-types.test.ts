@@ -5,6 +5,7 @@ import type { TableSchema } from "../../domain/types/table-schema";
 import { batchesOf, dayOf } from "../../testing/orders-fixture";
 import { allTypesSchema, keyedRows, keyedSchema } from "../../testing/warehouse-contract-fixtures";
 import { createDuckDbWarehouse } from "./duckdb-warehouse";
+import { readDuckDbDay } from "./testing/read-day";
 import { folder, warehouseFolder } from "./testing/warehouse-folder";
 
 // How warehouse files are made and shared: duckdb-warehouse-files.test.ts.
@@ -83,8 +84,10 @@ describe("DuckDB warehouse files", () => {
     await warehouse.ensureTable(destination, keyedSchema(), "created_at");
     const wide = keyedRows("2024-05-07", [3]).map((row) => [...row.slice(0, 3), "9999999999.99"]);
     await warehouse.replaceDay(dayOf(destination, "2024-05-07"), keyedSchema(), batchesOf(wide));
-    expect(await warehouse.readDay(dayOf(destination, DAY), keyedSchema())).toEqual(keyedRows(DAY, [1, 2]));
-    expect(await warehouse.readDay(dayOf(destination, "2024-05-07"), keyedSchema())).toEqual(wide);
+    expect(await readDuckDbDay(warehouse, dayOf(destination, DAY), keyedSchema())).toEqual(
+      keyedRows(DAY, [1, 2]),
+    );
+    expect(await readDuckDbDay(warehouse, dayOf(destination, "2024-05-07"), keyedSchema())).toEqual(wide);
     await warehouse.close();
     expect((await columnTypes(path, "widen")).amount).toBe("DECIMAL(12,2)");
   });

@@ -15,6 +15,7 @@ import {
 import { DuckDbFileInUseError } from "./duckdb-errors";
 import { createDuckDbWarehouse } from "./duckdb-warehouse";
 import { type DuckDbSettings, openSharedDatabase } from "./shared-database";
+import { readDuckDbDay } from "./testing/read-day";
 import { folder, warehouseFolder } from "./testing/warehouse-folder";
 
 // The column types a warehouse file gets: duckdb-warehouse-column-types.test.ts.
@@ -37,7 +38,7 @@ describe("DuckDB warehouse files", () => {
 
     const again = await createDuckDbWarehouse({ path, dataset: "archive" });
     expect(await again.countRows(destination)).toBe(4);
-    expect(await again.readDay(dayOf(destination, DAY, "at"), schema)).toEqual(allTypesRows(DAY));
+    expect(await readDuckDbDay(again, dayOf(destination, DAY, "at"), schema)).toEqual(allTypesRows(DAY));
     await again.close();
   });
 
@@ -86,7 +87,7 @@ describe("DuckDB warehouse files", () => {
       one.replaceDay(dayOf(destination, DAY), schema, batchesOf(rows, 600)),
       two.replaceDay(dayOf(destination, DAY), schema, batchesOf(rows, 800)),
     ]);
-    expect(await two.readDay(dayOf(destination, DAY), schema)).toEqual(rows);
+    expect(await readDuckDbDay(two, dayOf(destination, DAY), schema)).toEqual(rows);
     await one.close();
     await expect(one.countRows(destination)).rejects.toThrow(/is closed/);
     expect(await two.countRows(destination)).toBe(2500);
@@ -115,7 +116,7 @@ describe("DuckDB warehouse files", () => {
       const attempt = warehouse.replaceDay(dayOf(gone, DAY), schema, batchesOf(keyedRows(DAY, [3])));
       await expect(attempt).rejects.toThrow(/gone/);
       await warehouse.replaceDay(dayOf(kept, DAY), schema, batchesOf(keyedRows(DAY, [4, 5, 6])));
-      expect(await warehouse.readDay(dayOf(kept, DAY), schema)).toEqual(keyedRows(DAY, [4, 5, 6]));
+      expect(await readDuckDbDay(warehouse, dayOf(kept, DAY), schema)).toEqual(keyedRows(DAY, [4, 5, 6]));
       expect(await warehouse.countRows(gone)).toBe(0);
     } finally {
       shared.release();

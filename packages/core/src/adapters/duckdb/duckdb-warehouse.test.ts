@@ -6,6 +6,7 @@ import { uniqueName } from "../../testing/test-services";
 import { describeWarehouseContract } from "../../testing/warehouse-contract";
 import { keyedRows, keyedSchema } from "../../testing/warehouse-contract-fixtures";
 import { createDuckDbWarehouse, type DuckDbWarehouse } from "./duckdb-warehouse";
+import { readDuckDbDay } from "./testing/read-day";
 
 // The warehouse contract and DuckDB's own behaviour, in memory; warehouse files:
 // duckdb-warehouse-files.test.ts and duckdb-warehouse-column-types.test.ts.
@@ -16,7 +17,7 @@ describeWarehouseContract("DuckDB", async () => {
   const warehouse = await createDuckDbWarehouse({ path: ":memory:", dataset: "archive" });
   return {
     warehouse,
-    readDay: (at, schema) => warehouse.readDay(at, schema),
+    readDay: (at, schema) => readDuckDbDay(warehouse, at, schema),
     cleanup: () => warehouse.close(),
   };
 });
@@ -69,7 +70,7 @@ describe("DuckDB warehouse specifics", () => {
     const attempt = warehouse.replaceDay(dayOf(destination, DAY), schema, batchesOf(stray));
     await expect(attempt).rejects.toBeInstanceOf(VerificationError);
     await expect(attempt).rejects.toThrow("appended 2 rows but the day holds 1");
-    expect(await warehouse.readDay(dayOf(destination, DAY), schema)).toEqual(before);
+    expect(await readDuckDbDay(warehouse, dayOf(destination, DAY), schema)).toEqual(before);
     expect(await warehouse.countRows(destination)).toBe(1);
   });
 
@@ -87,7 +88,7 @@ describe("DuckDB warehouse specifics", () => {
       },
     );
     await expect(attempt).rejects.toThrow("refused a day of 2 rows");
-    expect(await warehouse.readDay(dayOf(destination, DAY), schema)).toEqual(before);
+    expect(await readDuckDbDay(warehouse, dayOf(destination, DAY), schema)).toEqual(before);
   });
 
   it.each([
@@ -107,7 +108,7 @@ describe("DuckDB warehouse specifics", () => {
       const attempt = warehouse.replaceDay(dayOf(destination, DAY), schema, batchesOf(bad));
       await expect(attempt).rejects.toBeInstanceOf(VerificationError);
       await expect(attempt).rejects.toThrow(message);
-      expect(await warehouse.readDay(dayOf(destination, DAY), schema)).toEqual(keyedRows(DAY, [1]));
+      expect(await readDuckDbDay(warehouse, dayOf(destination, DAY), schema)).toEqual(keyedRows(DAY, [1]));
     },
   );
 
@@ -126,7 +127,7 @@ describe("DuckDB warehouse specifics", () => {
     expect(results.map((result) => result.rowsWritten)).toEqual(Array(6).fill(3000));
     expect(await warehouse.countRows(destination)).toBe(9000);
     for (const day of days)
-      expect(await warehouse.readDay(dayOf(destination, day), schema)).toEqual(rows(day));
+      expect(await readDuckDbDay(warehouse, dayOf(destination, day), schema)).toEqual(rows(day));
   });
 
   it("refuses a filter column the schema does not have, before touching anything", async () => {

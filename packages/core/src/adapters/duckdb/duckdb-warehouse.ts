@@ -3,7 +3,6 @@ import { dirname } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { type DayFigures, emptyDayFigures, emptyDaysFigures } from "../../domain/types/day-figures";
 import type { Destination } from "../../domain/types/destination";
-import type { Row, TableSchema } from "../../domain/types/table-schema";
 import type { WarehouseDay } from "../../domain/types/warehouse-day";
 import type { Warehouse } from "../../ports/warehouse";
 import { dayFiguresOn, dayKeysOn, daysFiguresOn } from "./day-figures";
@@ -20,7 +19,6 @@ import {
 import { createConnectionPool } from "./duckdb-connection-pool";
 import { createDuckDbDayRecords } from "./duckdb-day-records";
 import { DuckDbFileInUseError, isDuckDbLockError, withDuckDbErrors } from "./duckdb-errors";
-import { readDuckDbDay } from "./duckdb-read-day";
 import { replaceDayInTransaction } from "./replace-day";
 import { type DuckDbSettings, openSharedDatabase, type SharedDatabase } from "./shared-database";
 
@@ -57,10 +55,19 @@ async function openWaitingForLock(options: DuckDbWarehouseOptions): Promise<Shar
   }
 }
 
-/** The DuckDB warehouse, plus a way to read a day back for tests and inspection tools. */
+/** The DuckDB warehouse, plus a way for test code to query the database it writes. */
 export interface DuckDbWarehouse extends Warehouse {
-  /** The day's rows (the schema's columns) in canonical values, ordered by all columns from the first. */
-  readDay(at: WarehouseDay, schema: TableSchema): Promise<Row[]>;
+  /**
+   * Runs `work` as one of the warehouse's operations (refused once closed,
+   * awaited by close(), DuckDB errors mapped, `action` naming it in them) on a
+   * connection of its pool, with the catalog its tables live in. Only tests use
+   * it, to read a day back (testing/read-day.ts): an in-memory warehouse shares
+   * its database with nobody else, so they must come through the warehouse.
+   */
+  withConnection<T>(
+    action: string,
+    work: (connection: DuckDBConnection, catalog: string) => Promise<T>,
+  ): Promise<T>;
 }
 
 /** DDL on different tables may still touch the same schema entry, so all of it runs one at a time. */
@@ -238,10 +245,8 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
 
     ...dayRecords,
 
-    readDay(at, schema) {
-      return operation("readDay", () =>
-        withConnection((connection) => readDuckDbDay(connection, dayOf(at), schema)),
-      );
+    withConnection(action, work) {
+      return operation(action, () => pool.withConnection((connection) => work(connection, catalog)));
     },
 
     async close() {

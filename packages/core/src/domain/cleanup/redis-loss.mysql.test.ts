@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDuckDbWarehouse } from "../../adapters/duckdb/duckdb-warehouse";
+import { readDuckDbDay } from "../../adapters/duckdb/testing/read-day";
 import { cleanupKeys } from "../../adapters/redis/redis-cleanup-state";
 import { copiedDaysKey, migratedDaysKey } from "../../adapters/redis/redis-migration-ledger";
 import { VerificationError } from "../../errors";
@@ -60,7 +61,8 @@ async function partCleanedDay(options: { readonly copiedBefore?: "durable-record
   const destination = { dataset: "archive", table };
   const schema = await fx.source.describeTable(table);
   if (!schema) throw new Error("no table");
-  const copied = await fx.warehouse.readDay(
+  const copied = await readDuckDbDay(
+    fx.warehouse,
     { destination, filterColumn: "created_at", day: "2024-10-01" },
     schema,
   );
@@ -71,7 +73,7 @@ async function partCleanedDay(options: { readonly copiedBefore?: "durable-record
   expect(await fx.idsOn(table, "2024-10-01")).toHaveLength(1);
   await forget(table, "2024-10-01");
   const warehouseDay = () =>
-    fx.warehouse.readDay({ destination, filterColumn: "created_at", day: "2024-10-01" }, schema);
+    readDuckDbDay(fx.warehouse, { destination, filterColumn: "created_at", day: "2024-10-01" }, schema);
   return { table, copied, settings, warehouseDay };
 }
 
@@ -128,7 +130,8 @@ describe("Redis coming back empty in the middle of a cleanup", () => {
     }
     const schema = await fx.source.describeTable(table);
     if (!schema) throw new Error("no table");
-    const copied = await fx.warehouse.readDay(
+    const copied = await readDuckDbDay(
+      fx.warehouse,
       { destination: { dataset: "archive", table }, filterColumn: "created_at", day: "2024-10-04" },
       schema,
     );

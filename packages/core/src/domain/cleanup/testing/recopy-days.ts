@@ -1,3 +1,4 @@
+import { readDuckDbDay } from "../../../adapters/duckdb/testing/read-day";
 import { cleanTask } from "../../../testing/cleanup-fixture";
 import type { CalendarDay } from "../../days/calendar-day";
 import { fx } from "./file-fixture";
@@ -18,7 +19,8 @@ export async function sourceDay(table: string, day: CalendarDay): Promise<unknow
 export async function warehouseDay(table: string, day: CalendarDay): Promise<unknown[][]> {
   const schema = await fx.source.describeTable(table);
   if (!schema) throw new Error(`no table ${table}`);
-  const rows = await fx.warehouse.readDay(
+  const rows = await readDuckDbDay(
+    fx.warehouse,
     { destination: { dataset: "archive", table }, filterColumn: "created_at", day },
     schema,
   );

@@ -1,4 +1,5 @@
 import type { DuckDbWarehouse } from "../../../adapters/duckdb/duckdb-warehouse";
+import { readDuckDbDay } from "../../../adapters/duckdb/testing/read-day";
 import { createTestRuntime, type TestRuntime } from "../../../testing/test-runtime";
 import { createTestDatabase, type TestDatabase } from "../../../testing/test-services";
 import type { CopyDayTask } from "../../tasks/task-payload";
@@ -47,7 +48,8 @@ export const task = (table: string, day: string): CopyDayTask => ({
 export async function readBack(table: string, day: string): Promise<{ schema: TableSchema; rows: Row[] }> {
   const schema = (await t.runtime.source.describeTable(table)) as TableSchema;
   const warehouse = (await t.runtime.warehouse()) as DuckDbWarehouse;
-  const rows = await warehouse.readDay(
+  const rows = await readDuckDbDay(
+    warehouse,
     { destination: { dataset: "archive", table: `${table}_archive` }, filterColumn: "created_at", day },
     schema,
   );

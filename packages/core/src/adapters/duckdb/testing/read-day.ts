@@ -1,36 +1,41 @@
 import {
   DuckDBBlobValue,
-  type DuckDBConnection,
   DuckDBDateValue,
   DuckDBIntervalValue,
   DuckDBTimestampValue,
   type DuckDBValue,
   quotedIdentifier,
 } from "@duckdb/node-api";
-import type { LogicalType } from "../../domain/types/logical-type";
-import type { Row, TableSchema } from "../../domain/types/table-schema";
-import { formatDateTimeMicros, formatDays, formatTimeMicros } from "./canonical-values";
-import { type DuckDbDay, dayPredicate, qualifiedName } from "./duckdb-catalog";
+import type { LogicalType } from "../../../domain/types/logical-type";
+import type { Row, TableSchema } from "../../../domain/types/table-schema";
+import type { WarehouseDay } from "../../../domain/types/warehouse-day";
+import { dayPredicate, qualifiedName } from "../duckdb-catalog";
+import type { DuckDbWarehouse } from "../duckdb-warehouse";
+import { formatDateTimeMicros, formatDays, formatTimeMicros } from "./canonical-text";
 
 const MICROS_PER_DAY = 86_400_000_000n;
 
 /**
  * The rows of one day, the source schema's columns in canonical values,
- * ordered by all columns from the first. For tests and inspection tools: it
- * holds the whole day in memory.
+ * ordered by all columns from the first. For tests: it holds the whole day in
+ * memory. It reads through the warehouse's own connection (an in-memory
+ * warehouse shares its database with nobody else), as one of its operations.
  */
-export async function readDuckDbDay(
-  connection: DuckDBConnection,
-  { destination, filterColumn, day }: DuckDbDay,
+export function readDuckDbDay(
+  warehouse: DuckDbWarehouse,
+  { destination, filterColumn, day }: WarehouseDay,
   schema: TableSchema,
 ): Promise<Row[]> {
-  const columns = schema.columns.map((column) => quotedIdentifier(column.name)).join(", ");
-  const reader = await connection.runAndReadAll(
-    `SELECT ${columns} FROM ${qualifiedName(destination)} WHERE ${dayPredicate(filterColumn, day)} ORDER BY ALL`,
-  );
-  return reader
-    .getRows()
-    .map((row) => row.map((value, index) => toCanonical(value, schema.columns[index]?.logicalType)));
+  return warehouse.withConnection("readDay", async (connection, catalog) => {
+    const columns = schema.columns.map((column) => quotedIdentifier(column.name)).join(", ");
+    const table = { catalog, dataset: destination.dataset, table: destination.table };
+    const reader = await connection.runAndReadAll(
+      `SELECT ${columns} FROM ${qualifiedName(table)} WHERE ${dayPredicate(filterColumn, day)} ORDER BY ALL`,
+    );
+    return reader
+      .getRows()
+      .map((row) => row.map((value, index) => toCanonical(value, schema.columns[index]?.logicalType)));
+  });
 }
 
 /** A value as DuckDB returns it -> the canonical value of the column's logical type. */
