@@ -1,6 +1,6 @@
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
-import type { ArchiverFunctions } from "./archiver-functions";
+import { type ArchiverFunctions, FUNCTION_IDS } from "./archiver-functions";
 import { type FunctionKey, type RoleNeed, rolesOf } from "./function-access";
 import type { ServiceAccounts } from "./service-accounts";
 
@@ -11,8 +11,6 @@ export interface DatasetRef {
   readonly resource?: gcp.bigquery.Dataset;
 }
 
-const FUNCTION_IDS = { entry: "entry", taskHandler: "task-handler", reader: "reader" } as const;
-
 export interface ArchiverAccessArgs {
   readonly project: string;
   readonly region: string;
@@ -21,8 +19,8 @@ export interface ArchiverAccessArgs {
   readonly queue: gcp.cloudtasks.Queue;
   /** Every dataset the functions read or write: the stack's own and those of `extraDatasets`. */
   readonly datasets: readonly DatasetRef[];
-  /** IAM principals allowed to call loadRedisData. @default [] */
-  readonly readerInvokers?: readonly string[];
+  /** IAM principals allowed to call loadRedisData. */
+  readonly readerInvokers: readonly string[];
   /** The entry function's push subscription and its dead-letter topic. */
   readonly trigger: {
     readonly subscription: gcp.pubsub.Subscription;
@@ -63,7 +61,7 @@ export class ArchiverAccess extends pulumi.ComponentResource {
     invoke("invoker-calls-task-handler", functions.taskHandler, sa(accounts.taskInvoker));
 
     // Configured principals may invoke the reader; the trigger's account may invoke the entry.
-    for (const [index, principal] of (args.readerInvokers ?? []).entries()) {
+    for (const [index, principal] of args.readerInvokers.entries()) {
       invoke(`reader-invoker-${index}`, functions.reader, principal);
     }
     invoke("trigger-calls-entry", functions.entry, sa(accounts.trigger));
@@ -102,13 +100,11 @@ export class ArchiverAccess extends pulumi.ComponentResource {
 
     // Cloud SQL connector: connect (and log in as the service account with IAM database authentication).
     if (args.cloudSql) {
-      for (const [id, account] of [
-        ["entry", accounts.entry],
-        ["task-handler", accounts.taskHandler],
-      ] as const) {
-        onProject(`${id}-cloudsql-client`, "roles/cloudsql.client", sa(account));
-        if (args.cloudSql.iamAuth)
-          onProject(`${id}-cloudsql-user`, "roles/cloudsql.instanceUser", sa(account));
+      for (const fn of ["entry", "taskHandler"] as const) {
+        const id = FUNCTION_IDS[fn];
+        const member = sa(accounts[fn]);
+        onProject(`${id}-cloudsql-client`, "roles/cloudsql.client", member);
+        if (args.cloudSql.iamAuth) onProject(`${id}-cloudsql-user`, "roles/cloudsql.instanceUser", member);
       }
     }
     this.registerOutputs({});

@@ -40,12 +40,10 @@ export interface ArchiverFunctionsArgs {
    * would let a retry of the same day start while the first attempt still runs.
    */
   readonly dispatchDeadlineSeconds: number;
-  /**
-   * The entry function's timeout, the longest Pub/Sub push allows a reply to take (its ack deadline is 600 s).
-   * @default 540
-   */
-  readonly entryTimeoutSeconds?: number;
 }
+
+/** The entry function's timeout, the longest Pub/Sub push allows a reply to take (its ack deadline is 600 s). */
+const ENTRY_TIMEOUT_SECONDS = 540;
 
 /** Function names: `loadRedisData` is the spec's path (`{function_url}/loadRedisData`). */
 const FUNCTION_NAMES = {
@@ -61,7 +59,8 @@ const ENTRY_POINTS = {
   reader: "loadRedisData",
 } as const;
 
-const RESOURCE_IDS = { entry: "entry", taskHandler: "task-handler", reader: "reader" } as const;
+/** Each function's short id in the names of its resources, here and in ArchiverAccess. */
+export const FUNCTION_IDS = { entry: "entry", taskHandler: "task-handler", reader: "reader" } as const;
 
 interface FunctionSpec {
   readonly key: keyof BundleDirectories;
@@ -120,7 +119,7 @@ export class ArchiverFunctions extends pulumi.ComponentResource {
         }),
       ),
       secrets: secrets.entry,
-      timeoutSeconds: args.entryTimeoutSeconds ?? 540,
+      timeoutSeconds: ENTRY_TIMEOUT_SECONDS,
       memory: "512Mi",
     });
     this.reader = createFunction({
@@ -148,7 +147,7 @@ export class ArchiverFunctions extends pulumi.ComponentResource {
     }
 
     function createFunction(spec: FunctionSpec) {
-      const id = RESOURCE_IDS[spec.key];
+      const id = FUNCTION_IDS[spec.key];
       const bundle = new FunctionBundle(
         FUNCTION_NAMES[spec.key].toLowerCase(),
         { bucket: bucket.name, directory: args.bundles[spec.key] },

@@ -10,13 +10,14 @@ export interface EntryTriggerArgs {
   readonly entry: gcp.cloudfunctionsv2.Function;
   /** The identity Pub/Sub signs its pushes as; it may invoke the entry function and nothing else. */
   readonly pushAccount: gcp.serviceaccount.Account;
-  /** Deliveries before dead-lettering (Pub/Sub allows 5–100). @default 10 */
-  readonly maxDeliveryAttempts?: number;
-  /** First retry delay after a failed delivery. @default "10s" */
-  readonly minimumBackoff?: string;
-  /** Longest retry delay. @default "600s" */
-  readonly maximumBackoff?: string;
+  /** Deliveries before dead-lettering (Pub/Sub allows 5–100). */
+  readonly maxDeliveryAttempts: number;
 }
+
+/** First retry delay after a failed delivery. */
+const MINIMUM_BACKOFF = "10s";
+/** Longest retry delay. */
+const MAXIMUM_BACKOFF = "600s";
 
 /**
  * The entry function's Pub/Sub trigger: a push subscription on the topic that
@@ -53,12 +54,12 @@ export class EntryTrigger extends pulumi.ComponentResource {
           oidcToken: { serviceAccountEmail: args.pushAccount.email, audience: serviceUri },
         },
         retryPolicy: {
-          minimumBackoff: args.minimumBackoff ?? "10s",
-          maximumBackoff: args.maximumBackoff ?? "600s",
+          minimumBackoff: MINIMUM_BACKOFF,
+          maximumBackoff: MAXIMUM_BACKOFF,
         },
         deadLetterPolicy: {
           deadLetterTopic: args.deadLetterTopic.id,
-          maxDeliveryAttempts: args.maxDeliveryAttempts ?? 10,
+          maxDeliveryAttempts: args.maxDeliveryAttempts,
         },
         expirationPolicy: { ttl: "" },
       },

@@ -4,17 +4,16 @@ import * as pulumi from "@pulumi/pulumi";
 export interface MigrationTopicArgs {
   /** Project of the topics. */
   readonly project: string;
-  /**
-   * Name of the topic operators publish migration and cleanup messages to.
-   * @default "archiver-messages"
-   */
-  readonly name?: string;
-  /**
-   * How long the dead-letter subscription keeps a failed message for an operator to inspect.
-   * @default "604800s" (7 days, the Pub/Sub maximum)
-   */
-  readonly deadLetterRetention?: string;
 }
+
+/** Name of the topic operators publish migration and cleanup messages to. */
+const TOPIC_NAME = "archiver-messages";
+
+/**
+ * How long the dead-letter subscription keeps a failed message for an operator to inspect:
+ * 7 days, the Pub/Sub maximum.
+ */
+const DEAD_LETTER_RETENTION = "604800s";
 
 /**
  * The Pub/Sub topic that carries migration and cleanup messages, and the
@@ -29,7 +28,6 @@ export class MigrationTopic extends pulumi.ComponentResource {
 
   constructor(name: string, args: MigrationTopicArgs, opts?: pulumi.ComponentResourceOptions) {
     super("archiver:index:MigrationTopic", name, {}, opts);
-    const topicName = args.name ?? "archiver-messages";
     const parent = { parent: this };
 
     this.topic = createTopic();
@@ -38,26 +36,25 @@ export class MigrationTopic extends pulumi.ComponentResource {
     this.registerOutputs({ topic: this.topic.name, deadLetterTopic: this.deadLetterTopic.name });
 
     function createTopic() {
-      return new gcp.pubsub.Topic(`${name}-topic`, { project: args.project, name: topicName }, parent);
+      return new gcp.pubsub.Topic(`${name}-topic`, { project: args.project, name: TOPIC_NAME }, parent);
     }
 
     function createDeadLetterTopic() {
       return new gcp.pubsub.Topic(
         `${name}-dead-letter`,
-        { project: args.project, name: `${topicName}-dead-letter` },
+        { project: args.project, name: `${TOPIC_NAME}-dead-letter` },
         parent,
       );
     }
 
     function createDeadLetterSubscription(topic: gcp.pubsub.Topic) {
-      const retention = args.deadLetterRetention ?? "604800s";
       return new gcp.pubsub.Subscription(
         `${name}-dead-letter`,
         {
           project: args.project,
-          name: `${topicName}-dead-letter`,
+          name: `${TOPIC_NAME}-dead-letter`,
           topic: topic.id,
-          messageRetentionDuration: retention,
+          messageRetentionDuration: DEAD_LETTER_RETENTION,
           retainAckedMessages: false,
           expirationPolicy: { ttl: "" },
         },

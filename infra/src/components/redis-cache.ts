@@ -6,21 +6,21 @@ export interface RedisCacheArgs {
   readonly region: string;
   /** Project of the instance. */
   readonly project: string;
-  /** The VPC network (name or self link) that also reaches MySQL. @default "default" */
-  readonly network?: string;
-  /** BASIC (one node) or STANDARD_HA (replicated, automatic failover). @default "BASIC" */
-  readonly tier?: "BASIC" | "STANDARD_HA";
-  /** Memory in GiB; the `mig_*` sets are small, a day is ten bytes. @default 1 */
-  readonly memorySizeGb?: number;
-  /** @default "REDIS_7_2" */
-  readonly redisVersion?: string;
+  /** The VPC network (name or self link) that also reaches MySQL. */
+  readonly network: string;
+  /** BASIC (one node) or STANDARD_HA (replicated, automatic failover). */
+  readonly tier: "BASIC" | "STANDARD_HA";
+  /** Memory in GiB; the `mig_*` sets are small, a day is ten bytes. */
+  readonly memorySizeGb: number;
   /**
    * Whether the provider refuses to delete the instance. It holds bookkeeping the warehouse's durable
    * record can rebuild (rebuildSet), and a protected instance also blocks its replacement (a tier change).
-   * @default false
    */
-  readonly deletionProtection?: boolean;
+  readonly deletionProtection: boolean;
 }
+
+/** The Redis version the instance runs. */
+const REDIS_VERSION = "REDIS_7_2";
 
 /**
  * Memorystore for Redis holding the `mig_<table>` sets and the queue
@@ -39,7 +39,6 @@ export class RedisCache extends pulumi.ComponentResource {
   constructor(name: string, args: RedisCacheArgs, opts?: pulumi.ComponentResourceOptions) {
     super("archiver:index:RedisCache", name, {}, opts);
     const parent = { parent: this };
-    const network = args.network ?? "default";
 
     this.instance = createInstance();
     this.url = pulumi.interpolate`rediss://${this.instance.host}:${this.instance.port}`;
@@ -56,15 +55,15 @@ export class RedisCache extends pulumi.ComponentResource {
           name: "archiver-redis",
           project: args.project,
           region: args.region,
-          tier: args.tier ?? "BASIC",
-          memorySizeGb: args.memorySizeGb ?? 1,
-          redisVersion: args.redisVersion ?? "REDIS_7_2",
-          authorizedNetwork: fullNetworkName(args.project, network),
+          tier: args.tier,
+          memorySizeGb: args.memorySizeGb,
+          redisVersion: REDIS_VERSION,
+          authorizedNetwork: fullNetworkName(args.project, args.network),
           connectMode: "DIRECT_PEERING",
           authEnabled: true,
           transitEncryptionMode: "SERVER_AUTHENTICATION",
           // Set either way: left unset, the provider treats the instance as protected.
-          deletionProtection: args.deletionProtection ?? false,
+          deletionProtection: args.deletionProtection,
         },
         parent,
       );

@@ -3,9 +3,10 @@ import * as pulumi from "@pulumi/pulumi";
 
 export interface ServiceAccountsArgs {
   readonly project: string;
-  /** Prefix of every account id (6–30 characters in all). @default "archiver" */
-  readonly prefix?: string;
 }
+
+/** Prefix of every account id (6–30 characters in all). */
+const PREFIX = "archiver";
 
 /** Each account: its id after the prefix, and what it is for (its display name). */
 const ACCOUNTS = {
@@ -35,12 +36,11 @@ export class ServiceAccounts extends pulumi.ComponentResource {
 
   constructor(name: string, args: ServiceAccountsArgs, opts?: pulumi.ComponentResourceOptions) {
     super("archiver:index:ServiceAccounts", name, {}, opts);
-    const prefix = args.prefix ?? "archiver";
     const account = (key: keyof typeof ACCOUNTS) => {
       const [id, description] = ACCOUNTS[key];
       return new gcp.serviceaccount.Account(
         `${name}-${id}`,
-        { project: args.project, accountId: `${prefix}-${id}`, displayName: description },
+        { project: args.project, accountId: `${PREFIX}-${id}`, displayName: description },
         { parent: this },
       );
     };

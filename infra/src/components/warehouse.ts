@@ -3,12 +3,12 @@ import * as pulumi from "@pulumi/pulumi";
 
 export interface WarehouseArgs {
   readonly project: string;
-  /** Dataset for destinations given without one (WAREHOUSE_DATASET). @default "archive" */
-  readonly datasetId?: string;
+  /** Dataset for destinations given without one (WAREHOUSE_DATASET). */
+  readonly datasetId: string;
   /** BigQuery location, a region or a multi-region such as EU. */
   readonly location: string;
-  /** Further datasets of this project that destinations may name (`dataset.table`). @default [] */
-  readonly extraDatasetIds?: readonly string[];
+  /** Further datasets of this project that destinations may name (`dataset.table`). */
+  readonly extraDatasetIds: readonly string[];
 }
 
 /**
@@ -37,9 +37,9 @@ export class Warehouse extends pulumi.ComponentResource {
         },
         { parent: this, protect: true },
       );
-    this.dataset = createDataset(`${name}-dataset`, args.datasetId ?? "archive");
+    this.dataset = createDataset(`${name}-dataset`, args.datasetId);
     this.extraDatasets = new Map(
-      (args.extraDatasetIds ?? []).map((id) => [id, createDataset(`${name}-dataset-${id}`, id)]),
+      args.extraDatasetIds.map((id) => [id, createDataset(`${name}-dataset-${id}`, id)]),
     );
     this.registerOutputs({ dataset: this.dataset.datasetId });
   }
