@@ -1,6 +1,6 @@
 import type { CalendarDay, TaskKind } from "@table-archiver/core";
 import type { Config } from "@table-archiver/core/config";
-import { localJobIdPrefix, localQueueKeys } from "@table-archiver/core/local-queue";
+import { LIVE_STATES, localJobIdPrefix, localQueueKeys } from "@table-archiver/core/local-queue";
 import { QUEUE_NAME } from "@table-archiver/core/ports";
 import { cleanupKeys, copiedDaysKey, createRedisClient, migratedDaysKey } from "@table-archiver/core/redis";
 import { Queue } from "bullmq";
@@ -14,8 +14,6 @@ import { type DemoWarehouse, demoWarehouse } from "./reset-demo-warehouse";
  */
 const RECORDS_PREFIX = "archiver";
 const TASK_KINDS: readonly TaskKind[] = ["copy", "clean"];
-/** States that still hold work, as the queue counts them. */
-const LIVE_STATES = ["waiting", "delayed", "active", "prioritized", "waiting-children"] as const;
 
 /**
  * Marks the table's state in Redis as the demo's. `mig_<table>` and

@@ -31,8 +31,8 @@ export function localQueueRedisOptions(options: LocalQueueConnection): RedisOpti
 const ADD_CHUNK = 1_000;
 /** How long a job that failed for good stays visible for inspection. */
 const KEEP_FAILED_SECONDS = 7 * 24 * 3600;
-/** States that still hold work (the spec's task count). */
-const LIVE_STATES = ["waiting", "delayed", "active", "prioritized", "waiting-children"] as const;
+/** BullMQ job states that still hold work: what the queue's count() counts. */
+export const LIVE_STATES = ["waiting", "delayed", "active", "prioritized", "waiting-children"] as const;
 
 /**
  * The queue `jobs-migration` on BullMQ, for the local deployment and CI.
