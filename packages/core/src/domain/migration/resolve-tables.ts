@@ -68,7 +68,8 @@ export function requireDatetimeColumn(schema: TableSchema, column: string, field
   const found = schema.columns.find((c) => c.name === column);
   if (!found)
     throw new InvalidInputError(field, `column "${column}" does not exist in table "${schema.name}"`);
-  if (found.dataType.toLowerCase() !== "datetime") {
+  // DATETIME only: the calendar day of a TIMESTAMP depends on the session's time zone.
+  if (found.logicalType.kind !== "datetime" || found.logicalType.zone !== "local") {
     throw new InvalidInputError(
       field,
       `column "${column}" of table "${schema.name}" is ${found.columnType.toUpperCase()}, not DATETIME`,
