@@ -15,6 +15,7 @@ import type { Config } from "../config";
 import { type CopyDayDeps, recopyDay } from "../domain/copy/copy-day";
 import { createLagForecast } from "../domain/pacing/lag-forecast";
 import { createNicePace } from "../domain/pacing/nice-pace";
+import { createRedoSteps } from "../domain/pacing/redo-steps";
 import { withDurableRecord } from "../domain/records/durable-day-record";
 import { VerificationError } from "../errors";
 import type { Logger } from "../ports/logger";
@@ -97,6 +98,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       settings: config.cleanup,
       pace: createNicePace({ ratio: config.cleanup.niceRatio, sleep: (ms) => sleep(ms) }),
       lagForecast: createLagForecast(),
+      redoSteps: createRedoSteps(),
       recopy: (task) => recopyDay(copy, task),
     },
     warehouse: openWarehouse,

@@ -13,6 +13,7 @@ import type { Warehouse } from "../../ports/warehouse";
 import type { DestinationRules } from "../migration/resolve-tables";
 import type { LagForecast } from "../pacing/lag-forecast";
 import type { NicePace } from "../pacing/nice-pace";
+import type { RedoSteps } from "../pacing/redo-steps";
 import type { CopyDayTask } from "../tasks/task-payload";
 
 /** Chunking, pacing and throttles (CLEANUP_* variables). */
@@ -51,6 +52,8 @@ export interface CleanupDeps {
   readonly pace?: NicePace;
   /** Where each replica's lag is heading (see LagForecast), shared like `pace`; absent, each task keeps its own. */
   readonly lagForecast?: LagForecast;
+  /** How far a chunk fills each redo log (see RedoSteps), shared like `pace`; absent, each task keeps its own. */
+  readonly redoSteps?: RedoSteps;
   /** Waits between chunks and while throttled; tests pass a fake. */
   readonly sleep?: (ms: number) => Promise<void>;
 }

@@ -176,6 +176,48 @@ describe("createThrottle", () => {
     expect(probe.replicaRedoCalls).toBe(3);
   });
 
+  it("holds a chunk that would take a redo log past its limit, from what the chunks before it wrote", async () => {
+    // Before the first chunk 70%, before the second 73%: a chunk fills 3 points, so 73% would end at 76%.
+    // Held at 73% twice, let through at 72% (heading for 75%).
+    const probe = scriptedProbe([0], [], [70, 73, 73, 72]);
+    const { throttle, sleeps, reasons } = throttleWith(probe, {
+      maxReplicaLagSeconds: 0,
+      maxRedoPercent: 75,
+    });
+    expect((await throttle.beforeChunk(true)).waitedMs).toBe(0);
+    throttle.afterChunk(50);
+    const wait = await throttle.beforeChunk(false);
+    expect(sleeps).toEqual([100, 100]);
+    expect(wait.byReason.redo).toBe(200);
+    expect(reasons[0]).toBe(
+      "redo log 73% full (checkpoint age 70 of 96 MiB, one more chunk takes it to 76%, limit 75%)",
+    );
+  });
+
+  it("looks ahead on each replica's redo log too, one log's chunks apart from another's", async () => {
+    const probe = scriptedProbe([0], [], [10], [], [60, 68, 60]);
+    const { throttle, sleeps, reasons } = throttleWith(probe, { maxRedoPercent: 70 });
+    await throttle.beforeChunk(true);
+    throttle.afterChunk(50);
+    await throttle.beforeChunk(false);
+    expect(sleeps).toEqual([100]);
+    expect(reasons[0]).toMatch(
+      /^replica r1:3306 redo log 68% full .*one more chunk takes it to 76%, limit 70%\)$/,
+    );
+  });
+
+  it("lets a chunk through below half the limit, however much one chunk writes", async () => {
+    // A chunk that writes 40 points of a 30% limit would never run if the step alone decided.
+    const probe = scriptedProbe([0], [], [0, 40, 25, 14]);
+    const { throttle, sleeps } = throttleWith(probe, { maxReplicaLagSeconds: 0, maxRedoPercent: 30 });
+    await throttle.beforeChunk(true);
+    throttle.afterChunk(50);
+    const wait = await throttle.beforeChunk(false);
+    // Held at 40% (over the limit) and at 25% (heading for 65%), let through at 14%.
+    expect(sleeps).toEqual([100, 100]);
+    expect(wait.byReason.redo).toBe(200);
+  });
+
   it("reads no replica's redo while the limit is off, and holds nothing for a replica that does not report it", async () => {
     const off = scriptedProbe([0], [], [10], [], [95]);
     await throttleWith(off).throttle.beforeChunk(true);

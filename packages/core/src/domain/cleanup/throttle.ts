@@ -4,6 +4,7 @@ import type { LoadProbe, RedoFill } from "../../ports/load-probe";
 import type { LogFields, Logger } from "../../ports/logger";
 import { createLagForecast, type LagForecast } from "../pacing/lag-forecast";
 import { createNicePace, type NicePace } from "../pacing/nice-pace";
+import { createRedoSteps, type RedoSteps } from "../pacing/redo-steps";
 import type { CleanupDeps, CleanupSettings } from "./cleanup-deps";
 
 /** How often a throttled task asks again. */
@@ -24,6 +25,13 @@ const LOG_EVERY_MS = 10_000;
  * slope of a small lag mostly noise.
  */
 const FORECAST_FROM = 0.25;
+/**
+ * Below this share of its limit a redo log is let through whatever one chunk
+ * writes: a chunk that writes more than the limit's share of the log would
+ * otherwise never run. It then passes the limit as it did before the step
+ * was known.
+ */
+const REDO_FORECAST_FROM = 0.5;
 
 /** What held a chunk back: one of the throttles, or the configured pause between chunks. */
 export type WaitReason = "replicaLag" | "threadsRunning" | "historyLength" | "redo" | "pause";
@@ -52,6 +60,8 @@ export interface ThrottleOptions {
   readonly pace?: NicePace;
   /** Where each replica's lag is heading, shared by the days one process cleans; absent, the throttle keeps its own. */
   readonly forecast?: LagForecast;
+  /** How far a chunk fills each redo log, shared like `forecast`; absent, the throttle keeps its own. */
+  readonly redoSteps?: RedoSteps;
   readonly logger: Logger;
   /** Fields every log line of this throttle carries (table, day). */
   readonly context: LogFields;
@@ -90,7 +100,10 @@ interface Overload {
  * task's leases while it waits.
  */
 export function taskThrottle(
-  deps: Pick<CleanupDeps, "loadProbe" | "settings" | "sleep" | "pace" | "lagForecast" | "logger">,
+  deps: Pick<
+    CleanupDeps,
+    "loadProbe" | "settings" | "sleep" | "pace" | "lagForecast" | "redoSteps" | "logger"
+  >,
   context: LogFields,
   onWait: () => Promise<void>,
 ): Throttle {
@@ -101,6 +114,7 @@ export function taskThrottle(
     sleep: wait,
     pace: deps.pace ?? createNicePace({ ratio: deps.settings.niceRatio, sleep: wait }),
     ...(deps.lagForecast ? { forecast: deps.lagForecast } : {}),
+    ...(deps.redoSteps ? { redoSteps: deps.redoSteps } : {}),
     logger: deps.logger,
     context,
     onWait,
@@ -110,6 +124,7 @@ export function taskThrottle(
 export function createThrottle(options: ThrottleOptions): Throttle {
   const { probe, settings, sleep, logger, context } = options;
   const forecast = options.forecast ?? createLagForecast();
+  const redoSteps = options.redoSteps ?? createRedoSteps();
   const unknownLogged = new Set<string>();
   const total = newTally();
 
@@ -208,12 +223,17 @@ export function createThrottle(options: ThrottleOptions): Throttle {
     return undefined;
   }
 
+  /** Over the limit, or one more chunk like the last ones would take it there (see RedoSteps). */
   function redoOverload(log: string, fill: RedoFill): Overload | undefined {
-    if (fill.percent <= settings.maxRedoPercent) return undefined;
+    const limit = settings.maxRedoPercent;
+    const next = redoSteps.next(log, fill.percent);
+    if (fill.percent <= limit && (next <= limit || fill.percent < limit * REDO_FORECAST_FROM))
+      return undefined;
     const mib = (bytes: number) => Math.round(bytes / 1_048_576);
+    const heading = fill.percent > limit ? "" : `, one more chunk takes it to ${Math.round(next)}%`;
     return {
       reason: "redo",
-      message: `${log} ${Math.round(fill.percent)}% full (checkpoint age ${mib(fill.checkpointAgeBytes)} of ${mib(fill.capacityBytes)} MiB, limit ${settings.maxRedoPercent}%)`,
+      message: `${log} ${Math.round(fill.percent)}% full (checkpoint age ${mib(fill.checkpointAgeBytes)} of ${mib(fill.capacityBytes)} MiB${heading}, limit ${limit}%)`,
       pollMs: REDO_POLL_MS,
     };
   }
@@ -293,6 +313,7 @@ export function createThrottle(options: ThrottleOptions): Throttle {
     afterChunk(ms) {
       options.pace?.worked(ms);
       forecast.chunkRan(ms);
+      redoSteps.chunkRan();
     },
     totals: () => total.wait(),
   };
