@@ -75,8 +75,8 @@ export interface Throttle {
    * Waits before a chunk: the configured pause (except before the first chunk
    * of a run) and the rest the pace says the last delete left owing, then for as long as any replica lags over the limit
    * or is heading past it (see LagForecast), lag is unknown, Threads_running is over the limit, InnoDB's history list is
-   * longer than allowed, or its checkpoint age fills more of the redo log
-   * than allowed. Resolves with the time spent, by reason; throws
+   * longer than allowed, or its checkpoint age fills more of a redo log
+   * than allowed or would after one more chunk (see RedoSteps). Resolves with the time spent, by reason; throws
    * TransientError after `maxWaitMs` of waiting for load, so the queue
    * retries the task later and the day resumes where it stopped.
    */
