@@ -1,5 +1,5 @@
 import { addDays, startOfDay } from "../../domain/days/calendar-day";
-import type { DayFigures } from "../../domain/types/day-figures";
+import { type DayFigures, dayFiguresFrom } from "../../domain/types/day-figures";
 import type { Destination } from "../../domain/types/destination";
 import { spanOfDays, type WarehouseDay, type WarehouseDays } from "../../domain/types/warehouse-day";
 
@@ -106,18 +106,13 @@ export function parseDayFigures(
   row: Readonly<Record<string, unknown>> | undefined,
   keyColumn?: string,
 ): DayFigures {
-  const rows = Number(row?.row_count ?? 0);
-  if (keyColumn === undefined) return { rows };
-  return {
-    rows,
-    key: {
-      column: keyColumn,
-      count: Number(row?.key_count ?? 0),
-      sum: String(row?.key_sum ?? "0"),
-      min: String(row?.key_min ?? ""),
-      max: String(row?.key_max ?? ""),
-    },
-  };
+  return dayFiguresFrom(keyColumn, {
+    rows: row?.row_count,
+    count: row?.key_count,
+    sum: row?.key_sum,
+    min: row?.key_min,
+    max: row?.key_max,
+  });
 }
 
 /** One entry of the durable day record (see bigquery-day-records.ts), as its columns hold it. */

@@ -1,6 +1,6 @@
 import { type DuckDBConnection, quotedIdentifier } from "@duckdb/node-api";
 import type { CalendarDay } from "../../domain/days/calendar-day";
-import { type DayFigures, emptyDaysFigures } from "../../domain/types/day-figures";
+import { type DayFigures, dayFiguresFrom, emptyDaysFigures } from "../../domain/types/day-figures";
 import { spanOfDays } from "../../domain/types/warehouse-day";
 import {
   type DuckDbDay,
@@ -60,18 +60,7 @@ function figureColumns(keyColumn: string | undefined): string {
 
 function figuresOf(values: readonly unknown[], keyColumn: string | undefined): DayFigures {
   const [rows, count, sum, min, max] = values;
-  const figures = { rows: Number(rows ?? 0) };
-  if (!keyColumn) return figures;
-  return {
-    ...figures,
-    key: {
-      column: keyColumn,
-      count: Number(count ?? 0),
-      sum: String(sum ?? "0"),
-      min: String(min ?? ""),
-      max: String(max ?? ""),
-    },
-  };
+  return dayFiguresFrom(keyColumn, { rows, count, sum, min, max });
 }
 
 /**

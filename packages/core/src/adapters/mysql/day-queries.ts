@@ -1,5 +1,5 @@
 import { type CalendarDay, startOfDay } from "../../domain/days/calendar-day";
-import type { DayFigures } from "../../domain/types/day-figures";
+import { type DayFigures, dayFiguresFrom } from "../../domain/types/day-figures";
 import type { SourceColumn, TableSchema } from "../../domain/types/table-schema";
 import { dayCondition } from "./day-range";
 import { integerText } from "./key-range";
@@ -154,17 +154,5 @@ export function figuresColumns(schema: TableSchema, key?: string): string {
 /** The figures in a row of figuresColumns' values. */
 export function figuresOf(values: readonly unknown[], key?: string): DayFigures {
   const [rows, fingerprint, count, sum, min, max] = values;
-  const figures = { rows: Number(rows), fingerprint: String(fingerprint) };
-  if (!key) return figures;
-  return {
-    ...figures,
-    key: {
-      column: key,
-      count: Number(count),
-      sum: String(sum),
-      // No rows have no bounds; sameFigures (types/day-figures.ts) ignores them when count is 0.
-      min: min === null ? "" : String(min),
-      max: max === null ? "" : String(max),
-    },
-  };
+  return dayFiguresFrom(key, { rows, fingerprint, count, sum, min, max });
 }

@@ -23,6 +23,41 @@ export interface DayFigures {
   };
 }
 
+/** The raw values of a figures query, numbers or text as a driver returns them. */
+export interface FigureValues {
+  readonly rows: unknown;
+  /** Only where the query computed one (the source's). */
+  readonly fingerprint?: unknown;
+  readonly count?: unknown;
+  readonly sum?: unknown;
+  readonly min?: unknown;
+  readonly max?: unknown;
+}
+
+/**
+ * A figures query's answer as DayFigures, the key's figures only with a key
+ * column. A value that is absent is a day without rows: no rows, a zero
+ * count and sum, and no bounds ("", as MIN and MAX of no rows are NULL;
+ * sameFigures ignores bounds when the count is 0).
+ */
+export function dayFiguresFrom(keyColumn: string | undefined, values: FigureValues): DayFigures {
+  const rows = Number(values.rows ?? 0);
+  const figures =
+    values.fingerprint === undefined ? { rows } : { rows, fingerprint: String(values.fingerprint) };
+  if (!keyColumn) return figures;
+  const { count, sum, min, max } = values;
+  return {
+    ...figures,
+    key: {
+      column: keyColumn,
+      count: Number(count ?? 0),
+      sum: String(sum ?? "0"),
+      min: String(min ?? ""),
+      max: String(max ?? ""),
+    },
+  };
+}
+
 /** The figures of a day without rows (or of a table that does not exist yet): no bounds, a zero sum. */
 export function emptyDayFigures(keyColumn?: string): DayFigures {
   return keyColumn
