@@ -13,9 +13,7 @@ import { createRedisCleanupState } from "../adapters/redis/redis-cleanup-state";
 import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-ledger";
 import type { Config } from "../config";
 import { type CopyDayDeps, recopyDay } from "../domain/copy/copy-day";
-import { createLagForecast } from "../domain/pacing/lag-forecast";
-import { createNicePace } from "../domain/pacing/nice-pace";
-import { createRedoSteps } from "../domain/pacing/redo-steps";
+import { createThrottleMemory } from "../domain/pacing/throttle-memory";
 import { withDurableRecord } from "../domain/records/durable-day-record";
 import { VerificationError } from "../errors";
 import type { Logger } from "../ports/logger";
@@ -96,9 +94,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       clock,
       destinations,
       settings: config.cleanup,
-      pace: createNicePace({ ratio: config.cleanup.niceRatio, sleep: (ms) => sleep(ms) }),
-      lagForecast: createLagForecast(),
-      redoSteps: createRedoSteps(),
+      throttleMemory: createThrottleMemory(config.cleanup.niceRatio, (ms) => sleep(ms)),
       recopy: (task) => recopyDay(copy, task),
     },
     warehouse: openWarehouse,

@@ -11,9 +11,7 @@ import type { SourceDatabase } from "../../ports/source-database";
 import type { TaskQueue } from "../../ports/task-queue";
 import type { Warehouse } from "../../ports/warehouse";
 import type { DestinationRules } from "../migration/resolve-tables";
-import type { LagForecast } from "../pacing/lag-forecast";
-import type { NicePace } from "../pacing/nice-pace";
-import type { RedoSteps } from "../pacing/redo-steps";
+import type { ThrottleMemory } from "../pacing/throttle-memory";
 import type { CopyDayTask } from "../tasks/task-payload";
 
 /** Chunking, pacing and throttles (CLEANUP_* variables). */
@@ -46,14 +44,11 @@ export interface CleanupDeps {
    */
   readonly recopy: (task: CopyDayTask) => Promise<CopiedDayRecord>;
   /**
-   * The rest owed after each delete (CLEANUP_NICE_RATIO), shared by the days
-   * this process cleans one after another; absent, each task paces itself.
+   * What the throttle learns across the days this process cleans one after
+   * another (the pace's rest, the lag forecast, the redo steps); absent, each
+   * task starts afresh.
    */
-  readonly pace?: NicePace;
-  /** Where each replica's lag is heading (see LagForecast), shared like `pace`; absent, each task keeps its own. */
-  readonly lagForecast?: LagForecast;
-  /** How far a chunk fills each redo log (see RedoSteps), shared like `pace`; absent, each task keeps its own. */
-  readonly redoSteps?: RedoSteps;
+  readonly throttleMemory?: ThrottleMemory;
   /** Waits between chunks and while throttled; tests pass a fake. */
   readonly sleep?: (ms: number) => Promise<void>;
 }

@@ -3,8 +3,9 @@ import { TransientError } from "../../errors";
 import type { LoadProbe, RedoFill } from "../../ports/load-probe";
 import type { LogFields, Logger } from "../../ports/logger";
 import { createLagForecast, type LagForecast } from "../pacing/lag-forecast";
-import { createNicePace, type NicePace } from "../pacing/nice-pace";
+import type { NicePace } from "../pacing/nice-pace";
 import { createRedoSteps, type RedoSteps } from "../pacing/redo-steps";
+import { createThrottleMemory } from "../pacing/throttle-memory";
 import type { CleanupDeps, CleanupSettings } from "./cleanup-deps";
 
 /** How often a throttled task asks again. */
@@ -100,21 +101,19 @@ interface Overload {
  * task's leases while it waits.
  */
 export function taskThrottle(
-  deps: Pick<
-    CleanupDeps,
-    "loadProbe" | "settings" | "sleep" | "pace" | "lagForecast" | "redoSteps" | "logger"
-  >,
+  deps: Pick<CleanupDeps, "loadProbe" | "settings" | "sleep" | "throttleMemory" | "logger">,
   context: LogFields,
   onWait: () => Promise<void>,
 ): Throttle {
   const wait = deps.sleep ?? ((ms: number) => sleepFor(ms));
+  const memory = deps.throttleMemory ?? createThrottleMemory(deps.settings.niceRatio, wait);
   return createThrottle({
     probe: deps.loadProbe,
     settings: deps.settings,
     sleep: wait,
-    pace: deps.pace ?? createNicePace({ ratio: deps.settings.niceRatio, sleep: wait }),
-    ...(deps.lagForecast ? { forecast: deps.lagForecast } : {}),
-    ...(deps.redoSteps ? { redoSteps: deps.redoSteps } : {}),
+    pace: memory.pace,
+    forecast: memory.lagForecast,
+    redoSteps: memory.redoSteps,
     logger: deps.logger,
     context,
     onWait,
