@@ -26,6 +26,7 @@ export type { MigrationMessage } from "./domain/messages/migration-message";
 export { type ParsedMessage, parseMessage } from "./domain/messages/parse-message";
 export type { DestinationRules } from "./domain/migration/resolve-tables";
 export { type StartMigrationDeps, startMigration, type TablePlan } from "./domain/migration/start-migration";
+export { withDurableCleanup } from "./domain/records/durable-cleanup-state";
 export {
   type DurableRecordDeps,
   rebuildAllMigratedDays,

@@ -1,6 +1,7 @@
 import type { CalendarDay } from "../domain/days/calendar-day";
 import type { DayFigures } from "../domain/types/day-figures";
 import type { ChunkBy, DayChunk, TableDay } from "./day-deleter";
+import type { CopiedDayRecord } from "./migration-ledger";
 
 /**
  * How a verified day will be deleted: its planned chunks, in the order they
@@ -45,6 +46,19 @@ export interface DayCleanup {
   readonly doneAt?: string;
 }
 
+/** What verification agreed on for a day, and the plan it made; nothing deleted yet. */
+export interface VerifiedDay {
+  readonly figures: DayFigures;
+  readonly plan: CleanupPlan;
+  readonly verifiedAt: string;
+  /**
+   * The copy record the figures were verified against. A store that keeps a
+   * started cleanup beyond itself (see resumeLost) files the plan under it;
+   * the day's state itself does not keep it.
+   */
+  readonly copy?: Pick<CopiedDayRecord, "copiedAt" | "destination">;
+}
+
 /**
  * Per-day cleanup progress and the cleaned-days bookkeeping (`cleanedDays` of
  * `archiver status`), kept apart from `mig_<table>`.
@@ -63,10 +77,7 @@ export interface DayCleanup {
  */
 export interface CleanupState {
   read(at: TableDay): Promise<DayCleanup | undefined>;
-  markVerified(
-    at: TableDay,
-    verified: { readonly figures: DayFigures; readonly plan: CleanupPlan; readonly verifiedAt: string },
-  ): Promise<void>;
+  markVerified(at: TableDay, verified: VerifiedDay): Promise<void>;
   markDeleting(at: TableDay): Promise<void>;
   recordProgress(
     at: TableDay,
@@ -82,6 +93,19 @@ export interface CleanupState {
       readonly figures?: DayFigures;
     },
   ): Promise<void>;
+  /**
+   * For a day `read` knows nothing of, whose rows verification refused: the
+   * cleanup that had begun deleting them, verified against this very copy,
+   * when the day's state was lost since (Redis emptied), taken up again as
+   * `deleting` with its plan; undefined when there was none. A store that
+   * keeps nothing beyond what `read` returns (Redis alone, the memory fake)
+   * always answers undefined; withDurableCleanup answers from the
+   * warehouse's durable day record.
+   */
+  resumeLost(
+    at: TableDay,
+    copy: Pick<CopiedDayRecord, "copiedAt" | "destination">,
+  ): Promise<DayCleanup | undefined>;
   /** Days of `table` marked done, oldest first. */
   cleanedDays(table: string): Promise<CalendarDay[]>;
   /** Takes the day's lease for `ttlMs` when nobody holds it; false when someone else does. */

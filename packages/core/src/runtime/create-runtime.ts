@@ -14,6 +14,7 @@ import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-le
 import type { Config } from "../config";
 import { type CopyDayDeps, recopyDay } from "../domain/copy/copy-day";
 import { createThrottleMemory } from "../domain/pacing/throttle-memory";
+import { withDurableCleanup } from "../domain/records/durable-cleanup-state";
 import { withDurableRecord } from "../domain/records/durable-day-record";
 import { VerificationError } from "../errors";
 import type { Logger } from "../ports/logger";
@@ -88,7 +89,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       warehouse: cleanupWarehouse,
       warehouseLabel: warehouseLabel(config),
       ledger: withDurableRecord(ledger, { warehouse: cleanupWarehouse, destinations, logger }),
-      state: cleanupState,
+      state: withDurableCleanup(cleanupState, { warehouse: cleanupWarehouse, destinations, logger }),
       queue,
       logger,
       clock,

@@ -17,6 +17,7 @@ import { loadConfig } from "../config/load-config";
 import type { CleanupDeps, CleanupSettings } from "../domain/cleanup/cleanup-deps";
 import { type CopyDayDeps, copyDay, recopyDay } from "../domain/copy/copy-day";
 import type { CalendarDay } from "../domain/days/calendar-day";
+import { withDurableCleanup } from "../domain/records/durable-cleanup-state";
 import { withDurableRecord } from "../domain/records/durable-day-record";
 import type { CleanDayTask } from "../domain/tasks/task-payload";
 import type { DayDeleter } from "../ports/day-deleter";
@@ -122,6 +123,12 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
     destinations: { defaultDataset: "archive", allowProject: false },
     logger,
   });
+  // And the cleanup state: a started cleanup's plan is kept beyond Redis (withDurableCleanup).
+  const durableState = withDurableCleanup(state, {
+    warehouse: async () => warehouse,
+    destinations: { defaultDataset: "archive", allowProject: false },
+    logger,
+  });
   const copyDeps: CopyDayDeps = {
     source,
     warehouse: async () => warehouse,
@@ -156,7 +163,7 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
         loadProbe: probe,
         warehouse: async () => warehouse,
         ledger: durableLedger,
-        state,
+        state: durableState,
         queue,
         logger,
         clock: () => NOW,

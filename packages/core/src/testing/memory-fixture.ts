@@ -5,6 +5,7 @@ import type { CleanupDeps, CleanupSettings } from "../domain/cleanup/cleanup-dep
 import { type CopyDayDeps, copyDay, recopyDay } from "../domain/copy/copy-day";
 import type { CalendarDay } from "../domain/days/calendar-day";
 import type { StartMigrationDeps } from "../domain/migration/start-migration";
+import { withDurableCleanup } from "../domain/records/durable-cleanup-state";
 import { withDurableRecord } from "../domain/records/durable-day-record";
 import type { CleanDayTask, CopyDayTask } from "../domain/tasks/task-payload";
 import type { Row, TableSchema } from "../domain/types/table-schema";
@@ -120,8 +121,8 @@ export async function createMemoryFixture(options: { readonly now?: string } = {
     sleeps,
     copyDeps,
     migrationDeps: (overrides = {}) => ({ ...common, queue, ...overrides }),
-    cleanupDeps: (overrides = {}) =>
-      durable({
+    cleanupDeps: (overrides = {}) => {
+      const deps = durable<CleanupDeps>({
         ...common,
         account,
         deleter,
@@ -137,7 +138,10 @@ export async function createMemoryFixture(options: { readonly now?: string } = {
         },
         ...overrides,
         settings: { ...settings, ...overrides.settings },
-      }),
+      });
+      // As production wires it: a started cleanup's plan is kept beyond the state (withDurableCleanup).
+      return { ...deps, state: withDurableCleanup(deps.state, deps) };
+    },
     copy: (table, day) => copyDay(copyDeps(), copyTask(table, day)),
     async orders(days, perDay, options = {}) {
       source.createTable(eventsSchema("orders"), rowsOnDays(days, perDay, options));

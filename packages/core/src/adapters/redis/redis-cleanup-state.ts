@@ -131,6 +131,9 @@ export function createRedisCleanupState(redis: Redis, options: { prefix?: string
     async release(at, holder) {
       await withRedisErrors(() => redis.eval(RELEASE_SCRIPT, 1, keys(at).lease, holder));
     },
+
+    // What Redis lost, Redis cannot give back: see withDurableCleanup.
+    resumeLost: async () => undefined,
   };
 }
 

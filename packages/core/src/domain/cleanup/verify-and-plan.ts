@@ -1,9 +1,7 @@
 import { VerificationError } from "../../errors";
 import type { DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayChunk, DayScope, DeleteSideEffects } from "../../ports/day-deleter";
-import type { CleanupStart } from "../../ports/day-record";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
-import { datasetOf, startedCleanup } from "../records/durable-day-record";
 import type { CleanupDeps } from "./cleanup-deps";
 import { deletesNewestFirst, figuresOfChunks, verifiedPlan } from "./plan-cleanup";
 import { type RefusedDay, refusalError } from "./refusals";
@@ -55,8 +53,9 @@ export async function verifyAndPlan(
     });
     if (verdict.kind !== "refused")
       return storeVerified(deps, target, verdict, await chunks, sideEffects, record);
-    const started = record && (await startedCleanup(deps, scope.table, record));
-    if (started) return resumeStartedCleanup(deps, scope, started);
+    // Refused because a cleanup of this copy had begun deleting before its state was lost with Redis?
+    const resumed = record && (await deps.state.resumeLost(scope, record));
+    if (resumed) return resumed;
     if (!(mayRecopy && record && RECOPIED.has(verdict.category))) throw refusalError(verdict);
     // Copied again once, then verified against the new record.
     record = await recopyChanged(deps, scope, record, verdict.reason);
@@ -86,41 +85,9 @@ async function storeVerified(
   }
   const plan = verifiedPlan(target, verdict.figures, chunks, deletesNewestFirst(sideEffects));
   const verified = { figures: verdict.figures, plan, verifiedAt: now };
-  await deps.state.markVerified(scope, verified);
-  if (plan.chunks.length > 1 && record) {
-    // A day deleted in several transactions is, part way, a day the copy record no longer
-    // describes: the durable record keeps the plan, so that losing Redis (and this state with
-    // it) does not leave the rest of the day refused for good. A day of one chunk needs none:
-    // it is either whole or gone.
-    const warehouse = await deps.warehouse();
-    await warehouse.recordDay(datasetOf(deps.destinations, record.destination), {
-      kind: "cleanup-started",
-      table: scope.table,
-      day: scope.day,
-      cleanup: { ...verified, copiedAt: record.copiedAt },
-    });
-  }
-  await deps.state.markDeleting(scope);
-  return { ...verified, status: "deleting", chunksDone: 0, rowsDeleted: 0 };
-}
-
-/**
- * Takes up a cleanup that had begun deleting before its state was lost with
- * Redis: the plan comes from the warehouse's durable record. Chunks already
- * deleted are found gone; every other chunk is deleted only if, under its
- * locks, its rows are still exactly the planned ones.
- */
-async function resumeStartedCleanup(
-  deps: CleanupDeps,
-  scope: DayScope,
-  started: CleanupStart,
-): Promise<DayCleanup> {
-  deps.logger.warn("cleanup: resuming a day whose cleanup had started, from the warehouse's durable record", {
-    ...scope,
-    verifiedAt: started.verifiedAt,
-  });
-  const verified = { figures: started.figures, plan: started.plan, verifiedAt: started.verifiedAt };
-  await deps.state.markVerified(scope, verified);
+  // Given the copy, a durable state keeps the plan of a day deleted in several transactions
+  // beyond Redis (withDurableCleanup).
+  await deps.state.markVerified(scope, record ? { ...verified, copy: record } : verified);
   await deps.state.markDeleting(scope);
   return { ...verified, status: "deleting", chunksDone: 0, rowsDeleted: 0 };
 }

@@ -1,4 +1,4 @@
-import type { CleanupStart, DatasetRef } from "../../ports/day-record";
+import type { DatasetRef } from "../../ports/day-record";
 import type { Logger } from "../../ports/logger";
 import type { CopiedDayRecord, MigrationLedger } from "../../ports/migration-ledger";
 import type { Warehouse } from "../../ports/warehouse";
@@ -56,22 +56,6 @@ async function restoreCopyRecord(
     copiedAt: copy.copiedAt,
   });
   return copy;
-}
-
-/**
- * The cleanup of the day that had begun deleting when its state was lost,
- * as the durable record kept it: only when it was verified against this very
- * copy (same `copiedAt`), so its plan still describes the rows to delete.
- */
-export async function startedCleanup(
-  deps: Pick<DurableRecordDeps, "warehouse" | "destinations">,
-  table: string,
-  copy: CopiedDayRecord,
-): Promise<CleanupStart | undefined> {
-  const warehouse = await deps.warehouse();
-  const at = datasetOf(deps.destinations, copy.destination);
-  const { cleanup } = await warehouse.dayRecord(at, table, copy.day);
-  return cleanup?.copiedAt === copy.copiedAt ? cleanup : undefined;
 }
 
 /**

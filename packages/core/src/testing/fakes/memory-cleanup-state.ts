@@ -46,7 +46,8 @@ export function createMemoryCleanupState(options: { readonly now?: () => number 
       if (status === "deleting" || status === "done") {
         throw new TransientError(`${at.table} ${at.day} is already ${status}; its plan is kept`);
       }
-      write(at, { status: "verified", ...verified, chunksDone: 0, rowsDeleted: 0 });
+      const { figures, plan, verifiedAt } = verified;
+      write(at, { status: "verified", figures, plan, verifiedAt, chunksDone: 0, rowsDeleted: 0 });
     },
     async markDeleting(at) {
       const existing = read(at);
@@ -86,6 +87,8 @@ export function createMemoryCleanupState(options: { readonly now?: () => number 
     async release(at, holder) {
       if (holderOf(at) === holder) leases.delete(keyOf(at));
     },
+    // Nothing beyond its own map, as Redis: see withDurableCleanup.
+    resumeLost: async () => undefined,
     clear() {
       days.clear();
       cleaned.clear();
