@@ -106,12 +106,31 @@ export function worstSecondLines(figures: readonly PhaseFigures[]): string[] {
       `${f.name}: worst second ${fixed(f.worstSecondMs, 1)} ms — redo checkpoint age ${fixed(w.redoPercent)}% of the log, ` +
         `Threads_running ≤ ${w.threadsRunning}, row lock waits ≤ ${w.rowLockWaits}, history ${fixed(w.historyLength)}, ` +
         `status answered in ≤ ${w.statusQueryMs} ms, ${w.diskReadsPerSecond} pages read from disk a second, ` +
-        `workload queue ${w.workloadQueue}`,
+        `workload queue ${w.workloadQueue}${hostPart(f)}`,
     );
     for (const statement of w.longRunning) lines.push(`    running > 200 ms: ${statement}`);
     for (const day of w.cleanedDays) lines.push(`    cleanup day nearby: ${day}`);
   }
   return lines;
+}
+
+/**
+ * The host's CPU steal, CPU pressure and I/O full stall over the samples around the worst second (the same
+ * ~2.5 s as the figures before it), beside their average over the phase: a second far above the phase's
+ * average points at the VM's host or the disk rather than the tool. Empty where the host does not count them.
+ */
+function hostPart(f: PhaseFigures): string {
+  const w = f.worstSecond;
+  const shown = [
+    { label: "CPU steal", around: w.stealMs, average: f.stealMsPerSecond },
+    { label: "CPU pressure", around: w.cpuSomeStallMs, average: f.cpuSomeStallMsPerSecond },
+    { label: "I/O full stall", around: w.ioFullStallMs, average: f.ioFullStallMsPerSecond },
+  ].filter((figure) => figure.around !== undefined);
+  if (shown.length === 0) return "";
+  return (
+    `, host: ${shown.map((s) => `${s.label} ${fixed(s.around ?? Number.NaN)} ms`).join(", ")} ` +
+    `in the 2.5 s around it (phase average: ${shown.map((s) => fixed(s.average ?? Number.NaN, 1)).join(" / ")} ms a second)`
+  );
 }
 
 export const CATCH_UP_NOTE = `catch-up: from the phase's end until the heartbeat shows the replica within ${CAUGHT_UP_MS} ms`;

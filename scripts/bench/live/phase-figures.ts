@@ -1,5 +1,5 @@
 import type { CleanedDay } from "./archiver-runs";
-import type { LagSample, StatusSample } from "./server-samplers";
+import type { HostCounters, LagSample, StatusSample } from "./server-samplers";
 import type { WorkloadSecond } from "./sysbench-workload";
 
 /** One stretch of the timeline: a tool at work, or the quiet baseline. */
@@ -41,6 +41,13 @@ export interface PhaseFigures {
    * during the baseline, taken off): what the tool itself asks of the primary, whatever the machine's noise.
    */
   readonly primaryCpuMicrosPerRow?: number;
+  /**
+   * The host's CPU steal, CPU pressure and I/O full stall (see HostCounters) in ms a second over the phase,
+   * to set the worst second's against; undefined where the host does not count them.
+   */
+  readonly stealMsPerSecond: number | undefined;
+  readonly cpuSomeStallMsPerSecond: number | undefined;
+  readonly ioFullStallMsPerSecond: number | undefined;
   /** What the servers and the archiver showed around the worst second. */
   readonly worstSecond: WorstSecond;
 }
@@ -55,6 +62,13 @@ export interface WorstSecond {
   /** Pages read from disk per second over those samples: a buffer pool that no longer holds what is read. */
   readonly diskReadsPerSecond: number;
   readonly workloadQueue: number;
+  /**
+   * How much the host's CPU steal, CPU pressure and I/O full stall grew over those samples, in ms (see
+   * HostCounters): a VM its host paused, or a disk that stalled, rather than the tool. Undefined where not counted.
+   */
+  readonly stealMs: number | undefined;
+  readonly cpuSomeStallMs: number | undefined;
+  readonly ioFullStallMs: number | undefined;
   readonly longRunning: readonly string[];
   /** Cleanup days of this phase logged near it, longest chunk first. */
   readonly cleanedDays: readonly string[];
@@ -105,7 +119,21 @@ export function phaseFigures(phase: Phase, timeline: Timeline, baseline?: Phase)
     ),
     worstRedoPercent: Math.max(0, ...status.map((s) => redoPercent(s.checkpointAge))),
     ...primaryCpu(phase, durationSeconds, baseline),
+    ...hostPerSecond(status),
     worstSecond: aroundWorstSecond(worst, phase, timeline, redoPercent),
+  };
+}
+
+/** The host's counters' growth a second from the phase's first status sample to its last, to 0.1 ms. */
+function hostPerSecond(status: readonly StatusSample[]) {
+  const rate = (pick: (s: HostCounters) => number | undefined) => {
+    const grown = growth(status, pick);
+    return grown && grown.overMs > 0 ? Math.round((grown.by * 10_000) / grown.overMs) / 10 : undefined;
+  };
+  return {
+    stealMsPerSecond: rate((s) => s.stealMs),
+    cpuSomeStallMsPerSecond: rate((s) => s.cpuSomeStallMs),
+    ioFullStallMsPerSecond: rate((s) => s.ioFullStallMs),
   };
 }
 
@@ -135,6 +163,7 @@ function aroundWorstSecond(
     statusQueryMs: max((s) => s.queryMs),
     diskReadsPerSecond: perSecond(near, (s) => s.diskReads),
     workloadQueue: worst?.queueLength ?? 0,
+    ...hostGrowth(near),
     longRunning: [...new Set(near.flatMap((s) => s.longRunning))].slice(0, 8),
     // The three days with the longest chunks logged within 1.5 s of it: a long chunk holds its locks and redo.
     cleanedDays: timeline.cleanedDays
@@ -176,6 +205,34 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2
     ? (sorted[middle] as number)
     : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** How much the host's counters grew over these samples, in whole ms. */
+function hostGrowth(samples: readonly StatusSample[]) {
+  const grown = (pick: (s: HostCounters) => number | undefined) => {
+    const by = growth(samples, pick)?.by;
+    return by === undefined ? undefined : Math.round(by);
+  };
+  return {
+    stealMs: grown((s) => s.stealMs),
+    cpuSomeStallMs: grown((s) => s.cpuSomeStallMs),
+    ioFullStallMs: grown((s) => s.ioFullStallMs),
+  };
+}
+
+/**
+ * How much a cumulative counter grew from the first sample that has it to the last, and over how long;
+ * undefined with fewer than two such samples.
+ */
+function growth(
+  samples: readonly StatusSample[],
+  pick: (s: HostCounters) => number | undefined,
+): { by: number; overMs: number } | undefined {
+  const counted = samples.filter((s) => pick(s) !== undefined);
+  const first = counted[0];
+  const last = counted.at(-1);
+  if (!first || !last || first === last) return undefined;
+  return { by: Math.max(0, (pick(last) ?? 0) - (pick(first) ?? 0)), overMs: last.atMs - first.atMs };
 }
 
 /** How fast a cumulative counter grew from the first sample to the last. */

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type mysql from "mysql2/promise";
 import type { PrivateMariaDb } from "./private-mariadb";
 
@@ -11,8 +12,11 @@ export interface LagSample {
   readonly lagMs: number | undefined;
 }
 
-/** The primary's state every ~200 ms: purge debt, redo, load, lock waits, and what ran long. */
-export interface StatusSample {
+/**
+ * The primary's state every ~200 ms: purge debt, redo, load, lock waits, and what ran long; with this host's
+ * CPU steal and stall counters read at the same moment (see HostCounters).
+ */
+export interface StatusSample extends HostCounters {
   readonly atMs: number;
   /** How long the server took to answer SHOW GLOBAL STATUS: a stalled server answers late. */
   readonly queryMs: number;
@@ -25,6 +29,24 @@ export interface StatusSample {
   readonly diskReads: number;
   /** Statements running longer than 200 ms at that moment ("state: statement"). */
   readonly longRunning: readonly string[];
+}
+
+/**
+ * What this machine's kernel counts, cumulative since boot, in ms; read from /proc with each status sample.
+ * Each is undefined where its file is missing (not Linux, or a kernel without pressure accounting).
+ * The bench runs in a VM with the servers on the same host: a worst second the tool did not cause shows
+ * here, either as the VM's host pausing it or as a disk that stalled, so that every commit waited.
+ */
+export interface HostCounters {
+  /**
+   * CPU steal (/proc/stat): time this VM's CPUs were ready to run but its host ran something else,
+   * summed over all CPUs (so it can grow faster than the clock).
+   */
+  readonly stealMs: number | undefined;
+  /** CPU pressure (/proc/pressure/cpu, "some"): time at least one task waited for a CPU, this VM's own load included. */
+  readonly cpuSomeStallMs: number | undefined;
+  /** I/O full stall (/proc/pressure/io, "full"): time every task that had work was waiting on the disk at once. */
+  readonly ioFullStallMs: number | undefined;
 }
 
 /** The replica every ~200 ms: what its SQL thread is doing and how full its own redo log is, to tell why it lags. */
@@ -110,6 +132,7 @@ export async function startSamplers(
 
 async function sampleStatus(connection: mysql.Connection, clockMs: () => number): Promise<StatusSample> {
   const started = clockMs();
+  const host = readHostCounters();
   const [rows] = (await connection.query(
     `SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_history_list_length', 'Innodb_checkpoint_age',
        'Threads_running', 'Innodb_row_lock_current_waits', 'Innodb_buffer_pool_pages_dirty',
@@ -132,10 +155,40 @@ async function sampleStatus(connection: mysql.Connection, clockMs: () => number)
     rowLockWaits: value("Innodb_row_lock_current_waits"),
     dirtyPages: value("Innodb_buffer_pool_pages_dirty"),
     diskReads: value("Innodb_buffer_pool_reads"),
+    ...host,
     longRunning: long.map(
       (row) => `${Math.round(Number(row.ms))} ms ${row.state}: ${row.info.replace(/\s+/g, " ")}`,
     ),
   };
+}
+
+/** Reads the host's counters now: three small files, read synchronously so they match the sample's time. */
+function readHostCounters(): HostCounters {
+  // The "cpu " line sums all CPUs: user nice system idle iowait irq softirq steal ..., in USER_HZ ticks.
+  // USER_HZ is 100 on every mainstream Linux build (getconf CLK_TCK), so a tick is taken as 10 ms.
+  const steal = procLine("/proc/stat", "cpu ")?.trim().split(/\s+/)[8];
+  return {
+    stealMs: steal === undefined ? undefined : Number(steal) * 10,
+    cpuSomeStallMs: pressureTotalMs("/proc/pressure/cpu", "some"),
+    ioFullStallMs: pressureTotalMs("/proc/pressure/io", "full"),
+  };
+}
+
+/** A pressure file's `total=` (µs) on its "some" or "full" line, in ms. */
+function pressureTotalMs(path: string, kind: "some" | "full"): number | undefined {
+  const total = procLine(path, `${kind} `)?.match(/total=(\d+)/)?.[1];
+  return total === undefined ? undefined : Number(total) / 1000;
+}
+
+/** The first line of a /proc file that starts with `prefix`; undefined when the file cannot be read. */
+function procLine(path: string, prefix: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8")
+      .split("\n")
+      .find((line) => line.startsWith(prefix));
+  } catch {
+    return undefined;
+  }
 }
 
 async function sampleReplica(
