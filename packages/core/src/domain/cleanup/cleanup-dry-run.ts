@@ -8,8 +8,8 @@ import type { CleanupDeps } from "./cleanup-deps";
 import type { PartitionPath } from "./partition-paths";
 import { verifyRows } from "./partition-rows";
 import { recordedKeyRange } from "./plan-cleanup";
-import type { DayRefusal } from "./refusals";
-import { type DayVerdict, verifyDay } from "./verify-day";
+import type { DayRefusal, DayVerdict } from "./refusals";
+import { verifyDay } from "./verify-day";
 
 /** A day of the cleanup, with its copy record when the ledger has one. */
 export interface PendingDay {

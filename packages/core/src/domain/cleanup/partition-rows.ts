@@ -5,8 +5,8 @@ import { warehouseDaysFigures } from "../records/held-copy";
 import type { DayFigures } from "../types/day-figures";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 import type { CleanupDeps } from "./cleanup-deps";
+import { type DayVerdict, judgeDay } from "./refusals";
 import type { Throttle } from "./throttle";
-import { type DayVerdict, judgeDay } from "./verify-day";
 
 // Reading and verifying the rows of a partition, or of the twin it was exchanged with, day by day.
 

@@ -4,8 +4,8 @@ import type { ChunkTarget, DayChunk, DayScope, DeleteSideEffects } from "../../p
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { CleanupDeps } from "./cleanup-deps";
 import { deletesNewestFirst, figuresOfChunks, verifiedPlan } from "./plan-cleanup";
-import { type RefusedDay, refusalError } from "./refusals";
-import { type DayVerdict, verifyDay } from "./verify-day";
+import { type DayVerdict, type RefusedDay, refusalError } from "./refusals";
+import { verifyDay } from "./verify-day";
 
 /** What the migration ledger says about a day: whether it is migrated, and its copy record. */
 export interface LedgerView {

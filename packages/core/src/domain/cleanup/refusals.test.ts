@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { DayFigures } from "../types/day-figures";
 import { canonicalInteger, sameFigures } from "../types/day-figures";
-import { judgeReferences } from "./refusals";
-import { type DayEvidence, describeChange, judgeDay } from "./verify-day";
+import { type DayEvidence, describeChange, judgeDay, judgeReferences } from "./refusals";
 
 /** A keyed day as the source counts it: with the content fingerprint of its rows. */
 const keyed = (
