@@ -4,6 +4,7 @@ import {
   copyDay,
   recopyDay,
   type StartMigrationDeps,
+  withDurableCleanup,
   withDurableRecord,
 } from "@table-archiver/core";
 import { loadConfig } from "@table-archiver/core/config";
@@ -112,7 +113,8 @@ export async function createTracedDomain(
         })
       : createUnpartitionedTable(),
     account: createMemoryAccountCheck(),
-    state: createMemoryCleanupState(),
+    // As the runtime wires it: a started cleanup's plan is kept in the durable record too.
+    state: withDurableCleanup(createMemoryCleanupState(), { ...common, warehouse: async () => warehouse }),
     queue,
     loadProbe: createMemoryLoadProbe(),
     warehouse: async () => warehouse,
