@@ -1,5 +1,5 @@
 import { CAUGHT_UP_MS, type GoalRatios, type Phase, type PhaseFigures } from "./phase-figures";
-import type { LagSample, ReplicaSample } from "./server-samplers";
+import type { HostCounters, LagSample, ReplicaSample } from "./server-samplers";
 
 /** The issue's goal, printed beside the figures: a measurement tool shows targets, it does not fail on them. */
 export const GOAL = {
@@ -120,18 +120,20 @@ export function worstSecondLines(figures: readonly PhaseFigures[]): string[] {
  * average points at the VM's host or the disk rather than the tool. Empty where the host does not count them.
  */
 function hostPart(f: PhaseFigures): string {
-  const w = f.worstSecond;
-  const shown = [
-    { label: "CPU steal", around: w.stealMs, average: f.stealMsPerSecond },
-    { label: "CPU pressure", around: w.cpuSomeStallMs, average: f.cpuSomeStallMsPerSecond },
-    { label: "I/O full stall", around: w.ioFullStallMs, average: f.ioFullStallMsPerSecond },
-  ].filter((figure) => figure.around !== undefined);
-  if (shown.length === 0) return "";
-  return (
-    `, host: ${shown.map((s) => `${s.label} ${fixed(s.around ?? Number.NaN)} ms`).join(", ")} ` +
-    `in the 2.5 s around it (phase average: ${shown.map((s) => fixed(s.average ?? Number.NaN, 1)).join(" / ")} ms a second)`
+  const shown = (Object.keys(HOST_LABELS) as (keyof HostCounters)[]).filter(
+    (counter) => f.worstSecond.host[counter] !== undefined,
   );
+  if (shown.length === 0) return "";
+  const around = shown.map((c) => `${HOST_LABELS[c]} ${fixed(f.worstSecond.host[c] ?? Number.NaN)} ms`);
+  const average = shown.map((c) => fixed(f.hostPerSecond[c] ?? Number.NaN, 1));
+  return `, host: ${around.join(", ")} in the 2.5 s around it (phase average: ${average.join(" / ")} ms a second)`;
 }
+
+const HOST_LABELS: Record<keyof HostCounters, string> = {
+  stealMs: "CPU steal",
+  cpuSomeStallMs: "CPU pressure",
+  ioFullStallMs: "I/O full stall",
+};
 
 export const CATCH_UP_NOTE = `catch-up: from the phase's end until the heartbeat shows the replica within ${CAUGHT_UP_MS} ms`;
 

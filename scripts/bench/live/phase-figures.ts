@@ -42,12 +42,10 @@ export interface PhaseFigures {
    */
   readonly primaryCpuMicrosPerRow?: number;
   /**
-   * The host's CPU steal, CPU pressure and I/O full stall (see HostCounters) in ms a second over the phase,
-   * to set the worst second's against; undefined where the host does not count them.
+   * The host's CPU steal, CPU pressure and I/O full stall (see HostCounters), in ms a second over the phase,
+   * to set the worst second's against; each undefined where the host does not count it.
    */
-  readonly stealMsPerSecond: number | undefined;
-  readonly cpuSomeStallMsPerSecond: number | undefined;
-  readonly ioFullStallMsPerSecond: number | undefined;
+  readonly hostPerSecond: HostCounters;
   /** What the servers and the archiver showed around the worst second. */
   readonly worstSecond: WorstSecond;
 }
@@ -66,9 +64,7 @@ export interface WorstSecond {
    * How much the host's CPU steal, CPU pressure and I/O full stall grew over those samples, in ms (see
    * HostCounters): a VM its host paused, or a disk that stalled, rather than the tool. Undefined where not counted.
    */
-  readonly stealMs: number | undefined;
-  readonly cpuSomeStallMs: number | undefined;
-  readonly ioFullStallMs: number | undefined;
+  readonly host: HostCounters;
   readonly longRunning: readonly string[];
   /** Cleanup days of this phase logged near it, longest chunk first. */
   readonly cleanedDays: readonly string[];
@@ -119,21 +115,8 @@ export function phaseFigures(phase: Phase, timeline: Timeline, baseline?: Phase)
     ),
     worstRedoPercent: Math.max(0, ...status.map((s) => redoPercent(s.checkpointAge))),
     ...primaryCpu(phase, durationSeconds, baseline),
-    ...hostPerSecond(status),
+    hostPerSecond: hostCounters(status, "per second"),
     worstSecond: aroundWorstSecond(worst, phase, timeline, redoPercent),
-  };
-}
-
-/** The host's counters' growth a second from the phase's first status sample to its last, to 0.1 ms. */
-function hostPerSecond(status: readonly StatusSample[]) {
-  const rate = (pick: (s: HostCounters) => number | undefined) => {
-    const grown = growth(status, pick);
-    return grown && grown.overMs > 0 ? Math.round((grown.by * 10_000) / grown.overMs) / 10 : undefined;
-  };
-  return {
-    stealMsPerSecond: rate((s) => s.stealMs),
-    cpuSomeStallMsPerSecond: rate((s) => s.cpuSomeStallMs),
-    ioFullStallMsPerSecond: rate((s) => s.ioFullStallMs),
   };
 }
 
@@ -163,7 +146,7 @@ function aroundWorstSecond(
     statusQueryMs: max((s) => s.queryMs),
     diskReadsPerSecond: perSecond(near, (s) => s.diskReads),
     workloadQueue: worst?.queueLength ?? 0,
-    ...hostGrowth(near),
+    host: hostCounters(near, "grown"),
     longRunning: [...new Set(near.flatMap((s) => s.longRunning))].slice(0, 8),
     // The three days with the longest chunks logged within 1.5 s of it: a long chunk holds its locks and redo.
     cleanedDays: timeline.cleanedDays
@@ -207,16 +190,21 @@ export function median(values: readonly number[]): number {
     : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
-/** How much the host's counters grew over these samples, in whole ms. */
-function hostGrowth(samples: readonly StatusSample[]) {
-  const grown = (pick: (s: HostCounters) => number | undefined) => {
-    const by = growth(samples, pick)?.by;
-    return by === undefined ? undefined : Math.round(by);
+/**
+ * How much each of the host's counters grew over these samples, in whole ms, or how fast, in ms a second to
+ * 0.1 ms; undefined for a counter fewer than two samples have.
+ */
+function hostCounters(samples: readonly StatusSample[], as: "grown" | "per second"): HostCounters {
+  const figure = (pick: (s: StatusSample) => number | undefined) => {
+    const grown = growth(samples, pick);
+    if (!grown) return undefined;
+    if (as === "grown") return Math.round(grown.by);
+    return grown.overMs > 0 ? Math.round((grown.by * 10_000) / grown.overMs) / 10 : undefined;
   };
   return {
-    stealMs: grown((s) => s.stealMs),
-    cpuSomeStallMs: grown((s) => s.cpuSomeStallMs),
-    ioFullStallMs: grown((s) => s.ioFullStallMs),
+    stealMs: figure((s) => s.stealMs),
+    cpuSomeStallMs: figure((s) => s.cpuSomeStallMs),
+    ioFullStallMs: figure((s) => s.ioFullStallMs),
   };
 }
 
@@ -226,7 +214,7 @@ function hostGrowth(samples: readonly StatusSample[]) {
  */
 function growth(
   samples: readonly StatusSample[],
-  pick: (s: HostCounters) => number | undefined,
+  pick: (s: StatusSample) => number | undefined,
 ): { by: number; overMs: number } | undefined {
   const counted = samples.filter((s) => pick(s) !== undefined);
   const first = counted[0];
@@ -235,10 +223,8 @@ function growth(
   return { by: Math.max(0, (pick(last) ?? 0) - (pick(first) ?? 0)), overMs: last.atMs - first.atMs };
 }
 
-/** How fast a cumulative counter grew from the first sample to the last. */
+/** How fast a cumulative counter grew from the first sample to the last, a second. */
 function perSecond(samples: readonly StatusSample[], pick: (s: StatusSample) => number): number {
-  const first = samples[0];
-  const last = samples.at(-1);
-  if (!first || !last || last.atMs <= first.atMs) return 0;
-  return Math.round(((pick(last) - pick(first)) * 1000) / (last.atMs - first.atMs));
+  const grown = growth(samples, pick);
+  return grown && grown.overMs > 0 ? Math.round((grown.by * 1000) / grown.overMs) : 0;
 }
