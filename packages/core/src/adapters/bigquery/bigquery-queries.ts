@@ -6,7 +6,7 @@ import { spanOfDays, type WarehouseDay, type WarehouseDays } from "../../domain/
 /**
  * Every statement the BigQuery adapter sends, written once: the adapter sends
  * them, and the in-memory test double recognises them by building the same
- * text (testing/stand-in-queries.ts), so a change here reaches both.
+ * text (testing/memory-bigquery.ts), so a change here reaches both.
  */
 
 /** A parameterised standard-SQL query as `BigQuery.query` takes it. */

@@ -6,12 +6,13 @@ import { openStandInWarehouse, STAND_IN_PROJECT } from "./testing/stand-in-clien
 
 // The shared warehouse contract suite, run against the in-memory BigQuery
 // stand-in (memoryBigQuery): it applies each load job to rows it holds
-// (WRITE_TRUNCATE of one partition, BigQuery's value checks, schema
-// additions) and answers the adapter's queries over them; `readDay` decodes
-// the NDJSON lines the adapter uploaded. So the adapter behaves as the DuckDB
-// one does, and its encoding is complete and lossless. What the client
+// (WRITE_TRUNCATE of one partition, schema additions, rows outside the
+// partition refused) and answers the adapter's queries over them; `readDay`
+// decodes the NDJSON lines the adapter uploaded. So the adapter behaves as the
+// DuckDB one does, and its encoding is complete and lossless. What the client
 // library sends is the REST contract tests' concern; what BigQuery itself
-// stores (its JSON normalisation, NUMERIC printing) only the live suite shows.
+// accepts and stores (its value checks, JSON normalisation, NUMERIC printing)
+// only the live suite shows.
 
 describeWarehouseContract("BigQuery adapter against the in-memory stand-in", async () => {
   const { standIn, warehouse, close } = await openStandInWarehouse();
