@@ -177,39 +177,28 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
   /** Where this server reports the history list length, once known. */
   const history: { source?: StatusOrMetric } = {};
 
-  async function historyLength(): Promise<number | null> {
-    try {
-      return await statusOrMetric(
-        options.primary,
-        history,
-        "Innodb_history_list_length",
-        "trx_rseg_history_len",
-      );
-    } catch (error) {
-      if (!isAccessDenied(error)) throw mapMysqlError(error);
-      throw throttleRefusal(
-        "history",
-        "PROCESS (MySQL reads the history list length from INNODB_METRICS)",
-        grantStatement("PROCESS", "*.*", (await facts()).account),
-      );
-    }
-  }
-
   const primaryRedo: RedoKnown = { checkpoint: {} };
   const facts = serverFactsOf(options.primary);
 
-  async function redoFill(): Promise<RedoFill | null> {
+  /** Reads an InnoDB figure off the primary; where MySQL keeps it in INNODB_METRICS, a refusal names PROCESS. */
+  async function primaryFigure<T>(throttle: string, figure: string, read: () => Promise<T>): Promise<T> {
     try {
-      return await fillOf(options.primary, primaryRedo);
+      return await read();
     } catch (error) {
       if (!isAccessDenied(error)) throw mapMysqlError(error);
       throw throttleRefusal(
-        "redo",
-        "PROCESS (MySQL reads the checkpoint age from INNODB_METRICS)",
+        throttle,
+        `PROCESS (MySQL reads the ${figure} from INNODB_METRICS)`,
         grantStatement("PROCESS", "*.*", (await facts()).account),
       );
     }
   }
+
+  const historyLength = () =>
+    primaryFigure("history", "history list length", () =>
+      statusOrMetric(options.primary, history, "Innodb_history_list_length", "trx_rseg_history_len"),
+    );
+  const redoFill = () => primaryFigure("redo", "checkpoint age", () => fillOf(options.primary, primaryRedo));
 
   async function replicaRedoOf(replica: (typeof replicas)[number]): Promise<ReplicaRedo> {
     try {
