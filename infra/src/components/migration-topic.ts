@@ -29,37 +29,22 @@ export class MigrationTopic extends pulumi.ComponentResource {
   constructor(name: string, args: MigrationTopicArgs, opts?: pulumi.ComponentResourceOptions) {
     super("archiver:index:MigrationTopic", name, {}, opts);
     const parent = { parent: this };
-
-    this.topic = createTopic();
-    this.deadLetterTopic = createDeadLetterTopic();
-    this.deadLetterSubscription = createDeadLetterSubscription(this.deadLetterTopic);
+    const { project } = args;
+    this.topic = new gcp.pubsub.Topic(`${name}-topic`, { project, name: TOPIC_NAME }, parent);
+    const deadLetter = `${TOPIC_NAME}-dead-letter`;
+    this.deadLetterTopic = new gcp.pubsub.Topic(`${name}-dead-letter`, { project, name: deadLetter }, parent);
+    this.deadLetterSubscription = new gcp.pubsub.Subscription(
+      `${name}-dead-letter`,
+      {
+        project,
+        name: deadLetter,
+        topic: this.deadLetterTopic.id,
+        messageRetentionDuration: DEAD_LETTER_RETENTION,
+        retainAckedMessages: false,
+        expirationPolicy: { ttl: "" },
+      },
+      parent,
+    );
     this.registerOutputs({ topic: this.topic.name, deadLetterTopic: this.deadLetterTopic.name });
-
-    function createTopic() {
-      return new gcp.pubsub.Topic(`${name}-topic`, { project: args.project, name: TOPIC_NAME }, parent);
-    }
-
-    function createDeadLetterTopic() {
-      return new gcp.pubsub.Topic(
-        `${name}-dead-letter`,
-        { project: args.project, name: `${TOPIC_NAME}-dead-letter` },
-        parent,
-      );
-    }
-
-    function createDeadLetterSubscription(topic: gcp.pubsub.Topic) {
-      return new gcp.pubsub.Subscription(
-        `${name}-dead-letter`,
-        {
-          project: args.project,
-          name: `${TOPIC_NAME}-dead-letter`,
-          topic: topic.id,
-          messageRetentionDuration: DEAD_LETTER_RETENTION,
-          retainAckedMessages: false,
-          expirationPolicy: { ttl: "" },
-        },
-        parent,
-      );
-    }
   }
 }
