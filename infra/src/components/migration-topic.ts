@@ -28,11 +28,14 @@ export class MigrationTopic extends pulumi.ComponentResource {
 
   constructor(name: string, args: MigrationTopicArgs, opts?: pulumi.ComponentResourceOptions) {
     super("archiver:index:MigrationTopic", name, {}, opts);
-    const parent = { parent: this };
     const { project } = args;
-    this.topic = new gcp.pubsub.Topic(`${name}-topic`, { project, name: TOPIC_NAME }, parent);
+    this.topic = new gcp.pubsub.Topic(`${name}-topic`, { project, name: TOPIC_NAME }, { parent: this });
     const deadLetter = `${TOPIC_NAME}-dead-letter`;
-    this.deadLetterTopic = new gcp.pubsub.Topic(`${name}-dead-letter`, { project, name: deadLetter }, parent);
+    this.deadLetterTopic = new gcp.pubsub.Topic(
+      `${name}-dead-letter`,
+      { project, name: deadLetter },
+      { parent: this },
+    );
     this.deadLetterSubscription = new gcp.pubsub.Subscription(
       `${name}-dead-letter`,
       {
@@ -43,7 +46,7 @@ export class MigrationTopic extends pulumi.ComponentResource {
         retainAckedMessages: false,
         expirationPolicy: { ttl: "" },
       },
-      parent,
+      { parent: this },
     );
     this.registerOutputs({ topic: this.topic.name, deadLetterTopic: this.deadLetterTopic.name });
   }
