@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { DUCKDB_DEFAULTS } from "./duckdb-defaults";
 
-const intFrom = (min: number, max: number, fallback: number) =>
+/** An integer variable within [min, max], `fallback` when unset. */
+export const intFrom = (min: number, max: number, fallback: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
 
 const timeZone = z.string().refine(

@@ -1,4 +1,4 @@
-export { configEnvNames, type Env, envSchema } from "./env-schema";
+export { configEnvNames, type Env, envSchema, intFrom } from "./env-schema";
 export {
   type Config,
   type ConfigParse,

@@ -1,7 +1,5 @@
+import { intFrom } from "@table-archiver/core/config";
 import { z } from "zod";
-
-const intFrom = (min: number, max: number, fallback: number) =>
-  z.coerce.number().int().min(min).max(max).default(fallback);
 
 /**
  * The variables of the local deployment (`pnpm dev`: the API service, the

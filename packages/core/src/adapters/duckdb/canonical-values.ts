@@ -12,6 +12,8 @@
  * about twice as long).
  */
 
+import { daysInMonth } from "../../domain/days/calendar-day";
+
 const MICROS_PER_SECOND = 1_000_000;
 const INTEGER_TEXT = /^-?\d{1,39}$/;
 /** Digits a double holds exactly, whatever they are. */
@@ -42,11 +44,6 @@ export function daysFromCivil(year: number, month: number, day: number): number 
   const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
   const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
   return era * 146_097 + dayOfEra - 719_468;
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 /** `YYYY-MM-DD` -> days since 1970-01-01. */

@@ -11,8 +11,10 @@ export function isCalendarDay(value: string): value is CalendarDay {
   return year >= 1000 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
 }
 
+/** Days in a month of the proleptic Gregorian calendar (month 1-12), by arithmetic: no Date, so years below 100 too. */
 export function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 export function formatDay(year: number, month: number, day: number): CalendarDay {
