@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { HttpError, TransientError } from "@table-archiver/core";
+import { HttpError, messageOf, TransientError } from "@table-archiver/core";
 
 /**
  * Returns a set's members as one JSON array text, in Redis' order. One bulk
@@ -87,17 +87,13 @@ async function readMembers(source: () => SetSource, key: string): Promise<string
     reply = await source().eval(MEMBERS_AS_JSON, 1, key);
   } catch (error) {
     // A key of another type will not become a set by retrying.
-    if (describe(error).includes("WRONGTYPE")) {
+    if (messageOf(error).includes("WRONGTYPE")) {
       throw new HttpError("NOT_A_SET", `${key} exists but is not a set`);
     }
-    throw new TransientError(`Redis could not be read: ${describe(error)}`, { cause: error });
+    throw new TransientError(`Redis could not be read: ${messageOf(error)}`, { cause: error });
   }
   if (typeof reply !== "string") throw new TransientError("Redis answered the members script with no text");
   return reply;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function noop(): void {}

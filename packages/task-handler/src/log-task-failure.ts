@@ -1,4 +1,4 @@
-import { archiverErrorCode, type TaskPayload } from "@table-archiver/core";
+import { archiverErrorCode, messageOf, type TaskPayload } from "@table-archiver/core";
 import type { LogFields, Logger } from "@table-archiver/core/ports";
 
 /** What a failed task's error says, judged by its `code` and `reason`, not its class. */
@@ -19,7 +19,7 @@ export function taskErrorInfo(error: unknown): TaskErrorInfo {
   const fields = (typeof error === "object" && error !== null ? error : {}) as { reason?: unknown };
   const code = archiverErrorCode(error);
   const reason = typeof fields.reason === "string" && fields.reason !== "" ? fields.reason : undefined;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return { code, reason, message };
 }
 

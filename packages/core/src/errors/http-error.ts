@@ -1,5 +1,6 @@
 import { archiverErrorCode } from "./error-code";
 import { type HttpErrorCode, httpStatusOf } from "./http-status";
+import { messageOf } from "./message-of";
 
 /**
  * A request an HTTP surface refuses, answered with the status of its code
@@ -47,5 +48,5 @@ export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   const code = archiverErrorCode(error);
   if (code === "INTERNAL") return new HttpError("INTERNAL", "internal error; the server log has the details");
-  return new HttpError(code, error instanceof Error ? error.message : String(error));
+  return new HttpError(code, messageOf(error));
 }

@@ -13,5 +13,6 @@ export {
 } from "./http-error";
 export { HTTP_STATUS_BY_CODE, type HttpErrorCode, httpStatusOf } from "./http-status";
 export { InvalidInputError } from "./invalid-input-error";
+export { messageOf } from "./message-of";
 export { TransientError } from "./transient-error";
 export { type RefusalReason, VerificationError } from "./verification-error";

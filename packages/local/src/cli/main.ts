@@ -1,4 +1,5 @@
 import "dotenv/config";
+import { messageOf } from "@table-archiver/core";
 import { exitQuietlyOnClosedPipe, processIo } from "./cli-io";
 import { runCli } from "./run-cli";
 
@@ -7,6 +8,6 @@ try {
   process.exitCode = await runCli(process.argv.slice(2), processIo());
 } catch (error) {
   // Whatever no command caught still comes out as one `error: ` line, not a stack trace.
-  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`error: ${messageOf(error)}\n`);
   process.exitCode = 1;
 }

@@ -1,4 +1,4 @@
-import { ArchiverError, InvalidInputError } from "@table-archiver/core";
+import { ArchiverError, InvalidInputError, messageOf } from "@table-archiver/core";
 import type { Runtime } from "@table-archiver/core/runtime";
 import { Command, CommanderError } from "commander";
 import { loadLocalConfig } from "../config/load-local-config";
@@ -156,7 +156,7 @@ async function runAction(action: Action, io: CliIo): Promise<number> {
   } catch (error) {
     const bad =
       error instanceof ArchiverError && (error.code === "INVALID_INPUT" || error.code === "INVALID_CONFIG");
-    writeLine(io.stderr, `error: ${error instanceof Error ? error.message : String(error)}`);
+    writeLine(io.stderr, `error: ${messageOf(error)}`);
     return bad ? EXIT.badInput : EXIT.failed;
   } finally {
     for (const resource of opened) await resource.close();

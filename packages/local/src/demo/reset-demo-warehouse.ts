@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { type DuckDBConnection, DuckDBInstance, quotedIdentifier } from "@duckdb/node-api";
+import { messageOf } from "@table-archiver/core";
 import type { Config } from "@table-archiver/core/config";
 import { DAY_RECORD_TABLE } from "@table-archiver/core/duckdb";
 
@@ -43,7 +44,7 @@ export async function demoWarehouse(
     } catch (error) {
       instance?.closeSync();
       throw new Error(
-        `cannot open the warehouse ${path} (${error instanceof Error ? error.message : String(error)}); ` +
+        `cannot open the warehouse ${path} (${messageOf(error)}); ` +
           "if another process holds it (pnpm dev, pnpm archiver worker), stop it and run the demo again",
       );
     }

@@ -1,4 +1,4 @@
-import { cutoffDay } from "@table-archiver/core";
+import { cutoffDay, messageOf } from "@table-archiver/core";
 import { loadConfig } from "@table-archiver/core/config";
 import { createJsonLogger } from "@table-archiver/core/logging";
 import { createRuntime } from "@table-archiver/core/runtime";
@@ -25,7 +25,7 @@ export async function runDemo(env: Env, io: CliIo): Promise<number> {
   try {
     return await demo(env, io);
   } catch (error) {
-    writeLine(io.stderr, `demo: ${error instanceof Error ? error.message : String(error)}`);
+    writeLine(io.stderr, `demo: ${messageOf(error)}`);
     return 1;
   }
 }

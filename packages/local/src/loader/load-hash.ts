@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ConfigError, TransientError } from "@table-archiver/core";
+import { ConfigError, messageOf, TransientError } from "@table-archiver/core";
 import { type MysqlPool, mapMysqlError } from "@table-archiver/core/mysql";
 import { mapRedisError } from "@table-archiver/core/redis";
 import type { Redis } from "ioredis";
@@ -83,7 +83,7 @@ async function* readRows(options: LoadHashOptions) {
   } catch (error) {
     const mapped = mapMysqlError(error);
     if (mapped instanceof TransientError) throw mapped;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new ConfigError(`${source.variable}: MySQL could not run the loader's query: ${message}`, {
       field: source.variable,
       cause: error,

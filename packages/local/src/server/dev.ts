@@ -1,5 +1,5 @@
 import "dotenv/config";
-import { archiverErrorCode } from "@table-archiver/core";
+import { archiverErrorCode, messageOf } from "@table-archiver/core";
 import { createJsonLogger } from "@table-archiver/core/logging";
 import { closeSharedRuntime } from "@table-archiver/core/runtime";
 import { loadLocalConfig } from "../config/load-local-config";
@@ -23,7 +23,7 @@ async function orExit<T>(start: () => T | Promise<T>): Promise<T> {
   try {
     return await start();
   } catch (error) {
-    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`error: ${messageOf(error)}\n`);
     process.exit(archiverErrorCode(error) === "INVALID_CONFIG" ? 2 : 1);
   }
 }

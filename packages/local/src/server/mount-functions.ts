@@ -1,5 +1,6 @@
 import type { Server } from "node:http";
 import { getTestServer } from "@google-cloud/functions-framework/testing";
+import { messageOf } from "@table-archiver/core";
 import { type LoadRedisDataHandler, MAX_READER_BODY_BYTES } from "@table-archiver/redis-reader";
 import type { FastifyInstance, onRequestAsyncHookHandler } from "fastify";
 
@@ -83,7 +84,7 @@ export async function mountArchiverFunctions(
       mountRegisteredFunction(app, { path: fn.path, name: fn.name, guard });
       report[fn.name] = { mounted: true };
     } catch (error) {
-      report[fn.name] = { mounted: false, reason: error instanceof Error ? error.message : String(error) };
+      report[fn.name] = { mounted: false, reason: messageOf(error) };
     }
   }
   return report;

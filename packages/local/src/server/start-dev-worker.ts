@@ -1,3 +1,4 @@
+import { messageOf } from "@table-archiver/core";
 export interface DevWorker {
   close(): Promise<void>;
 }
@@ -21,6 +22,6 @@ export async function startDevWorker(): Promise<DevWorker | { reason: string }> 
     // Closing the worker leaves the shared runtime open: the mounted functions use it too.
     return { close: () => worker.close() };
   } catch (error) {
-    return { reason: error instanceof Error ? error.message : String(error) };
+    return { reason: messageOf(error) };
   }
 }

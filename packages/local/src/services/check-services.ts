@@ -1,3 +1,4 @@
+import { messageOf } from "@table-archiver/core";
 import type { Config } from "@table-archiver/core/config";
 import { mysqlConnectionOptions } from "@table-archiver/core/mysql";
 import { createRedisClient } from "@table-archiver/core/redis";
@@ -66,5 +67,5 @@ async function checkRedis(config: Config): Promise<string | undefined> {
 
 function describe(error: unknown): string {
   const code = (error as { code?: unknown }).code;
-  return typeof code === "string" ? code : error instanceof Error ? error.message : String(error);
+  return typeof code === "string" ? code : messageOf(error);
 }

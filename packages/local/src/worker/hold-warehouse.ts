@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { messageOf } from "@table-archiver/core";
 import type { Runtime } from "@table-archiver/core/runtime";
 
 /** A DuckDB file another process holds; the worker does not start. */
@@ -32,7 +33,7 @@ function lockHolder(error: unknown): { holder: string | undefined } | null {
     const { holder } = error as Error & { holder?: unknown };
     return { holder: typeof holder === "string" ? holder : undefined };
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (!LOCKED.test(message)) return null;
   const holder = HOLDER.exec(message);
   return { holder: holder ? `PID ${holder[2]}, ${holder[1]}` : undefined };

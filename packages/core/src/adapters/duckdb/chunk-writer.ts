@@ -1,6 +1,6 @@
 import { type DuckDBAppender, DuckDBDataChunk, DuckDBVector } from "@duckdb/node-api";
 import type { Row, TableSchema } from "../../domain/types/table-schema";
-import { VerificationError } from "../../errors";
+import { messageOf, VerificationError } from "../../errors";
 import { type ValueEncoder, valueEncoder } from "./duckdb-types";
 
 interface ColumnPlan {
@@ -92,7 +92,7 @@ export class ChunkWriter {
     } catch (cause) {
       const value = (rows[start + offset] as Row)[source];
       const shown = typeof value === "string" ? JSON.stringify(value) : String(value);
-      const why = cause instanceof Error ? cause.message : String(cause);
+      const why = messageOf(cause);
       throw new VerificationError(`${this.label}: column ${name} cannot store ${shown} exactly (${why})`, {
         cause,
       });

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { ArchiverError, TransientError } from "../../errors";
+import { ArchiverError, messageOf, TransientError } from "../../errors";
 
 /** DuckDB's words for a file another process has locked, and for who holds it. */
 const LOCKED = /could not set lock on file/i;
@@ -7,12 +7,12 @@ const HOLDER = /conflicting lock is held in (.+?) \(PID (\d+)\)/i;
 
 /** Whether `error` is DuckDB refusing a file another process holds. */
 export function isDuckDbLockError(error: unknown): boolean {
-  return LOCKED.test(error instanceof Error ? error.message : String(error));
+  return LOCKED.test(messageOf(error));
 }
 
 /** The holder DuckDB names in a lock error, as `PID 1234, /usr/bin/node`; undefined when it names none. */
 function duckDbLockHolder(error: unknown): string | undefined {
-  const holder = HOLDER.exec(error instanceof Error ? error.message : String(error));
+  const holder = HOLDER.exec(messageOf(error));
   return holder ? `PID ${holder[2]}, ${holder[1]}` : undefined;
 }
 
@@ -49,7 +49,7 @@ export async function withDuckDbErrors<T>(action: string, work: () => Promise<T>
     return await work();
   } catch (error) {
     if (error instanceof ArchiverError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     if (/conflict|could not set lock|out of memory|no space left/i.test(message)) {
       throw new TransientError(`DuckDB ${action}: ${message}`, { cause: error });
     }
