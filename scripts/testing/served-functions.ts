@@ -1,10 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createTestDatabase, type TestDatabase, testRedisUrl } from "@table-archiver/core/testing";
+import { createTestDatabase, freePort, type TestDatabase, testRedisUrl } from "@table-archiver/core/testing";
 import { Redis } from "ioredis";
 import { type BuiltFunction, buildFunction, RUNTIME_DEPENDENCIES } from "../build-function";
 
@@ -124,18 +123,6 @@ async function serve(key: FunctionKey, env: Record<string, string>): Promise<Ser
     () => `${key} did not start:\n${output}`,
   );
   return { url: `http://127.0.0.1:${port}`, dir, built, process: child, output: () => output };
-}
-
-async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
 }
 
 export async function waitUntil(

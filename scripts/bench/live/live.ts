@@ -16,6 +16,7 @@
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { processCpuSeconds } from "../process-cpu";
 import { type ArchiverRunner, startArchiver } from "./archiver-runs";
 import {
@@ -54,7 +55,6 @@ requirePrograms(options);
 const outDir = resolve(options.outDir);
 const t0 = performance.now();
 const clockMs = () => performance.now() - t0;
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 // What is running, so that any way out (end, error, Ctrl-C) ends it, each process by its PID.
 let servers: Partial<PrivateServers> = {};

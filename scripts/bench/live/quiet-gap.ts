@@ -1,11 +1,10 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type mysql from "mysql2/promise";
 import { CAUGHT_UP_MS } from "./phase-figures";
 import type { Samplers } from "./server-samplers";
 
 /** Redo a phase may start with: little enough that its first writes force no flushing burst. */
 export const SETTLED_CHECKPOINT_AGE = 8 * 1024 * 1024;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface GapLimits {
   readonly minSeconds: number;

@@ -19,7 +19,6 @@ import { type CopyDayDeps, copyDay, recopyDay } from "../domain/copy/copy-day";
 import type { CalendarDay } from "../domain/days/calendar-day";
 import { withDurableCleanup } from "../domain/records/durable-cleanup-state";
 import { withDurableRecord } from "../domain/records/durable-day-record";
-import type { CleanDayTask } from "../domain/tasks/task-payload";
 import type { DayDeleter } from "../ports/day-deleter";
 import type { MigrationLedger } from "../ports/migration-ledger";
 import type { SourceDatabase } from "../ports/source-database";
@@ -261,7 +260,5 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
   };
 }
 
-/** The cleanup task of `day`, filtered by created_at. */
-export function cleanTask(table: string, day: CalendarDay): CleanDayTask {
-  return { kind: "clean", table, filterColumn: "created_at", day };
-}
+/** The cleanup task of `day`, filtered by created_at: the same task the fakes' fixture builds. */
+export { cleanTask } from "./memory-fixture";
