@@ -191,7 +191,7 @@ function rowsText(p: WorkerProgress, outcomes?: WorkerOutcomes): string {
 }
 
 /** `eta 2 min 10 s` at the pace of the tasks finished so far, or "" before the first one. */
-export function eta(finished: number, remaining: number, started: number): string {
+function eta(finished: number, remaining: number, started: number): string {
   if (finished === 0 || remaining === 0) return "";
   const seconds = Math.round((((performance.now() - started) / finished) * remaining) / 1000);
   return `eta ${seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds} s`}`;

@@ -36,7 +36,7 @@ export interface DuckDbWarehouseOptions extends DuckDbSettings {
 }
 
 /** Long enough for another short command (a cleanup dry run, `status --rebuild`) to finish with the file. */
-export const DUCKDB_LOCK_WAIT_MS = 5_000;
+const DUCKDB_LOCK_WAIT_MS = 5_000;
 
 /**
  * Opens the shared database, waiting up to `waitMs` while another process

@@ -23,7 +23,7 @@ export type LocalTaskQueueOptions = LocalQueueConnection & {
 };
 
 /** ioredis options of a LocalQueueConnection; config gets the fail-fast producer policy. */
-export function localQueueRedisOptions(options: LocalQueueConnection): RedisOptions {
+function localQueueRedisOptions(options: LocalQueueConnection): RedisOptions {
   return options.connection ?? bullmqConnection(options.redis, "producer");
 }
 

@@ -67,8 +67,7 @@ export type MysqlPoolSettings = Pick<Config["mysql"], "url" | "password"> &
  * not write to for net_write_timeout seconds (60 by default), so streams get
  * at least ten minutes.
  */
-export const SESSION_SETUP_SQL =
-  "SET time_zone = '+00:00', net_write_timeout = GREATEST(@@net_write_timeout, 600)";
+const SESSION_SETUP_SQL = "SET time_zone = '+00:00', net_write_timeout = GREATEST(@@net_write_timeout, 600)";
 
 /**
  * Options that make values arrive as the canonical values of their logical

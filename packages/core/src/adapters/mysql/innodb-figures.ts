@@ -7,7 +7,7 @@ import type { MysqlPool } from "./create-mysql-pool";
 const BAD_FIELD = 1054;
 
 /** The redo log capacity in bytes, or null when the server does not say. */
-export async function redoCapacity(pool: MysqlPool): Promise<number | null> {
+async function redoCapacity(pool: MysqlPool): Promise<number | null> {
   const [rows] = await pool.query({
     sql: "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_redo_log_capacity', 'innodb_log_file_size', 'innodb_log_files_in_group')",
     rowsAsArray: true,

@@ -9,7 +9,7 @@ import { quoteIdentifier } from "./quote-identifier";
 import { serverFactsOf } from "./server-facts";
 
 /** Every twin's name starts so; `archiver status` finds them by it. */
-export const TWIN_PREFIX = "archiver_twin__";
+const TWIN_PREFIX = "archiver_twin__";
 /** The twin's table comment names its table and partition even when its name had to be shortened. */
 const COMMENT_PREFIX = "table-archiver: rows detached from ";
 

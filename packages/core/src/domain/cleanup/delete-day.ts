@@ -20,7 +20,7 @@ export interface DeleteRun {
 }
 
 /** The most rows one delete takes, however fast the server deletes them. */
-export const MAX_DELETE_ROWS = 10_000;
+const MAX_DELETE_ROWS = 10_000;
 
 export interface DeleteDayInput {
   readonly deleter: DayDeleter;
