@@ -19,8 +19,8 @@ export type { CleanupDeps, CleanupSettings } from "./domain/cleanup/cleanup-deps
 export type { DayRefusal } from "./domain/cleanup/refusals";
 export { type CleanupSummary, startCleanup } from "./domain/cleanup/start-cleanup";
 export { type CopyDayDeps, copyDay, recopyDay } from "./domain/copy/copy-day";
-export { addDays, type CalendarDay, formatDay, isCalendarDay } from "./domain/days/calendar-day";
-export { cutoffDay, todayIn } from "./domain/days/cutoff-day";
+export { addDays, type CalendarDay } from "./domain/days/calendar-day";
+export { cutoffDay } from "./domain/days/cutoff-day";
 export type { CleanupMessage } from "./domain/messages/cleanup-message";
 export type { MigrationMessage } from "./domain/messages/migration-message";
 export { type ParsedMessage, parseMessage } from "./domain/messages/parse-message";
@@ -42,7 +42,7 @@ export {
   taskKey,
 } from "./domain/tasks/task-payload";
 export type { DayFigures } from "./domain/types/day-figures";
-export { type Destination, formatDestination, parseDestination } from "./domain/types/destination";
+export { type Destination, parseDestination } from "./domain/types/destination";
 export { IDENTIFIER, isIdentifier } from "./domain/types/identifier";
 export type { LogicalType } from "./domain/types/logical-type";
 export type { Row, SourceColumn, TableSchema } from "./domain/types/table-schema";

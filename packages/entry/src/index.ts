@@ -4,7 +4,7 @@ import { sharedRuntime } from "@table-archiver/core/runtime";
 import type { MessagePublishedData } from "./decode-pubsub-event";
 import { createEntryHandler } from "./handle-entry-event";
 
-export { decodePubSubEvent, encodePubSubData, type MessagePublishedData } from "./decode-pubsub-event";
+export { encodePubSubData, type MessagePublishedData } from "./decode-pubsub-event";
 export { createEntryHandler, type EntryEvent, type EntryOutcome } from "./handle-entry-event";
 
 const handle = createEntryHandler(sharedRuntime);

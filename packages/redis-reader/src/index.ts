@@ -5,14 +5,12 @@ import { createRedisClient } from "@table-archiver/core/redis";
 import { createLoadRedisDataHandler } from "./create-load-redis-data-handler";
 import { rebuildFromWarehouse } from "./rebuild-from-warehouse";
 
-export { authorizeSetKey } from "./authorize-set-key";
 export {
   createLoadRedisDataHandler,
   type LoadRedisDataHandler,
   type LoadRedisDataOptions,
 } from "./create-load-redis-data-handler";
-export { MAX_READER_BODY_BYTES, parseReaderRequest, type ReaderRequest } from "./parse-reader-request";
-export { createSetReader, type SetReader, type SetSource } from "./set-reader";
+export { MAX_READER_BODY_BYTES, type ReaderRequest } from "./parse-reader-request";
 
 let config: Config | undefined;
 let redis: ReturnType<typeof createRedisClient> | undefined;
