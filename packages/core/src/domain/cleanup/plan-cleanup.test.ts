@@ -3,7 +3,7 @@ import { VerificationError } from "../../errors";
 import { ordersSchema } from "../../testing/orders-fixture";
 import type { LogicalType } from "../types/logical-type";
 import type { TableSchema } from "../types/table-schema";
-import { figuresOfChunks, keyColumnOf, recordedKeyRange, requireChunksWithin } from "./plan-cleanup";
+import { figuresOfChunks, keyColumnOf, recordedKeyRange } from "./plan-cleanup";
 
 const scope = { table: "orders", column: "created_at", day: "2024-01-01" };
 const key = { column: "id", unsigned: true };
@@ -86,17 +86,6 @@ describe("figuresOfChunks", () => {
     ];
     expect(figuresOfChunks(scope, byTime, chunks)).toEqual({ rows: 5, fingerprint: "18446744073709551715" });
     expect(() => figuresOfChunks(scope, byTime, [...chunks].reverse())).toThrow(/out of order/);
-  });
-});
-
-describe("requireChunksWithin", () => {
-  it("stops a plan that leaves the recorded key range", () => {
-    const range = { ...key, min: "10", max: "20" };
-    expect(() => requireChunksWithin(scope, range, [chunk("10", "20", 11, "165")])).not.toThrow();
-    expect(() => requireChunksWithin(scope, range, [chunk("9", "20", 12, "174")])).toThrow(VerificationError);
-    expect(() => requireChunksWithin(scope, range, [chunk("10", "21", 12, "186")])).toThrow(
-      VerificationError,
-    );
   });
 });
 

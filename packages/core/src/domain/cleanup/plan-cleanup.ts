@@ -13,6 +13,7 @@ import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import { addDays, startOfDay } from "../days/calendar-day";
 import type { DayFigures } from "../types/day-figures";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
+import { requireChunksWithin } from "./refusals";
 
 /** The table's single integer primary key, as the deleter binds it; undefined without one. */
 export function keyColumnOf(schema: TableSchema): KeyColumn | undefined {
@@ -88,25 +89,6 @@ function rising(by: ChunkBy, a: string | undefined, b: string, orEqual = false):
   if (a === undefined) return true;
   if (by.kind === "key") return orEqual ? BigInt(a) <= BigInt(b) : BigInt(a) < BigInt(b);
   return orEqual ? a <= b : a < b;
-}
-
-/**
- * Second line of defence after verification: every chunk lies inside the
- * key range recorded at copy time. Verification already made the day's min
- * and max equal to it; this keeps a plan that does not from ever reaching a
- * DELETE.
- */
-export function requireChunksWithin(scope: DayScope, range: KeyRange, chunks: readonly DayChunk[]): void {
-  const min = BigInt(range.min);
-  const max = BigInt(range.max);
-  for (const chunk of chunks) {
-    if (BigInt(chunk.first) < min || BigInt(chunk.last) > max) {
-      throw new VerificationError(
-        `${scope.table} ${scope.day}: chunk ${chunk.first}..${chunk.last} leaves the recorded key range ${range.min}..${range.max}`,
-        { reason: "changed" },
-      );
-    }
-  }
 }
 
 /**

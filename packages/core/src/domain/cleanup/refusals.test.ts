@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { VerificationError } from "../../errors";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { DayFigures } from "../types/day-figures";
 import { canonicalInteger, sameFigures } from "../types/day-figures";
-import { type DayEvidence, describeChange, judgeDay, judgeReferences } from "./refusals";
+import { type DayEvidence, describeChange, judgeDay, judgeReferences, requireChunksWithin } from "./refusals";
 
 /** A keyed day as the source counts it: with the content fingerprint of its rows. */
 const keyed = (
@@ -173,5 +174,25 @@ describe("sameFigures and canonicalInteger", () => {
     expect(canonicalInteger("12.5")).toBe("12.5");
     expect(canonicalInteger("-007")).toBe("-7");
     expect(canonicalInteger("")).toBe("");
+  });
+});
+
+describe("requireChunksWithin", () => {
+  const scope = { table: "orders", column: "created_at", day: "2024-01-01" };
+  const chunk = (first: string, last: string, rows: number, sum: string) => ({
+    first,
+    last,
+    rows,
+    sum,
+    fingerprint: "0",
+  });
+
+  it("stops a plan that leaves the recorded key range", () => {
+    const range = { column: "id", unsigned: true, min: "10", max: "20" };
+    expect(() => requireChunksWithin(scope, range, [chunk("10", "20", 11, "165")])).not.toThrow();
+    expect(() => requireChunksWithin(scope, range, [chunk("9", "20", 12, "174")])).toThrow(VerificationError);
+    expect(() => requireChunksWithin(scope, range, [chunk("10", "21", 12, "186")])).toThrow(
+      VerificationError,
+    );
   });
 });

@@ -1,6 +1,13 @@
 import { type RefusalReason, VerificationError } from "../../errors";
 import type { ChunkPlan, CleanupPlan, DayCleanup } from "../../ports/cleanup-state";
-import type { ChunkOutcome, DayScope, DeleteSideEffects, ReferenceCount } from "../../ports/day-deleter";
+import type {
+  ChunkOutcome,
+  DayChunk,
+  DayScope,
+  DeleteSideEffects,
+  KeyRange,
+  ReferenceCount,
+} from "../../ports/day-deleter";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { CalendarDay } from "../days/calendar-day";
 import type { CleanDayTask } from "../tasks/task-payload";
@@ -310,4 +317,23 @@ export function requireChunkPlan(scope: DayScope, plan: CleanupPlan): ChunkPlan 
       "stopped part way; what is left cannot be proven identical to the copy, so nothing more is deleted",
     { reason: "not-fingerprinted" },
   );
+}
+
+/**
+ * Second line of defence after verification: every chunk lies inside the
+ * key range recorded at copy time. Verification already made the day's min
+ * and max equal to it; this keeps a plan that does not from ever reaching a
+ * DELETE.
+ */
+export function requireChunksWithin(scope: DayScope, range: KeyRange, chunks: readonly DayChunk[]): void {
+  const min = BigInt(range.min);
+  const max = BigInt(range.max);
+  for (const chunk of chunks) {
+    if (BigInt(chunk.first) < min || BigInt(chunk.last) > max) {
+      throw new VerificationError(
+        `${scope.table} ${scope.day}: chunk ${chunk.first}..${chunk.last} leaves the recorded key range ${range.min}..${range.max}`,
+        { reason: "changed" },
+      );
+    }
+  }
 }
