@@ -1,36 +1,18 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { createRedisClient } from "@table-archiver/core/redis";
-import {
-  createTestDatabase,
-  deleteKeysWithPrefix,
-  type TestDatabase,
-  testRedisUrl,
-  uniqueName,
-} from "@table-archiver/core/testing";
+import { type TestDatabase, uniqueName } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCaptured } from "./testing/run-captured";
+import { type CliSandbox, openCliSandbox } from "./testing/cli-sandbox";
 
+let cli: CliSandbox;
 let db: TestDatabase;
 let env: Record<string, string>;
 const table = uniqueName("orders");
 const days = ["2020-01-01", "2020-01-02", "2020-01-03"];
 
-let dir: string | undefined;
-
 beforeAll(async () => {
-  db = await createTestDatabase();
-  dir = await mkdtemp(join(tmpdir(), "cli-refusal-"));
-  env = {
-    MYSQL_URL: db.url,
-    REDIS_URL: testRedisUrl,
-    DUCKDB_PATH: join(dir, "w.duckdb"),
-    LOCAL_QUEUE_PREFIX: uniqueName("cli"),
-    LOG_LEVEL: "error",
-    TASK_ATTEMPTS: "1",
-  };
+  cli = await openCliSandbox("cli-refusal");
+  ({ db, env } = cli);
   await db.connection.query(
     `CREATE TABLE ${table} (id INT AUTO_INCREMENT PRIMARY KEY, created_at DATETIME NOT NULL, total DECIMAL(8,2), KEY (created_at))`,
   );
@@ -39,22 +21,9 @@ beforeAll(async () => {
   await db.connection.query(`INSERT INTO ${table} (created_at, total) VALUES ?`, [rows]);
 });
 
-afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
-  const redis = createRedisClient({ url: testRedisUrl, auth: undefined });
-  try {
-    if (env) await deleteKeysWithPrefix(redis, env.LOCAL_QUEUE_PREFIX ?? "");
-    for await (const keys of redis.scanStream({ match: `*${table}*` }) as AsyncIterable<string[]>) {
-      if (keys.length > 0) await redis.del(...keys);
-    }
-  } finally {
-    await redis.quit();
-  }
-  await db?.drop();
-});
+afterAll(() => cli?.close([table]));
 
-const run = (argv: string[], overrides: Record<string, string> = {}) =>
-  runCaptured(argv, { ...env, ...overrides });
+const run = (argv: string[], overrides: Record<string, string> = {}) => cli.run(argv, overrides);
 
 async function rowsOf(day: string): Promise<number> {
   const [rows] = await db.connection.query(

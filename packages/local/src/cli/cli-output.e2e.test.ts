@@ -1,45 +1,27 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
-import {
-  createTestDatabase,
-  deleteTestKeys,
-  type TestDatabase,
-  testRedisUrl,
-  uniqueName,
-} from "@table-archiver/core/testing";
+import { type TestDatabase, uniqueName } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CliIo } from "./cli-io";
 import { runCli } from "./run-cli";
+import { type CliSandbox, openCliSandbox } from "./testing/cli-sandbox";
 import { fakeTerminal } from "./testing/fake-terminal";
 
+let cli: CliSandbox;
 let db: TestDatabase;
 let env: Record<string, string>;
-let dir: string;
 const tables: string[] = [];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  dir = await mkdtemp(join(tmpdir(), "cli-output-"));
-  env = {
-    MYSQL_URL: db.url,
-    REDIS_URL: testRedisUrl,
-    DUCKDB_PATH: join(dir, "w.duckdb"),
-    LOCAL_QUEUE_PREFIX: uniqueName("cliout"),
+  cli = await openCliSandbox("cli-output", {
     LOG_LEVEL: "info",
-    TASK_ATTEMPTS: "1",
     // Two cleanups of neighbouring days of one small table can deadlock (and be retried); this file is about output.
     CLEANUP_CONCURRENCY: "1",
-  };
+  });
+  ({ db, env } = cli);
 });
 
-afterAll(async () => {
-  await db?.drop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-  // The queue's keys, and each table's migrated days, copy records and cleanup state.
-  await deleteTestKeys({ prefixes: [env.LOCAL_QUEUE_PREFIX as string], tables });
-});
+// The queue's keys, and each table's migrated days, copy records and cleanup state.
+afterAll(() => cli?.close(tables));
 
 /** A table with `days` days of three rows each, from 2020-01-01. */
 async function ordersTable(days: number): Promise<string> {

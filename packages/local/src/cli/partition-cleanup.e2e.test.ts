@@ -1,35 +1,16 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createRedisClient } from "@table-archiver/core/redis";
-import {
-  createTestDatabase,
-  deleteKeysWithPrefix,
-  type TestDatabase,
-  testRedisUrl,
-  uniqueName,
-} from "@table-archiver/core/testing";
+import { type TestDatabase, uniqueName } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCaptured } from "./testing/run-captured";
+import { type CliSandbox, openCliSandbox } from "./testing/cli-sandbox";
 
 // A monthly-partitioned table migrated and cleaned through the CLI's own commands, as the README shows them.
 
+let cli: CliSandbox;
 let db: TestDatabase;
-let env: Record<string, string>;
-let dir: string | undefined;
 const table = uniqueName("events");
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  dir = await mkdtemp(join(tmpdir(), "cli-partitions-"));
-  env = {
-    MYSQL_URL: db.url,
-    REDIS_URL: testRedisUrl,
-    DUCKDB_PATH: join(dir, "w.duckdb"),
-    LOCAL_QUEUE_PREFIX: uniqueName("cli"),
-    LOG_LEVEL: "error",
-    TASK_ATTEMPTS: "1",
-  };
+  cli = await openCliSandbox("cli-partitions");
+  ({ db } = cli);
   await db.connection.query(
     `CREATE TABLE ${table} (id INT NOT NULL AUTO_INCREMENT, created_at DATETIME NOT NULL, total DECIMAL(8,2),
        PRIMARY KEY (id, created_at), KEY (created_at))
@@ -43,21 +24,9 @@ beforeAll(async () => {
   await db.connection.query(`INSERT INTO ${table} (created_at, total) VALUES ?`, [rows]);
 });
 
-afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
-  const redis = createRedisClient({ url: testRedisUrl, auth: undefined });
-  try {
-    if (env) await deleteKeysWithPrefix(redis, env.LOCAL_QUEUE_PREFIX ?? "");
-    for await (const keys of redis.scanStream({ match: `*${table}*` }) as AsyncIterable<string[]>) {
-      if (keys.length > 0) await redis.del(...keys);
-    }
-  } finally {
-    await redis.quit();
-  }
-  await db?.drop();
-});
+afterAll(() => cli?.close([table]));
 
-const run = (argv: string[]) => runCaptured(argv, env);
+const run = (argv: string[]) => cli.run(argv);
 
 describe("cleanup of a partitioned table through the CLI", () => {
   it("dry-runs per partition, then empties each old partition at once and counts its days", async () => {

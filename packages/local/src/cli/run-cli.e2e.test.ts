@@ -1,32 +1,17 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import {
-  createTestDatabase,
-  deleteTestKeys,
-  type TestDatabase,
-  testRedisUrl,
-  uniqueName,
-} from "@table-archiver/core/testing";
+import { type TestDatabase, uniqueName } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCaptured } from "./testing/run-captured";
+import { type CliSandbox, openCliSandbox } from "./testing/cli-sandbox";
 
+let cli: CliSandbox;
 let db: TestDatabase;
-let env: Record<string, string>;
 let dir: string;
 const table = uniqueName("orders");
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  dir = await mkdtemp(join(tmpdir(), "cli-"));
-  env = {
-    MYSQL_URL: db.url,
-    REDIS_URL: testRedisUrl,
-    DUCKDB_PATH: join(dir, "w.duckdb"),
-    LOCAL_QUEUE_PREFIX: uniqueName("cli"),
-    LOG_LEVEL: "error",
-    TASK_ATTEMPTS: "1",
-  };
+  cli = await openCliSandbox("cli");
+  ({ db, dir } = cli);
   await db.connection.query(
     `CREATE TABLE ${table} (id INT AUTO_INCREMENT PRIMARY KEY, created_at DATETIME NOT NULL, total DECIMAL(8,2), KEY (created_at))`,
   );
@@ -37,14 +22,10 @@ beforeAll(async () => {
   await db.connection.query(`INSERT INTO ${table} (created_at, total) VALUES ?`, [rows]);
 });
 
-afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
-  if (env) await deleteTestKeys({ prefixes: [env.LOCAL_QUEUE_PREFIX ?? ""], tables: [table] });
-  await db?.drop();
-});
+afterAll(() => cli?.close([table]));
 
 const run = (argv: string[], stdin = "", extraEnv: Record<string, string> = {}) =>
-  runCaptured(argv, { ...env, ...extraEnv }, stdin);
+  cli.run(argv, extraEnv, stdin);
 
 const message = (limit: number, tables = [table]) =>
   JSON.stringify({
