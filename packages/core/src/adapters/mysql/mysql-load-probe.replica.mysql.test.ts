@@ -169,7 +169,7 @@ describe.skipIf(!available)("replica lag from a real replica", () => {
           },
         },
         settings: throttleSettings(2),
-        forecast: createLagForecast(),
+        memory: { lagForecast: createLagForecast() },
         logger: { ...silentLogger, warn: (_message, fields) => held.push(String(fields?.reason)) },
         context: {},
         sleep: async (ms) => {

@@ -73,7 +73,7 @@ async function cleanAgainst(speed: number, forecastOf: (now: () => number) => La
     sleep: async (ms) => {
       now += ms;
     },
-    forecast: forecastOf(() => now),
+    memory: { lagForecast: forecastOf(() => now) },
     logger: silentLogger,
     context: {},
   });
@@ -125,12 +125,14 @@ describe("the replica-lag throttle with several replicas", () => {
       probe: lagsProbe(() => answers[Math.min(call++, answers.length - 1)] ?? []),
       settings: LAG_ONLY,
       sleep: async () => {},
-      forecast: {
-        peak: (replica, seconds) => {
-          seen.push(`${replica} ${seconds}`);
-          return seconds;
+      memory: {
+        lagForecast: {
+          peak: (replica, seconds) => {
+            seen.push(`${replica} ${seconds}`);
+            return seconds;
+          },
+          chunkRan: () => {},
         },
-        chunkRan: () => {},
       },
       logger: silentLogger,
       context: {},

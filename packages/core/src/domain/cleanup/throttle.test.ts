@@ -106,7 +106,14 @@ describe("createThrottle", () => {
     };
     const pace = createNicePace({ ratio: 2, sleep, now: () => now });
     const make = () =>
-      createThrottle({ probe: scriptedProbe([0]), settings, sleep, pace, logger: silentLogger, context: {} });
+      createThrottle({
+        probe: scriptedProbe([0]),
+        settings,
+        sleep,
+        memory: { pace },
+        logger: silentLogger,
+        context: {},
+      });
     const first = make();
     expect(await first.beforeChunk(true)).toEqual({ waitedMs: 0, byReason: {} });
     now += 30;

@@ -2,10 +2,9 @@ import { setTimeout as sleepFor } from "node:timers/promises";
 import { TransientError } from "../../errors";
 import type { LoadProbe, RedoFill } from "../../ports/load-probe";
 import type { LogFields, Logger } from "../../ports/logger";
-import { createLagForecast, type LagForecast } from "../pacing/lag-forecast";
-import type { NicePace } from "../pacing/nice-pace";
-import { createRedoSteps, type RedoSteps } from "../pacing/redo-steps";
-import { createThrottleMemory } from "../pacing/throttle-memory";
+import { createLagForecast } from "../pacing/lag-forecast";
+import { createRedoSteps } from "../pacing/redo-steps";
+import { createThrottleMemory, type ThrottleMemory } from "../pacing/throttle-memory";
 import type { CleanupDeps, CleanupSettings } from "./cleanup-deps";
 
 /** How often a throttled task asks again. */
@@ -57,12 +56,12 @@ export interface ThrottleOptions {
     | "maxWaitMs"
   >;
   readonly sleep: (ms: number) => Promise<void>;
-  /** The rest owed after each delete (CLEANUP_NICE_RATIO), counted as "pause"; absent, none. */
-  readonly pace?: NicePace;
-  /** Where each replica's lag is heading, shared by the days one process cleans; absent, the throttle keeps its own. */
-  readonly forecast?: LagForecast;
-  /** How far a chunk fills each redo log, shared like `forecast`; absent, the throttle keeps its own. */
-  readonly redoSteps?: RedoSteps;
+  /**
+   * What the days one process cleans share (see ThrottleMemory). Without a
+   * pace there is no rest after a delete; without a lag forecast or redo
+   * steps the throttle keeps its own.
+   */
+  readonly memory?: Partial<ThrottleMemory>;
   readonly logger: Logger;
   /** Fields every log line of this throttle carries (table, day). */
   readonly context: LogFields;
@@ -105,15 +104,12 @@ export function taskThrottle(
   context: LogFields,
   onWait: () => Promise<void>,
 ): Throttle {
-  const wait = deps.sleep ?? ((ms: number) => sleepFor(ms));
-  const memory = deps.throttleMemory ?? createThrottleMemory(deps.settings.niceRatio, wait);
+  const sleep = deps.sleep ?? ((ms: number) => sleepFor(ms));
   return createThrottle({
     probe: deps.loadProbe,
     settings: deps.settings,
-    sleep: wait,
-    pace: memory.pace,
-    forecast: memory.lagForecast,
-    redoSteps: memory.redoSteps,
+    sleep,
+    memory: deps.throttleMemory ?? createThrottleMemory(deps.settings.niceRatio, sleep),
     logger: deps.logger,
     context,
     onWait,
@@ -122,8 +118,9 @@ export function taskThrottle(
 
 export function createThrottle(options: ThrottleOptions): Throttle {
   const { probe, settings, sleep, logger, context } = options;
-  const forecast = options.forecast ?? createLagForecast();
-  const redoSteps = options.redoSteps ?? createRedoSteps();
+  const pace = options.memory?.pace;
+  const forecast = options.memory?.lagForecast ?? createLagForecast();
+  const redoSteps = options.memory?.redoSteps ?? createRedoSteps();
   const unknownLogged = new Set<string>();
   const total = newTally();
 
@@ -270,7 +267,7 @@ export function createThrottle(options: ThrottleOptions): Throttle {
         await sleep(settings.pauseMs);
         chunk.add("pause", settings.pauseMs);
       }
-      const rested = (await options.pace?.rest()) ?? 0;
+      const rested = (await pace?.rest()) ?? 0;
       if (rested > 0) chunk.add("pause", rested);
       let lastLog = -Infinity;
       for (;;) {
@@ -310,7 +307,7 @@ export function createThrottle(options: ThrottleOptions): Throttle {
       }
     },
     afterChunk(ms) {
-      options.pace?.worked(ms);
+      pace?.worked(ms);
       forecast.chunkRan(ms);
       redoSteps.chunkRan();
     },
