@@ -7,7 +7,7 @@ import { warehouseHoldsCopy } from "../records/held-copy";
 import type { CleanDayTask } from "../tasks/task-payload";
 import type { DayFigures } from "../types/day-figures";
 import { cleanPartition, type PartitionCleanup } from "./clean-partition";
-import type { CleanupDeps } from "./cleanup-deps";
+import { type CleanupDeps, markDayDone } from "./cleanup-deps";
 import { claimDayLease } from "./day-lease";
 import { type DeleteRun, deleteDay } from "./delete-day";
 import { chunkByOf, copyFitsOneChunk, deletesNewestFirst, oneChunkPlan } from "./plan-cleanup";
@@ -15,20 +15,13 @@ import { requireChunkPlan, requireCopiedBy, requireStillClean, requireTriggersAl
 import { taskThrottle, type WaitReason } from "./throttle";
 import { type LedgerView, verifyAndPlan } from "./verify-and-plan";
 
-/** What one cleanup task did for its day; also logged as one JSON line. */
-export interface DayCleanupReport {
+/** What one cleanup task did for its day (its deletes' figures, DeleteRun, and the rest); also logged as one JSON line. */
+export interface DayCleanupReport extends DeleteRun {
   readonly table: string;
   readonly day: CalendarDay;
   /** `cleaned` this run; `already-clean` (no source rows, full copy); `already-done` (a repeated task). */
   readonly outcome: "cleaned" | "already-clean" | "already-done";
-  /** Rows of the day deleted, over every attempt. */
-  readonly rowsDeleted: number;
-  /** Rows of planned chunks this attempt found already gone (an attempt died after its commit, or someone else deleted them). */
-  readonly rowsFoundGone: number;
-  /** Chunks this attempt ran. */
-  readonly chunks: number;
   readonly durationMs: number;
-  readonly longestChunkMs: number;
   /** Time this attempt waited for replica lag or load. */
   readonly waitedMs: number;
   /** That time and the pauses between chunks, by what held the task (replicaLag, historyLength, pause...). */
@@ -38,6 +31,15 @@ export interface DayCleanupReport {
   /** A partition task: what became of the partition (see cleanPartition). */
   readonly partition?: PartitionCleanup;
 }
+
+/** The figures of a task that deleted nothing itself and waited for nothing. */
+const NOTHING_RUN = {
+  rowsFoundGone: 0,
+  chunks: 0,
+  longestChunkMs: 0,
+  waitedMs: 0,
+  waitedByReason: {},
+} as const;
 
 /**
  * The cleanup task for one day. A state machine kept in CleanupState:
@@ -101,12 +103,8 @@ async function cleanPartitionTask(
     day: task.day,
     outcome: partition.outcome === "cleaned" ? "cleaned" : "already-done",
     rowsDeleted: partition.rowsDeleted,
-    rowsFoundGone: 0,
-    chunks: 0,
+    ...NOTHING_RUN,
     durationMs,
-    longestChunkMs: 0,
-    waitedMs: 0,
-    waitedByReason: {},
     resumed: false,
     partition,
   };
@@ -141,15 +139,7 @@ async function runDay(
     ),
     deps.deleter.sideEffects(scope.table),
   ]);
-  const base = {
-    table: scope.table,
-    day: scope.day,
-    chunks: 0,
-    longestChunkMs: 0,
-    waitedMs: 0,
-    waitedByReason: {},
-    rowsFoundGone: 0,
-  };
+  const base = { table: scope.table, day: scope.day, ...NOTHING_RUN };
   if (existing?.status === "done") {
     await requireStillClean(deps, schema, scope, existing);
     return { ...base, outcome: "already-done", rowsDeleted: existing.rowsDeleted, resumed: false };
@@ -170,19 +160,9 @@ async function runDay(
       beforeDelete: renew,
     });
   const cleaned = async (run: DeleteRun, chunksDone: number, resumed: boolean, figures?: DayFigures) => {
-    await deps.state.markDone(scope, {
-      rowsDeleted: run.rowsDeleted,
-      chunksDone,
-      doneAt: deps.clock().toISOString(),
-      ...(figures ? { figures } : {}),
-    });
-    return {
-      ...base,
-      ...run,
-      waitedByReason: throttle.totals().byReason,
-      outcome: "cleaned",
-      resumed,
-    } as const;
+    await markDayDone(deps, scope, { rowsDeleted: run.rowsDeleted, chunksDone, figures });
+    const { waitedMs, byReason } = throttle.totals();
+    return { ...base, ...run, waitedMs, waitedByReason: byReason, outcome: "cleaned", resumed } as const;
   };
 
   if (existing?.status === "deleting") {
@@ -199,12 +179,7 @@ async function runDay(
     try {
       const run = await deleteBy(oneChunk, { chunksDone: 0, rowsDeleted: 0 });
       if (run.rowsDeleted === 0) {
-        await deps.state.markDone(scope, {
-          rowsDeleted: 0,
-          chunksDone: 0,
-          doneAt: deps.clock().toISOString(),
-          figures,
-        });
+        await markDayDone(deps, scope, { rowsDeleted: 0, chunksDone: 0, figures });
         return { ...base, outcome: "already-clean", rowsDeleted: 0, resumed: false };
       }
       return await cleaned(run, 1, false, figures);

@@ -4,7 +4,7 @@ import type { PartitionDays } from "../../ports/partitioned-table";
 import type { CalendarDay } from "../days/calendar-day";
 import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import type { CleanDayTask } from "../tasks/task-payload";
-import type { CleanupDeps } from "./cleanup-deps";
+import { type CleanupDeps, markDayDone } from "./cleanup-deps";
 import { claimDayLease, type DayLease } from "./day-lease";
 import { readPartitionPaths } from "./partition-paths";
 import { askWarehouse, fitsOneRead, type RowsReading, verifyRows } from "./partition-rows";
@@ -142,14 +142,14 @@ export async function cleanPartition<R>(
     }
     await checkAll(leases);
     await partitions.dropTwin(table, partition);
-    const doneAt = deps.clock().toISOString();
     let rowsDeleted = 0;
     for (const [day, figures] of detached.days) {
       rowsDeleted += figures.rows;
-      const record = records.get(day);
-      await deps.state.markDone(
+      const { figures: recorded } = records.get(day) ?? {};
+      await markDayDone(
+        deps,
         { table, day },
-        { rowsDeleted: figures.rows, chunksDone: 0, doneAt, ...(record ? { figures: record.figures } : {}) },
+        { rowsDeleted: figures.rows, chunksDone: 0, figures: recorded },
       );
     }
     const cleanedDays = [...detached.days.keys()].sort();

@@ -2,7 +2,7 @@ import type { Config } from "../../config";
 import type { AccountCheck } from "../../ports/access-check";
 import type { CleanupState } from "../../ports/cleanup-state";
 import type { Clock } from "../../ports/clock";
-import type { DayDeleter } from "../../ports/day-deleter";
+import type { DayDeleter, TableDay } from "../../ports/day-deleter";
 import type { LoadProbe } from "../../ports/load-probe";
 import type { Logger } from "../../ports/logger";
 import type { CopiedDayRecord, MigrationLedger } from "../../ports/migration-ledger";
@@ -13,6 +13,7 @@ import type { Warehouse } from "../../ports/warehouse";
 import type { DestinationRules } from "../migration/resolve-tables";
 import type { ThrottleMemory } from "../pacing/throttle-memory";
 import type { CopyDayTask } from "../tasks/task-payload";
+import type { DayFigures } from "../types/day-figures";
 
 /** Chunking, pacing and throttles (CLEANUP_* variables). */
 export type CleanupSettings = Config["cleanup"];
@@ -51,4 +52,22 @@ export interface CleanupDeps {
   readonly throttleMemory?: ThrottleMemory;
   /** Waits between chunks and while throttled; tests pass a fake. */
   readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** Records the day `done` now, by the deps' clock; `figures`, when known, are what the day held. */
+export function markDayDone(
+  deps: Pick<CleanupDeps, "state" | "clock">,
+  at: TableDay,
+  done: {
+    readonly rowsDeleted: number;
+    readonly chunksDone: number;
+    readonly figures?: DayFigures | undefined;
+  },
+): Promise<void> {
+  const { figures, ...counts } = done;
+  return deps.state.markDone(at, {
+    ...counts,
+    doneAt: deps.clock().toISOString(),
+    ...(figures ? { figures } : {}),
+  });
 }

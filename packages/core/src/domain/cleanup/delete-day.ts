@@ -16,7 +16,6 @@ export interface DeleteRun {
   /** Chunks this run executed. */
   readonly chunks: number;
   readonly longestChunkMs: number;
-  readonly waitedMs: number;
 }
 
 /** The most rows one delete takes, however fast the server deletes them. */
@@ -69,7 +68,7 @@ export async function deleteDay(input: DeleteDayInput): Promise<DeleteRun> {
     const taken = plan.chunks.slice(index, index + pacer.next(plan.chunks.length - index));
     if (taken.length === 0) break;
     const chunk = joinChunks(taken);
-    tally.waitedMs += (await throttle.beforeChunk(tally.chunks === 0)).waitedMs;
+    await throttle.beforeChunk(tally.chunks === 0);
     await input.beforeDelete();
     const outcome = await tally.time(() =>
       deleter.deleteChunk(target, chunk, input.sideEffects, { newestFirst: plan.newestFirst }),
@@ -109,7 +108,6 @@ function newTally() {
     chunks: 0,
     /** How long the last chunk's delete took. */
     lastMs: 0,
-    waitedMs: 0,
     rowsFoundGone: 0,
     async time<T>(run: () => Promise<T>): Promise<T> {
       const started = performance.now();
@@ -127,7 +125,6 @@ function newTally() {
         rowsFoundGone: tally.rowsFoundGone,
         chunks: tally.chunks,
         longestChunkMs: Math.round(longestChunkMs * 10) / 10,
-        waitedMs: tally.waitedMs,
       };
     },
   };

@@ -2,7 +2,7 @@ import { VerificationError } from "../../errors";
 import type { DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayChunk, DayScope, DeleteSideEffects } from "../../ports/day-deleter";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
-import type { CleanupDeps } from "./cleanup-deps";
+import { type CleanupDeps, markDayDone } from "./cleanup-deps";
 import { deletesNewestFirst, figuresOfChunks, verifiedPlan } from "./plan-cleanup";
 import { type DayVerdict, type RefusedDay, refusalError } from "./refusals";
 import { verifyDay } from "./verify-day";
@@ -75,12 +75,7 @@ async function storeVerified(
   const { scope } = target;
   const now = deps.clock().toISOString();
   if (verdict.kind === "already-clean") {
-    await deps.state.markDone(scope, {
-      rowsDeleted: 0,
-      chunksDone: 0,
-      doneAt: now,
-      figures: verdict.figures,
-    });
+    await markDayDone(deps, scope, { rowsDeleted: 0, chunksDone: 0, figures: verdict.figures });
     return "already-clean";
   }
   const plan = verifiedPlan(target, verdict.figures, chunks, deletesNewestFirst(sideEffects));
