@@ -24,7 +24,6 @@ export { cutoffDay } from "./domain/days/cutoff-day";
 export type { CleanupMessage } from "./domain/messages/cleanup-message";
 export type { MigrationMessage } from "./domain/messages/migration-message";
 export { type ParsedMessage, parseMessage } from "./domain/messages/parse-message";
-export type { DestinationRules } from "./domain/migration/resolve-tables";
 export { type StartMigrationDeps, startMigration, type TablePlan } from "./domain/migration/start-migration";
 export { withDurableCleanup } from "./domain/records/durable-cleanup-state";
 export {
@@ -42,7 +41,7 @@ export {
   taskKey,
 } from "./domain/tasks/task-payload";
 export type { DayFigures } from "./domain/types/day-figures";
-export { type Destination, parseDestination } from "./domain/types/destination";
+export { type Destination, type DestinationRules, parseDestination } from "./domain/types/destination";
 export { IDENTIFIER, isIdentifier } from "./domain/types/identifier";
 export type { LogicalType } from "./domain/types/logical-type";
 export type { Row, SourceColumn, TableSchema } from "./domain/types/table-schema";

@@ -20,9 +20,7 @@ export async function showDemoResult(
     `${run.cutoff} 00:00:00`,
   ])) as unknown as [[{ n: number | string }]];
   const warehouse = await runtime.warehouse();
-  const copied = await warehouse.countRows(
-    parseDestination(demo.destination, { field: "destination", ...runtime.destinations }),
-  );
+  const copied = await warehouse.countRows(parseDestination(demo.destination, runtime.destinations));
   const days = await runtime.ledger.migratedDays(demo.table);
   const rows = Number(source.n);
   writeLine(io.stdout, "");

@@ -2,10 +2,10 @@ import { TransientError, VerificationError } from "../../errors";
 import type { ChunkPlan, DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayScope } from "../../ports/day-deleter";
 import type { CalendarDay } from "../days/calendar-day";
-import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import { warehouseHoldsCopy } from "../records/held-copy";
 import type { CleanDayTask } from "../tasks/task-payload";
 import type { DayFigures } from "../types/day-figures";
+import { describeSourceTable, TASK_FIELDS } from "../types/source-table";
 import { cleanPartition, type PartitionCleanup } from "./clean-partition";
 import { type CleanupDeps, markDayDone } from "./cleanup-deps";
 import { claimDayLease } from "./day-lease";
@@ -123,10 +123,7 @@ async function runDay(
   const state = deps.state.read(scope);
   const ledger = readLedger(deps, scope);
   const [schema, existing, view, held, sideEffects] = await Promise.all([
-    describeExisting(deps.source, task.table, "table").then((schema) => {
-      requireDatetimeColumn(schema, task.filterColumn, "filterColumn");
-      return schema;
-    }),
+    describeSourceTable(deps.source, task.table, task.filterColumn, TASK_FIELDS),
     state,
     ledger,
     Promise.all([state, ledger]).then(([existing, { record }]) =>

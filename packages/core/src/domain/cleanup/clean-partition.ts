@@ -2,8 +2,8 @@ import { TransientError } from "../../errors";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { PartitionDays } from "../../ports/partitioned-table";
 import type { CalendarDay } from "../days/calendar-day";
-import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import type { CleanDayTask } from "../tasks/task-payload";
+import { describeSourceTable, TASK_FIELDS } from "../types/source-table";
 import { type CleanupDeps, markDayDone } from "./cleanup-deps";
 import { claimDayLease, type DayLease } from "./day-lease";
 import { readPartitionPaths } from "./partition-paths";
@@ -60,8 +60,7 @@ export async function cleanPartition<R>(
 ): Promise<PartitionCleanup & { readonly own?: R }> {
   const { table, partition } = task;
   const partitions = deps.partitions;
-  const schema = await describeExisting(deps.source, table, "table");
-  requireDatetimeColumn(schema, task.filterColumn, "filterColumn");
+  const schema = await describeSourceTable(deps.source, table, task.filterColumn, TASK_FIELDS);
   const [sideEffects, migrated, cleaned] = await Promise.all([
     deps.deleter.sideEffects(table),
     deps.ledger.migratedDays(table),

@@ -10,10 +10,10 @@ import type { PartitionedTable } from "../../ports/partitioned-table";
 import type { SourceDatabase } from "../../ports/source-database";
 import type { TaskQueue } from "../../ports/task-queue";
 import type { Warehouse } from "../../ports/warehouse";
-import type { DestinationRules } from "../migration/resolve-tables";
 import type { ThrottleMemory } from "../pacing/throttle-memory";
 import type { CopyDayTask } from "../tasks/task-payload";
 import type { DayFigures } from "../types/day-figures";
+import type { DestinationRules } from "../types/destination";
 
 /** Chunking, pacing and throttles (CLEANUP_* variables). */
 export type CleanupSettings = Config["cleanup"];

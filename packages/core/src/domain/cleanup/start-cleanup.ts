@@ -1,9 +1,9 @@
 import { InvalidInputError, VerificationError } from "../../errors";
 import type { CalendarDay } from "../days/calendar-day";
 import type { CleanupMessage } from "../messages/cleanup-message";
-import { describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import type { CleanDayTask } from "../tasks/task-payload";
 import { formatDestination, parseDestination } from "../types/destination";
+import { describeSourceTable } from "../types/source-table";
 import { accessReport, requireAccess } from "./cleanup-access";
 import type { CleanupDeps } from "./cleanup-deps";
 import { dryRunCleanup, dryRunPartitions, type PendingDay } from "./cleanup-dry-run";
@@ -51,8 +51,10 @@ export interface CleanupSummary {
 export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): Promise<CleanupSummary> {
   const table = message.clean_table;
   const column = message.filter_column;
-  const schema = await describeExisting(deps.source, table, "clean_table");
-  requireDatetimeColumn(schema, column, "filter_column");
+  const schema = await describeSourceTable(deps.source, table, column, {
+    table: "clean_table",
+    column: "filter_column",
+  });
   const access = await accessReport(deps, schema.name, { copy: false, cleanup: true });
   deps.logger.info("cleanup account check", { table: schema.name, ...access });
   requireAccess(schema.name, access);
@@ -146,7 +148,7 @@ async function requireWarehouseTables(
   if (names.length === 0) return;
   const warehouse = await deps.warehouse();
   for (const name of names) {
-    const destination = parseDestination(name, { field: "destination", ...deps.destinations });
+    const destination = parseDestination(name, deps.destinations);
     if (await warehouse.hasTable(destination)) continue;
     throw new VerificationError(
       `cleanup of "${table}" refused: ${deps.warehouseLabel} has no table ${formatDestination(destination)}, ` +

@@ -6,11 +6,11 @@ import type { CopiedDayRecord, MigrationLedger } from "../../ports/migration-led
 import type { SourceDatabase } from "../../ports/source-database";
 import type { Warehouse } from "../../ports/warehouse";
 import { todayIn } from "../days/cutoff-day";
-import { type DestinationRules, describeExisting, requireDatetimeColumn } from "../migration/resolve-tables";
 import { createNicePace, paceBatches } from "../pacing/nice-pace";
 import type { CopyDayTask } from "../tasks/task-payload";
 import { describeFigures } from "../types/day-figures";
-import { parseDestination } from "../types/destination";
+import { type DestinationRules, parseDestination } from "../types/destination";
+import { describeSourceTable, TASK_FIELDS } from "../types/source-table";
 import { integerKeyColumn } from "../types/table-schema";
 import type { WarehouseDay } from "../types/warehouse-day";
 import { keepHeldRows } from "./keep-held-rows";
@@ -75,9 +75,8 @@ async function copyAndRecord(
   options: { readonly keepHeldRows?: boolean } = {},
 ): Promise<CopiedDayRecord> {
   const started = performance.now();
-  const schema = await describeExisting(deps.source, task.table, "table");
-  requireDatetimeColumn(schema, task.filterColumn, "filterColumn");
-  const destination = parseDestination(task.destination, { field: "destination", ...deps.destinations });
+  const schema = await describeSourceTable(deps.source, task.table, task.filterColumn, TASK_FIELDS);
+  const destination = parseDestination(task.destination, deps.destinations);
 
   const warehouse = await deps.warehouse();
   await warehouse.ensureTable(destination, schema, task.filterColumn);

@@ -7,8 +7,9 @@ import type { CalendarDay } from "../days/calendar-day";
 import { cutoffDay } from "../days/cutoff-day";
 import type { MigrationMessage } from "../messages/migration-message";
 import type { CopyDayTask } from "../tasks/task-payload";
+import type { DestinationRules } from "../types/destination";
 import { FIRST_DAY, planDays } from "./plan-days";
-import { type DestinationRules, resolveTables } from "./resolve-tables";
+import { resolveTables } from "./resolve-tables";
 
 export interface StartMigrationDeps {
   readonly source: SourceDatabase;

@@ -3,7 +3,7 @@ import type { Logger } from "../../ports/logger";
 import type { CopiedDayRecord, MigrationLedger } from "../../ports/migration-ledger";
 import type { Warehouse } from "../../ports/warehouse";
 import type { CalendarDay } from "../days/calendar-day";
-import type { DestinationRules } from "../migration/resolve-tables";
+import type { DestinationRules } from "../types/destination";
 import { parseDestination } from "../types/destination";
 import { warehouseHoldsCopy } from "./held-copy";
 
@@ -18,7 +18,7 @@ export interface DurableRecordDeps {
 /** The dataset of a destination name (`t`, `d.t` or `p.d.t`); the default dataset when none is given. */
 export function datasetOf(rules: DestinationRules, destination: string | undefined): DatasetRef {
   if (destination === undefined) return { dataset: rules.defaultDataset };
-  const { project, dataset } = parseDestination(destination, { field: "destination", ...rules });
+  const { project, dataset } = parseDestination(destination, rules);
   return project ? { project, dataset } : { dataset };
 }
 

@@ -1,8 +1,8 @@
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import type { Warehouse } from "../../ports/warehouse";
 import type { CalendarDay } from "../days/calendar-day";
-import type { DestinationRules } from "../migration/resolve-tables";
 import { type DayFigures, sameFigures } from "../types/day-figures";
+import type { DestinationRules } from "../types/destination";
 import { type Destination, parseDestination } from "../types/destination";
 
 /** What asking the warehouse about a recorded copy needs. */
@@ -50,7 +50,7 @@ export async function warehouseDaysFigures(
 /** A destination as a copy record writes it, resolved by today's rules; an Error when they no longer allow it. */
 function recordedDestination(deps: HeldCopyDeps, text: string): Destination | Error {
   try {
-    return parseDestination(text, { field: "destination", ...deps.destinations });
+    return parseDestination(text, deps.destinations);
   } catch (error) {
     return new Error(`the recorded destination cannot be used: ${(error as Error).message}`);
   }

@@ -7,6 +7,12 @@ export interface Destination {
   readonly table: string;
 }
 
+/** How destination names resolve: the dataset a bare table name goes to, and whether a name may carry a project. */
+export interface DestinationRules {
+  readonly defaultDataset: string;
+  readonly allowProject: boolean;
+}
+
 const PART = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const PROJECT = /^[a-z][a-z0-9-]{4,28}[a-z0-9]$/;
 
@@ -14,21 +20,18 @@ const PROJECT = /^[a-z][a-z0-9-]{4,28}[a-z0-9]$/;
  * `t` goes to the default dataset, `d.t` to dataset `d`, `p.d.t` to project
  * `p` (only where the warehouse has projects).
  */
-export function parseDestination(
-  name: string,
-  options: { field: string; defaultDataset: string; allowProject: boolean },
-): Destination {
+export function parseDestination(name: string, rules: DestinationRules, field = "destination"): Destination {
   const parts = name.split(".");
-  const bad = (why: string) => new InvalidInputError(options.field, `"${name}" ${why}`);
-  if (parts.length > 3 || (parts.length === 3 && !options.allowProject)) {
+  const bad = (why: string) => new InvalidInputError(field, `"${name}" ${why}`);
+  if (parts.length > 3 || (parts.length === 3 && !rules.allowProject)) {
     throw bad(
-      options.allowProject
+      rules.allowProject
         ? "has too many parts (at most project.dataset.table)"
         : "has too many parts (at most dataset.table)",
     );
   }
   const table = parts.at(-1) ?? "";
-  const dataset = parts.length >= 2 ? (parts.at(-2) ?? "") : options.defaultDataset;
+  const dataset = parts.length >= 2 ? (parts.at(-2) ?? "") : rules.defaultDataset;
   if (!PART.test(table))
     throw bad("is not a valid table name (letters, digits, _; not starting with a digit)");
   if (!PART.test(dataset))

@@ -1,0 +1,52 @@
+import { InvalidInputError } from "../../errors";
+import type { SourceDatabase } from "../../ports/source-database";
+import { isIdentifier } from "./identifier";
+import type { TableSchema } from "./table-schema";
+
+/** Which message field names the table and which the filter column, for InvalidInputError. */
+export interface SourceTableFields {
+  readonly table: string;
+  readonly column: string;
+}
+
+/** The fields of a copy or cleanup task (TaskPayload). */
+export const TASK_FIELDS: SourceTableFields = { table: "table", column: "filterColumn" };
+
+/**
+ * The schema of a table that is archived by day: it exists, and `column` is
+ * one of its DATETIME columns. InvalidInputError on the field that names
+ * what is wrong otherwise.
+ */
+export async function describeSourceTable(
+  source: SourceDatabase,
+  table: string,
+  column: string,
+  fields: SourceTableFields,
+): Promise<TableSchema> {
+  if (!isIdentifier(table)) {
+    throw new InvalidInputError(
+      fields.table,
+      `"${table}" is not a valid table name (letters, digits, _ and $, at most 64)`,
+    );
+  }
+  const schema = await source.describeTable(table);
+  if (!schema)
+    throw new InvalidInputError(fields.table, `table "${table}" does not exist in the source database`);
+  requireDatetimeColumn(schema, column, fields.column);
+  return schema;
+}
+
+/** InvalidInputError on `field` unless `column` exists in `schema` and is DATETIME. */
+function requireDatetimeColumn(schema: TableSchema, column: string, field: string): void {
+  if (!isIdentifier(column)) throw new InvalidInputError(field, `"${column}" is not a valid column name`);
+  const found = schema.columns.find((c) => c.name === column);
+  if (!found)
+    throw new InvalidInputError(field, `column "${column}" does not exist in table "${schema.name}"`);
+  // DATETIME only: the calendar day of a TIMESTAMP depends on the session's time zone.
+  if (found.logicalType.kind !== "datetime" || found.logicalType.zone !== "local") {
+    throw new InvalidInputError(
+      field,
+      `column "${column}" of table "${schema.name}" is ${found.columnType.toUpperCase()}, not DATETIME`,
+    );
+  }
+}
