@@ -1,8 +1,9 @@
 import type { ChunkTarget, DayChunk } from "../../ports/day-deleter";
-import { dayCondition, type SqlCondition } from "./day-range";
-import { integerText, isDenseKeyRange } from "./key-range";
+import { dayCondition } from "./day-range";
+import { integerText, isDenseKeyRange, keyRangeCondition } from "./key-range";
 import { quoteIdentifier } from "./quote-identifier";
 import { fingerprintSum, rowHashNumber } from "./row-fingerprint";
+import type { SqlQuery } from "./sql-query";
 
 /** The column a chunk is a range of, quoted (and qualified by `alias` when given). */
 export function chunkOrder(target: ChunkTarget, alias?: string): string {
@@ -15,7 +16,7 @@ export function chunkOrder(target: ChunkTarget, alias?: string): string {
  * of the day in key order. Numbered through the filter column's index alone
  * (it holds the primary key), so no row is read or hashed here.
  */
-export function keyChunkStartsQuery(target: ChunkTarget, chunkRows: number): SqlCondition {
+export function keyChunkStartsQuery(target: ChunkTarget, chunkRows: number): SqlQuery {
   const { scope } = target;
   const day = dayCondition(quoteIdentifier(scope.column), scope.day);
   const order = chunkOrder(target);
@@ -35,7 +36,7 @@ export function keyChunkStartsQuery(target: ChunkTarget, chunkRows: number): Sql
  * rows, grouped by INTERVAL (a binary search among the starts): no window,
  * no sort of the rows.
  */
-export function keyChunkFiguresQuery(target: ChunkTarget, starts: readonly string[]): SqlCondition {
+export function keyChunkFiguresQuery(target: ChunkTarget, starts: readonly string[]): SqlQuery {
   const { scope, schema, by } = target;
   if (by.kind !== "key") throw new Error("key chunk figures need a key column");
   const day = dayCondition(quoteIdentifier(scope.column), scope.day);
@@ -60,7 +61,7 @@ export function keyChunkFiguresQuery(target: ChunkTarget, starts: readonly strin
  * chunkRows, so a chunk never splits one instant and holds at most
  * `chunkRows` rows unless a single instant holds more.
  */
-export function timeChunkPlanQuery(target: ChunkTarget, chunkRows: number): SqlCondition {
+export function timeChunkPlanQuery(target: ChunkTarget, chunkRows: number): SqlQuery {
   const { scope, schema } = target;
   const table = quoteIdentifier(scope.table);
   const day = dayCondition(quoteIdentifier(scope.column), scope.day);
@@ -77,17 +78,14 @@ export function timeChunkPlanQuery(target: ChunkTarget, chunkRows: number): SqlC
 }
 
 /** The rows of one chunk: the day's range and the chunk's range of `by`, on `alias` when given. */
-export function chunkCondition(target: ChunkTarget, chunk: DayChunk, alias?: string): SqlCondition {
+export function chunkCondition(target: ChunkTarget, chunk: DayChunk, alias?: string): SqlQuery {
   const { scope, by } = target;
   const column = quoteIdentifier(scope.column);
   const day = dayCondition(alias ? `${alias}.${column}` : column, scope.day);
   const order = chunkOrder(target, alias);
   if (by.kind === "key") {
-    const cast = by.unsigned ? "UNSIGNED" : "SIGNED";
-    return {
-      sql: `${day.sql} AND ${order} >= CAST(? AS ${cast}) AND ${order} <= CAST(? AS ${cast})`,
-      values: [...day.values, integerText(chunk.first), integerText(chunk.last)],
-    };
+    const keys = keyRangeCondition(order, by.unsigned, chunk.first, chunk.last);
+    return { sql: `${day.sql} AND ${keys.sql}`, values: [...day.values, ...keys.values] };
   }
   return {
     sql: `${day.sql} AND ${order} >= ? AND ${order} <= ?`,
@@ -100,7 +98,7 @@ export function chunkCondition(target: ChunkTarget, chunk: DayChunk, alias?: str
  * fingerprint, and for key chunks the key sum. A dense key chunk is locked
  * through the primary key: only the rows of its range (see key-range.ts).
  */
-export function lockChunkQuery(target: ChunkTarget, chunk: DayChunk): SqlCondition {
+export function lockChunkQuery(target: ChunkTarget, chunk: DayChunk): SqlQuery {
   const where = chunkCondition(target, chunk);
   const table = quoteIdentifier(target.scope.table);
   const figures = `COUNT(*), ${fingerprintSum(target.schema)}`;

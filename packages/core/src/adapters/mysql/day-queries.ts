@@ -2,16 +2,11 @@ import { type CalendarDay, startOfDay } from "../../domain/days/calendar-day";
 import { type DayFigures, dayFiguresFrom } from "../../domain/types/day-figures";
 import type { SourceColumn, TableSchema } from "../../domain/types/table-schema";
 import { dayCondition } from "./day-range";
-import { integerText } from "./key-range";
+import { keyBoundsQuery, keyRangeCondition } from "./key-range";
 import { quoteIdentifier } from "./quote-identifier";
 import { readPlan } from "./read-plan";
 import { fingerprintSum, rowHashHex } from "./row-fingerprint";
-
-/** A statement and its bound values. */
-export interface SqlQuery {
-  readonly sql: string;
-  readonly values: readonly string[];
-}
+import type { SqlQuery } from "./sql-query";
 
 /**
  * The earliest value of `column` in [from, before). On an indexed column
@@ -76,12 +71,11 @@ export function dayKeyBoundsQuery(
   day: CalendarDay,
   key: SourceColumn,
 ): SqlQuery {
-  const range = dayCondition(quoteIdentifier(column), day);
-  const k = quoteIdentifier(key.name);
-  return {
-    sql: `SELECT CAST(MIN(${k}) AS CHAR), CAST(MAX(${k}) AS CHAR), COUNT(*) FROM ${quoteIdentifier(schema.name)} WHERE ${range.sql}`,
-    values: range.values,
-  };
+  return keyBoundsQuery(
+    quoteIdentifier(schema.name),
+    quoteIdentifier(key.name),
+    dayCondition(quoteIdentifier(column), day),
+  );
 }
 
 /**
@@ -99,11 +93,11 @@ export function dayRowsByKeyQuery(
   bounds: { readonly min: string; readonly max: string },
 ): SqlQuery {
   const range = dayCondition(quoteIdentifier(column), day);
-  const k = quoteIdentifier(key.name);
-  const cast = key.logicalType.kind === "uint64" ? "UNSIGNED" : "SIGNED";
+  const unsigned = key.logicalType.kind === "uint64";
+  const keys = keyRangeCondition(quoteIdentifier(key.name), unsigned, bounds.min, bounds.max);
   return {
-    sql: `SELECT ${readPlan(schema).selectList} FROM ${quoteIdentifier(schema.name)} FORCE INDEX (PRIMARY) WHERE ${k} >= CAST(? AS ${cast}) AND ${k} <= CAST(? AS ${cast}) AND ${range.sql}`,
-    values: [integerText(bounds.min), integerText(bounds.max), ...range.values],
+    sql: `SELECT ${readPlan(schema).selectList} FROM ${quoteIdentifier(schema.name)} FORCE INDEX (PRIMARY) WHERE ${keys.sql} AND ${range.sql}`,
+    values: [...keys.values, ...range.values],
   };
 }
 

@@ -1,10 +1,5 @@
 import { addDays, type CalendarDay, startOfDay } from "../../domain/days/calendar-day";
-
-/** A WHERE condition and its bound values. */
-export interface SqlCondition {
-  readonly sql: string;
-  readonly values: readonly string[];
-}
+import type { SqlQuery } from "./sql-query";
 
 /**
  * The rows of `day` on the already quoted DATETIME column: `column >= 'D 00:00:00'
@@ -16,7 +11,7 @@ export interface SqlCondition {
  * to no day, so on those days the condition also leaves them out. The extra
  * test runs only on rows the range already selected.
  */
-export function dayCondition(quotedColumn: string, day: CalendarDay): SqlCondition {
+export function dayCondition(quotedColumn: string, day: CalendarDay): SqlQuery {
   const next = addDays(day, 1);
   const range = `${quotedColumn} >= ? AND ${quotedColumn} < ?`;
   const monthEnd = next.endsWith("-01");

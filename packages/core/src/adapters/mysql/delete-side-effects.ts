@@ -1,7 +1,7 @@
 import type { ChunkTarget, DeleteSideEffects, ReferenceCount, ReferencingKey } from "../../ports/day-deleter";
 import { chunkOrder } from "./chunk-queries";
 import type { MysqlPool } from "./create-mysql-pool";
-import { dayCondition, type SqlCondition } from "./day-range";
+import { dayCondition } from "./day-range";
 import { constraintOfId, fromDictionaryName } from "./innodb-names";
 import { mapMysqlError } from "./map-mysql-error";
 import { grantStatement, isAccessDenied, privilegeRefusal, qualifiedName } from "./privilege-refusal";
@@ -13,6 +13,7 @@ import {
   referencingKeysQuery,
   triggerGrantsQuery,
 } from "./side-effect-queries";
+import type { SqlQuery } from "./sql-query";
 
 /**
  * The table's referencing foreign keys (from InnoDB's dictionary, every
@@ -29,9 +30,9 @@ export async function readDeleteSideEffects(
   const grants = triggerGrantsQuery(facts, table);
   try {
     const [[keyRows], [triggerRows], [[granted]]] = (await Promise.all([
-      db.query({ sql: keys.sql, rowsAsArray: true }, keys.values),
-      db.query({ sql: triggers.sql, rowsAsArray: true }, triggers.values),
-      db.query({ sql: grants.sql, rowsAsArray: true }, grants.values),
+      db.query({ sql: keys.sql, rowsAsArray: true }, [...keys.values]),
+      db.query({ sql: triggers.sql, rowsAsArray: true }, [...triggers.values]),
+      db.query({ sql: grants.sql, rowsAsArray: true }, [...grants.values]),
     ])) as unknown as [[unknown[][]], [unknown[][]], [[unknown[]]]];
     requireTriggerGrant(facts, table, Number(granted?.[0] ?? 0));
     return {
@@ -97,7 +98,7 @@ const CHILD = "archiver_child";
 
 /** The rows in question, as a condition on the cleaned table written for an alias, and the column they are deleted in order of. */
 export interface ReferencedRows {
-  readonly where: (alias: string) => SqlCondition;
+  readonly where: (alias: string) => SqlQuery;
   /** Rows are deleted from the highest value of this column down (see DayDeleter.deleteChunk's `newestFirst`). */
   readonly order: (alias: string) => string;
 }
@@ -115,7 +116,7 @@ export function referenceCountQuery(
   key: ReferencingKey,
   rows: ReferencedRows,
   locking: boolean,
-): SqlCondition {
+): SqlQuery {
   const parent = rows.where(PARENT);
   const join = key.childColumns
     .map(

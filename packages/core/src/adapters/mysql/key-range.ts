@@ -1,3 +1,5 @@
+import type { SqlQuery } from "./sql-query";
+
 /**
  * A range of integer keys is read or locked through the primary key when the
  * keys between its first and last are at most this many times its rows: the
@@ -16,4 +18,29 @@ export function isDenseKeyRange(first: string, last: string, rows: number): bool
 export function integerText(value: string): string {
   if (!/^-?\d+$/.test(value)) throw new Error(`not an integer key: ${JSON.stringify(value)}`);
   return BigInt(value).toString();
+}
+
+/**
+ * The rows whose key (`quotedKey`) lies in [first, last]. Keys are bound as
+ * text and cast, so keys beyond 2^53 compare as integers, never as doubles.
+ */
+export function keyRangeCondition(
+  quotedKey: string,
+  unsigned: boolean,
+  first: string,
+  last: string,
+): SqlQuery {
+  const cast = unsigned ? "UNSIGNED" : "SIGNED";
+  return {
+    sql: `${quotedKey} >= CAST(? AS ${cast}) AND ${quotedKey} <= CAST(? AS ${cast})`,
+    values: [integerText(first), integerText(last)],
+  };
+}
+
+/** The smallest and largest key (`quotedKey`) as text, and the row count, of the rows of `from` that `where` selects. */
+export function keyBoundsQuery(from: string, quotedKey: string, where: SqlQuery): SqlQuery {
+  return {
+    sql: `SELECT CAST(MIN(${quotedKey}) AS CHAR), CAST(MAX(${quotedKey}) AS CHAR), COUNT(*) FROM ${from} WHERE ${where.sql}`,
+    values: where.values,
+  };
 }

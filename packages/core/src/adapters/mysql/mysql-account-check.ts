@@ -66,8 +66,8 @@ export function createMysqlAccountCheck(pool: MysqlPool): AccountCheck {
       const grants = triggerGrantsQuery(server, table);
       const [remove, dictionary, triggerGrants] = await Promise.all([
         probe(`EXPLAIN DELETE FROM ${quoteIdentifier(table)} WHERE FALSE`),
-        probe(keys.sql, keys.values),
-        pool.query({ sql: grants.sql, rowsAsArray: true }, grants.values),
+        probe(keys.sql, [...keys.values]),
+        pool.query({ sql: grants.sql, rowsAsArray: true }, [...grants.values]),
       ]);
       const triggersVisible = Number((triggerGrants[0] as unknown[][])[0]?.[0] ?? 0) > 0;
       const checks = [

@@ -27,6 +27,7 @@ import { mapMysqlError } from "./map-mysql-error";
 import { quoteIdentifier } from "./quote-identifier";
 import { type ServerFacts, serverFactsOf } from "./server-facts";
 import { createSideEffectWatch, describes } from "./side-effect-watch";
+import { queryRows } from "./sql-query";
 
 /** How long the side effects told to a task are told again without asking the server. */
 const SIDE_EFFECTS_FRESH_MS = 2_000;
@@ -71,7 +72,7 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
         target.by.kind === "key"
           ? keyChunkFiguresQuery(target, await keyChunkStarts(pool, target, chunkRows))
           : timeChunkPlanQuery(target, chunkRows);
-      const rows = (await run(pool, target.scope, query.sql, [...query.values])) as unknown[][];
+      const rows = await queryRows(pool, query, target.scope);
       return rows.map((row) =>
         target.by.kind === "key"
           ? {
@@ -192,7 +193,7 @@ async function lockAndDelete(
  */
 async function keyChunkStarts(pool: MysqlPool, target: ChunkTarget, chunkRows: number): Promise<string[]> {
   const query = keyChunkStartsQuery(target, chunkRows);
-  const rows = (await run(pool, target.scope, query.sql, [...query.values])) as unknown[][];
+  const rows = await queryRows(pool, query, target.scope);
   return rows.map((row) => String(row[0]));
 }
 
@@ -211,16 +212,6 @@ async function rollbackOrDestroy(connection: MysqlPoolConnection): Promise<void>
     connection.release();
   } catch {
     connection.destroy();
-  }
-}
-
-/** One statement on the pool; its rows as arrays, errors mapped. */
-async function run(pool: MysqlPool, scope: DayScope, sql: string, values: unknown[]): Promise<unknown> {
-  try {
-    const [answer] = await pool.query({ sql, rowsAsArray: true }, values);
-    return answer;
-  } catch (error) {
-    throw mapMysqlError(error, { table: scope.table, column: scope.column });
   }
 }
 

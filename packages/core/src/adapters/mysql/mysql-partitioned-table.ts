@@ -7,6 +7,7 @@ import { createPartitionDayReads } from "./partition-day-reads";
 import { grantStatement } from "./privilege-refusal";
 import { quoteIdentifier } from "./quote-identifier";
 import { serverFactsOf } from "./server-facts";
+import { queryRows } from "./sql-query";
 
 /** Every twin's name starts so; `archiver status` finds them by it. */
 const TWIN_PREFIX = "archiver_twin__";
@@ -34,13 +35,9 @@ export function createMysqlPartitionedTable(
 ): PartitionedTable {
   const facts = serverFactsOf(pool);
 
-  async function run(sql: string, values: unknown[] = [], table?: string): Promise<unknown[][]> {
-    try {
-      const [rows] = await pool.query({ sql, rowsAsArray: true }, values);
-      return rows as unknown[][];
-    } catch (error) {
-      throw mapMysqlError(error, table ? { table } : {});
-    }
+  /** One statement on the pool (queryRows), errors naming `table` when given. */
+  function run(sql: string, values: readonly unknown[] = [], table?: string): Promise<unknown[][]> {
+    return queryRows(pool, { sql, values }, table ? { table } : {});
   }
 
   async function twinRows(table: string, partition: string): Promise<number | undefined> {

@@ -12,15 +12,15 @@ import {
   figuresOf,
   firstValueQuery,
   firstValuesQuery,
-  type SqlQuery,
   withRowHashes,
 } from "./day-queries";
 import { firstDayAfterZeroDate, isZeroDate } from "./day-range";
 import { introspectTable, tableFingerprint } from "./introspect-table";
 import { isDenseKeyRange } from "./key-range";
-import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
+import type { MysqlErrorContext } from "./map-mysql-error";
 import { readPlan } from "./read-plan";
 import { clientRowHasher } from "./row-fingerprint";
+import { queryRows, type SqlQuery } from "./sql-query";
 import { streamRows } from "./stream-rows";
 import type { AskOnConnection } from "./stream-snapshot";
 
@@ -133,12 +133,7 @@ async function queryRow(
   query: SqlQuery,
   context: MysqlErrorContext,
 ): Promise<readonly unknown[]> {
-  try {
-    const [rows] = await pool.query({ sql: query.sql, rowsAsArray: true }, [...query.values]);
-    return (rows as unknown[][])[0] ?? [];
-  } catch (error) {
-    throw mapMysqlError(error, context);
-  }
+  return (await queryRows(pool, query, context))[0] ?? [];
 }
 
 function requireColumn(schema: TableSchema, column: string): void {

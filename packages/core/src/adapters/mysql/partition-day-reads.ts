@@ -2,12 +2,13 @@ import { type CalendarDay, isCalendarDay } from "../../domain/days/calendar-day"
 import { integerKeyColumn, type TableSchema } from "../../domain/types/table-schema";
 import type { PartitionedTable, PartitionRows } from "../../ports/partitioned-table";
 import { figuresColumns, figuresOf } from "./day-queries";
-import { dayCondition, type SqlCondition } from "./day-range";
-import { DENSE_KEY_FACTOR, integerText } from "./key-range";
+import { dayCondition } from "./day-range";
+import { DENSE_KEY_FACTOR, keyBoundsQuery, keyRangeCondition } from "./key-range";
 import { quoteIdentifier } from "./quote-identifier";
+import type { SqlQuery } from "./sql-query";
 
 /** One statement on the adapter's pool, its rows as arrays, errors mapped (see createMysqlPartitionedTable). */
-type Run = (sql: string, values?: unknown[], table?: string) => Promise<unknown[][]>;
+type Run = (sql: string, values?: readonly unknown[], table?: string) => Promise<unknown[][]>;
 
 /**
  * How the partition adapter reads a partition's or a twin's rows by day:
@@ -26,24 +27,17 @@ export function createPartitionDayReads(
    * few values, a tenant's, spans far more rows than its day); undefined
    * otherwise.
    */
-  async function primaryKeyRange(schema: TableSchema, rows: PartitionRows, range: SqlCondition) {
+  async function primaryKeyRange(schema: TableSchema, rows: PartitionRows, range: SqlQuery) {
     const lead = schema.columns.find((column) => column.name === schema.primaryKey[0]);
     const kind = lead?.logicalType.kind;
     if (!lead || (kind !== "int32" && kind !== "int64" && kind !== "uint64")) return undefined;
     const k = quoteIdentifier(lead.name);
-    const [bounds] = await run(
-      `SELECT CAST(MIN(${k}) AS CHAR), CAST(MAX(${k}) AS CHAR), COUNT(*) FROM ${from(schema.name, rows)} WHERE ${range.sql}`,
-      [...range.values],
-      schema.name,
-    );
+    const query = keyBoundsQuery(from(schema.name, rows), k, range);
+    const [bounds] = await run(query.sql, query.values, schema.name);
     const [min, max, count] = bounds ?? [];
     if (min === null || min === undefined) return undefined;
-    const cast = kind === "uint64" ? "UNSIGNED" : "SIGNED";
-    const along = {
-      hint: " FORCE INDEX (PRIMARY)",
-      condition: ` AND ${k} >= CAST(? AS ${cast}) AND ${k} <= CAST(? AS ${cast})`,
-      values: [integerText(String(min)), integerText(String(max))],
-    };
+    const keys = keyRangeCondition(k, kind === "uint64", String(min), String(max));
+    const along = { hint: " FORCE INDEX (PRIMARY)", condition: ` AND ${keys.sql}`, values: keys.values };
     const most = Number(DENSE_KEY_FACTOR) * Number(count);
     const [spanned] = await run(
       `SELECT COUNT(*) FROM (SELECT 1 FROM ${from(schema.name, rows)}${along.hint} WHERE TRUE${along.condition} LIMIT ${most + 1}) AS probe`,

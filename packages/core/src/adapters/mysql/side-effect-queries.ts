@@ -1,6 +1,7 @@
 import { VerificationError } from "../../errors";
 import { dictionaryNames } from "./innodb-names";
 import type { ServerFacts } from "./server-facts";
+import type { SqlQuery } from "./sql-query";
 
 // Where a cleanup reads what a delete would do besides removing rows. Every
 // check, the one before planning and the one under each chunk's lock, reads
@@ -23,7 +24,7 @@ function dictionary(facts: ServerFacts): { readonly keys: string; readonly colum
 }
 
 /** The condition on a dictionary row `f` whose referenced table is the cleaned one, and its values. */
-function referencesTable(facts: ServerFacts, table: string): { sql: string; values: string[] } {
+function referencesTable(facts: ServerFacts, table: string): SqlQuery {
   const names = dictionaryNamesOf(facts, table);
   const one = facts.lowerCaseNames ? "LOWER(f.REF_NAME) = ?" : "f.REF_NAME = BINARY ?";
   return { sql: `(${names.map(() => one).join(" OR ")})`, values: names };
@@ -42,7 +43,7 @@ function dictionaryNamesOf(facts: ServerFacts, table: string): string[] {
 }
 
 /** Each referencing key's column pairs: id, child table, type bits, child column, parent column. */
-export function referencingKeysQuery(facts: ServerFacts, table: string): { sql: string; values: unknown[] } {
+export function referencingKeysQuery(facts: ServerFacts, table: string): SqlQuery {
   const { keys, columns } = dictionary(facts);
   const references = referencesTable(facts, table);
   return {
@@ -59,7 +60,7 @@ export function referencingKeysQuery(facts: ServerFacts, table: string): { sql: 
  * one `p` row (how many of the account's grants give it TRIGGER on the table:
  * 0 means the trigger list proves nothing).
  */
-export function sideEffectIdsQuery(facts: ServerFacts, table: string): { sql: string; values: unknown[] } {
+export function sideEffectIdsQuery(facts: ServerFacts, table: string): SqlQuery {
   const { keys } = dictionary(facts);
   const references = referencesTable(facts, table);
   return {
@@ -86,17 +87,17 @@ const TRIGGER_GRANTS_SQL = `SELECT 1 FROM information_schema.USER_PRIVILEGES
   UNION ALL SELECT 1 FROM information_schema.TABLE_PRIVILEGES
     WHERE GRANTEE = ? AND TABLE_SCHEMA = BINARY DATABASE() AND TABLE_NAME = BINARY ? AND PRIVILEGE_TYPE = 'TRIGGER'`;
 
-function triggerGrantValues(facts: ServerFacts, table: string): unknown[] {
+function triggerGrantValues(facts: ServerFacts, table: string): string[] {
   return [facts.account, facts.account, facts.account, table];
 }
 
 /** How many of the account's grants give it TRIGGER on the table (see TRIGGER_GRANTS_SQL). */
-export function triggerGrantsQuery(facts: ServerFacts, table: string): { sql: string; values: unknown[] } {
+export function triggerGrantsQuery(facts: ServerFacts, table: string): SqlQuery {
   return { sql: `SELECT COUNT(*) FROM (${TRIGGER_GRANTS_SQL}) g`, values: triggerGrantValues(facts, table) };
 }
 
 /** The table's DELETE trigger names (second column). */
-export function deleteTriggersQuery(table: string): { sql: string; values: unknown[] } {
+export function deleteTriggersQuery(table: string): SqlQuery {
   return { sql: DELETE_TRIGGERS_SQL, values: [table] };
 }
 

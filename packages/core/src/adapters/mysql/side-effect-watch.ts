@@ -27,7 +27,7 @@ export function createSideEffectWatch(facts: () => Promise<ServerFacts>) {
     const query = sideEffectIdsQuery(server, table);
     let rows: unknown[][];
     try {
-      [rows] = (await db.query({ sql: query.sql, rowsAsArray: true }, query.values)) as unknown as [
+      [rows] = (await db.query({ sql: query.sql, rowsAsArray: true }, [...query.values])) as unknown as [
         unknown[][],
       ];
     } catch (error) {

@@ -5,17 +5,18 @@ import type { MysqlPool } from "./create-mysql-pool";
 import { isZeroDate } from "./day-range";
 import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
 import type { RowHasher } from "./row-fingerprint";
-import { type AskOnConnection, beginSnapshot, finishSnapshot, type Statement } from "./stream-snapshot";
+import type { SqlQuery } from "./sql-query";
+import { type AskOnConnection, beginSnapshot, finishSnapshot } from "./stream-snapshot";
 import { connectionLost, idleTimeout, type StreamingConnection } from "./streaming-connection";
 
 /** A query whose rows are read in batches. */
-export interface StreamedQuery extends Statement {
+export interface StreamedQuery extends SqlQuery<unknown> {
   /**
    * Picks the statement to stream after asking the server first (a day's key
    * bounds, say). The question and the stream then share one consistent,
    * read-only snapshot, so the answer describes exactly the rows streamed.
    */
-  readonly choose?: (ask: AskOnConnection) => Promise<Statement>;
+  readonly choose?: (ask: AskOnConnection) => Promise<SqlQuery<unknown>>;
   readonly batchRows: number;
   /** Positions whose zero dates become null (see ReadPlan). */
   readonly zeroDateColumns: readonly number[];
@@ -77,7 +78,7 @@ async function* readBatches(
   });
   const connection = pooled.connection as StreamingConnection;
   const idleMs = pool.timeouts?.streamIdleMs ?? MYSQL_TIMEOUT_DEFAULTS.streamIdleSeconds * 1000;
-  let statement: Statement = query;
+  let statement: SqlQuery<unknown> = query;
   if (snapshot) {
     statement = await beginSnapshot(pooled, query, idleMs).catch((error: unknown) => {
       pooled.destroy();

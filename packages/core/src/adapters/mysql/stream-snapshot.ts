@@ -1,13 +1,8 @@
 import type { MysqlPoolConnection } from "./create-mysql-pool";
-
-/** A statement and its placeholder values. */
-export interface Statement {
-  readonly sql: string;
-  readonly values: readonly unknown[];
-}
+import type { SqlQuery } from "./sql-query";
 
 /** Runs a statement on the streaming connection and answers its rows as arrays. */
-export type AskOnConnection = (query: Statement) => Promise<unknown[][]>;
+export type AskOnConnection = (query: SqlQuery<unknown>) => Promise<unknown[][]>;
 
 /**
  * Starts one consistent, read-only snapshot on the connection and, with
@@ -20,9 +15,11 @@ export type AskOnConnection = (query: Statement) => Promise<unknown[][]>;
  */
 export async function beginSnapshot(
   pooled: MysqlPoolConnection,
-  query: Statement & { readonly choose?: ((ask: AskOnConnection) => Promise<Statement>) | undefined },
+  query: SqlQuery<unknown> & {
+    readonly choose?: ((ask: AskOnConnection) => Promise<SqlQuery<unknown>>) | undefined;
+  },
   quickMs: number,
-): Promise<Statement> {
+): Promise<SqlQuery<unknown>> {
   await pooled.query({ sql: "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", timeoutMs: quickMs });
   await pooled.query({ sql: "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY", timeoutMs: quickMs });
   if (!query.choose) return query;

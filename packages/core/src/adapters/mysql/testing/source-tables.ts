@@ -4,6 +4,7 @@ import type { SourceDatabase } from "../../../ports/source-database";
 import { createTestDatabase, type TestDatabase } from "../../../testing/test-services";
 import { createMysqlPool } from "../create-mysql-pool";
 import { createMysqlSourceDatabase } from "../mysql-source-database";
+import type { SqlQuery } from "../sql-query";
 
 /**
  * The tables the MySQL source database tests read (events with gaps, zero
@@ -63,10 +64,7 @@ export async function idsOf(table: string, day: CalendarDay): Promise<string[]> 
   return ids;
 }
 
-export async function explain(query: {
-  sql: string;
-  values: readonly string[];
-}): Promise<Record<string, unknown>[]> {
+export async function explain(query: SqlQuery): Promise<Record<string, unknown>[]> {
   const [rows] = await db.connection.query(`EXPLAIN ${query.sql}`, [...query.values]);
   return rows as Record<string, unknown>[];
 }
