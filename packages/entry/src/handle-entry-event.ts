@@ -1,12 +1,12 @@
 import {
-  ArchiverError,
+  archiverErrorCode,
   type CleanupSummary,
-  InvalidInputError,
+  isFinalTaskError,
+  messageOf,
   parseMessage,
   startCleanup,
   startMigration,
   type TablePlan,
-  VerificationError,
 } from "@table-archiver/core";
 import type { Runtime } from "@table-archiver/core/runtime";
 import { decodePubSubEvent, type MessagePublishedData } from "./decode-pubsub-event";
@@ -36,14 +36,16 @@ export function createEntryHandler(getRuntime: () => Promise<Runtime>) {
       }
       return { outcome: "cleanup", summary: await startCleanup(runtime.cleanup, parsed.message) };
     } catch (error) {
-      if (error instanceof InvalidInputError || error instanceof VerificationError) {
-        const rejected = { code: error.code, field: error.field, message: error.message };
-        runtime.logger.error(`message rejected: ${error.message}`, { eventId: event.id, ...rejected });
+      // Judged by code, not class, so an error from another copy of the core counts the same.
+      if (isFinalTaskError(error)) {
+        const { field } = error as { field?: string };
+        const rejected = { code: archiverErrorCode(error), field, message: messageOf(error) };
+        runtime.logger.error(`message rejected: ${rejected.message}`, { eventId: event.id, ...rejected });
         return { outcome: "rejected", error: rejected };
       }
       runtime.logger.error("message failed; Pub/Sub will redeliver it", {
         eventId: event.id,
-        code: error instanceof ArchiverError ? error.code : undefined,
+        code: archiverErrorCode(error),
         error,
       });
       throw error;

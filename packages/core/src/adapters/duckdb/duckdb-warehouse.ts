@@ -55,6 +55,14 @@ async function openWaitingForLock(options: DuckDbWarehouseOptions): Promise<Shar
   }
 }
 
+/**
+ * Whether `table` (or its dataset) does not exist. The reads answer an absent
+ * table as an empty one (no rows, no keys) and never create it.
+ */
+async function isAbsent(connection: DuckDBConnection, table: DuckDbTable): Promise<boolean> {
+  return (await tableColumns(connection, table)).length === 0;
+}
+
 /** The DuckDB warehouse, plus a way for test code to query the database it writes. */
 export interface DuckDbWarehouse extends Warehouse {
   /**
@@ -193,9 +201,7 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       return operation("dayFigures", () =>
         withConnection(async (connection) => {
           const day = dayOf(at);
-          // Only reads: an absent table (or dataset) holds an empty day and is not created.
-          if ((await tableColumns(connection, day.destination)).length === 0)
-            return emptyDayFigures(keyColumn);
+          if (await isAbsent(connection, day.destination)) return emptyDayFigures(keyColumn);
           return dayFiguresOn(connection, day, keyColumn);
         }),
       );
@@ -205,9 +211,7 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       return operation("daysFigures", () =>
         withConnection(async (connection) => {
           const days = { ...at, destination: tableOf(at.destination) };
-          // Only reads: an absent table (or dataset) holds empty days and is not created.
-          if ((await tableColumns(connection, days.destination)).length === 0)
-            return emptyDaysFigures(at.days, keyColumn);
+          if (await isAbsent(connection, days.destination)) return emptyDaysFigures(at.days, keyColumn);
           return daysFiguresOn(connection, days, keyColumn);
         }),
       );
@@ -217,8 +221,7 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       return operation("dayKeys", () =>
         withConnection(async (connection) => {
           const day = dayOf(at);
-          // Only reads: an absent table (or dataset) holds no keys and is not created.
-          if ((await tableColumns(connection, day.destination)).length === 0) return [];
+          if (await isAbsent(connection, day.destination)) return [];
           return dayKeysOn(connection, day, keyColumn);
         }),
       );
@@ -226,9 +229,7 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
 
     hasTable(destination) {
       return operation("hasTable", () =>
-        withConnection(
-          async (connection) => (await tableColumns(connection, tableOf(destination))).length > 0,
-        ),
+        withConnection(async (connection) => !(await isAbsent(connection, tableOf(destination)))),
       );
     },
 
@@ -236,7 +237,7 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       return operation("countRows", () =>
         withConnection(async (connection) => {
           const table = tableOf(destination);
-          if ((await tableColumns(connection, table)).length === 0) return 0;
+          if (await isAbsent(connection, table)) return 0;
           const reader = await connection.runAndReadAll(`SELECT COUNT(*) FROM ${qualifiedName(table)}`);
           return Number(reader.getRows()[0]?.[0]);
         }),
