@@ -76,10 +76,10 @@ function logVerdict(
 ): void {
   if (verdict.kind === "refused") {
     totals.refused += 1;
-    totals.refusals.push({ day: scope.day, refusal: verdict.category, reason: verdict.reason });
+    totals.refusals.push({ day: scope.day, refusal: verdict.refusal, reason: verdict.reason });
     deps.logger.warn("cleanup dry run: day refused; its rows would be kept", {
       ...scope,
-      refusal: verdict.category,
+      refusal: verdict.refusal,
       reason: verdict.reason,
       source: verdict.source,
       warehouse: verdict.warehouse,

@@ -5,7 +5,7 @@ import { warehouseDaysFigures } from "../records/held-copy";
 import type { DayFigures } from "../types/day-figures";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 import type { CleanupDeps } from "./cleanup-deps";
-import { type DayVerdict, judgeDay } from "./refusals";
+import { type DayVerdict, judgeDay, warehouseUnreadable } from "./refusals";
 import type { Throttle } from "./throttle";
 
 // Reading and verifying the rows of a partition, or of the twin it was exchanged with, day by day.
@@ -109,7 +109,7 @@ export async function verifyRows(
     if (figures instanceof Error) throw figures;
     const heldFigures = figures.get(day);
     if (heldFigures instanceof Error)
-      return `${day} is refused: ${schema.name} ${day}: ${heldFigures.message}`;
+      return refusal(day, warehouseUnreadable(`${schema.name} ${day}`, heldFigures, source, record));
     return refusal(day, judgeDay({ ...evidence, record, source, warehouse: heldFigures }));
   };
   // Counted through the index first, unless one read of every row is the proof (see RowsReading).

@@ -54,21 +54,21 @@ describe("judgeDay", () => {
 
   it("refuses a day with a late row in the source, naming both figures", () => {
     const verdict = judgeDay(evidence({ source: keyed(1002, "502503", "1", "1002") }));
-    expect(verdict).toMatchObject({ kind: "refused", category: "changed" });
+    expect(verdict).toMatchObject({ kind: "refused", refusal: "changed" });
     expect(verdict.kind === "refused" && verdict.reason).toMatch(/rows added: 2 rows more than copied/);
     expect(verdict.kind === "refused" && verdict.reason).toMatch(/source 1002 rows.*warehouse 1000 rows/);
   });
 
   it("refuses a day whose rows changed in place: same count and keys, another fingerprint", () => {
     const verdict = judgeDay(evidence({ source: keyed(1000, "500500", "1", "1000", "9876543211") }));
-    expect(verdict).toMatchObject({ kind: "refused", category: "changed" });
+    expect(verdict).toMatchObject({ kind: "refused", refusal: "changed" });
     expect(verdict.kind === "refused" && verdict.reason).toMatch(/rows changed: .*content differs/);
     expect(verdict.kind === "refused" && verdict.reason).toMatch(/recopy_changed_days/);
   });
 
   it("refuses a day copied before fingerprints existed, saying how to copy it again", () => {
     const verdict = judgeDay(evidence({ record: record(inWarehouse(copied)) }));
-    expect(verdict).toMatchObject({ kind: "refused", category: "not-fingerprinted" });
+    expect(verdict).toMatchObject({ kind: "refused", refusal: "not-fingerprinted" });
     expect(verdict.kind === "refused" && verdict.reason).toMatch(/"recopy_changed_days": true/);
   });
 
@@ -151,7 +151,7 @@ describe("judgeReferences", () => {
     ["NO ACTION", /would refuse the delete/],
   ])("refuses a referenced day under %s, naming the key, the child table and the rows", (rule, effect) => {
     const verdict = judgeReferences("rental 2024-01-01", [{ key: key(rule), rows: 319 }]);
-    expect(verdict).toMatchObject({ kind: "refused", category: "foreign-key" });
+    expect(verdict).toMatchObject({ kind: "refused", refusal: "foreign-key" });
     expect(verdict?.reason).toMatch(
       /319 rows of payment reference these rows through foreign key fk_payment_rental/,
     );

@@ -25,8 +25,8 @@ import type { CleanupDeps } from "./cleanup-deps";
 export interface RefusedDay {
   readonly kind: "refused";
   readonly reason: string;
-  /** The kind of refusal, for summaries. */
-  readonly category: RefusalReason;
+  /** The kind of refusal, for summaries (a DayRefusal's `refusal`, a VerificationError's `reason`). */
+  readonly refusal: RefusalReason;
   readonly source?: DayFigures;
   readonly warehouse?: DayFigures;
   readonly recorded?: DayFigures;
@@ -65,28 +65,21 @@ export interface DayEvidence {
 export function judgeDay(evidence: DayEvidence): DayVerdict {
   const { record, source, warehouse, keyColumn } = evidence;
   const label = `${evidence.table} ${evidence.day}`;
-  if (!record) {
+  const unvouched = copyRecordProblem(record, evidence.filterColumn);
+  if (!record || unvouched) {
     return {
       kind: "refused",
-      category: "no-record",
-      reason: `${label}: no copy record (figures) for this day`,
+      refusal: "no-record",
+      reason: `${label}: ${unvouched}`,
       source,
+      ...(record ? { recorded: record.figures } : {}),
     };
   }
   const recorded = record.figures;
-  if (record.filterColumn !== evidence.filterColumn) {
-    return {
-      kind: "refused",
-      category: "no-record",
-      reason: `${label}: copied by column "${record.filterColumn}", not "${evidence.filterColumn}"`,
-      source,
-      recorded,
-    };
-  }
   if (!warehouse)
     return {
       kind: "refused",
-      category: "warehouse",
+      refusal: "warehouse",
       reason: `${label}: warehouse figures unavailable`,
       source,
       recorded,
@@ -100,7 +93,7 @@ export function judgeDay(evidence: DayEvidence): DayVerdict {
     if (missing) {
       return {
         kind: "refused",
-        category: "other",
+        refusal: "other",
         reason: `${label}: the ${missing[0]} figures have no key figures for "${keyColumn}", so the day cannot be checked by key`,
         source,
         warehouse,
@@ -113,7 +106,7 @@ export function judgeDay(evidence: DayEvidence): DayVerdict {
   if (!sameFigures(warehouse, recorded)) {
     return {
       kind: "refused",
-      category: "warehouse",
+      refusal: "warehouse",
       reason: `${label}: the warehouse no longer holds the copy: ${all}`,
       ...figures,
     };
@@ -122,7 +115,7 @@ export function judgeDay(evidence: DayEvidence): DayVerdict {
   if (recorded.fingerprint === undefined) {
     return {
       kind: "refused",
-      category: "not-fingerprinted",
+      refusal: "not-fingerprinted",
       reason:
         `${label}: copied before content fingerprints were recorded, so nothing proves its ${source.rows} source rows ` +
         'equal the copy; clean with "recopy_changed_days": true to copy the day again and then clean it',
@@ -132,7 +125,7 @@ export function judgeDay(evidence: DayEvidence): DayVerdict {
   if (!sameFigures(source, recorded) || source.fingerprint !== recorded.fingerprint) {
     return {
       kind: "refused",
-      category: "changed",
+      refusal: "changed",
       reason:
         `${label}: the source changed since the copy (${describeChange(source, recorded)}): ${all}; ` +
         'its rows are kept. Clean with "recopy_changed_days": true to copy the day again and then clean it',
@@ -161,7 +154,7 @@ export function warehouseUnreadable(
 ): RefusedDay {
   return {
     kind: "refused",
-    category: "warehouse",
+    refusal: "warehouse",
     reason: `${label}: ${error.message}`,
     source,
     ...(record ? { recorded: record.figures } : {}),
@@ -176,8 +169,8 @@ export interface DayRefusal {
 }
 
 /** The error that stops a task at a refused day. */
-export function refusalError(refused: Pick<RefusedDay, "reason" | "category">): VerificationError {
-  return new VerificationError(refused.reason, { reason: refused.category });
+export function refusalError(refused: Pick<RefusedDay, "reason" | "refusal">): VerificationError {
+  return new VerificationError(refused.reason, { reason: refused.refusal });
 }
 
 /**
@@ -190,7 +183,7 @@ export function judgeReferences(label: string, counts: readonly ReferenceCount[]
   if (found.length === 0) return undefined;
   return {
     kind: "refused",
-    category: "foreign-key",
+    refusal: "foreign-key",
     reason: `${label}: ${found.map(describeReference).join("; ")}. Archive and clean the referencing table first; the day's rows are kept`,
   };
 }
@@ -292,6 +285,13 @@ export function describeTriggers(table: string, triggers: readonly string[]): st
     `table "${table}" has DELETE ${triggers.length === 1 ? "trigger" : "triggers"} ${names}, which would run for every deleted row; ` +
     'nothing was deleted. Set "allow_delete_triggers": true in the cleanup message to let them run'
   );
+}
+
+/** Why a day's copy record cannot vouch for cleaning it by `column`: there is none, or it was copied by another. */
+export function copyRecordProblem(record: CopiedDayRecord | undefined, column: string): string | undefined {
+  if (!record) return "no copy record for the day";
+  if (record.filterColumn !== column) return `copied by column "${record.filterColumn}", not "${column}"`;
+  return undefined;
 }
 
 /**

@@ -8,7 +8,7 @@ import { accessReport, requireAccess } from "./cleanup-access";
 import type { CleanupDeps } from "./cleanup-deps";
 import { dryRunCleanup, dryRunPartitions, type PendingDay } from "./cleanup-dry-run";
 import { type PartitionPath, type PartitionPaths, readPartitionPaths } from "./partition-paths";
-import { type DayRefusal, describeTriggers } from "./refusals";
+import { copyRecordProblem, type DayRefusal, describeTriggers } from "./refusals";
 
 /** What a cleanup message did (or, in a dry run, would do); also logged as one summary line. */
 export interface CleanupSummary {
@@ -196,15 +196,12 @@ async function enqueue(
   }
   const onTheirOwn = new Set(paths.rest);
   for (const { day, record } of days) {
-    if (record?.filterColumn === column) {
+    const unvouched = copyRecordProblem(record, column);
+    if (unvouched === undefined) {
       if (onTheirOwn.has(day)) tasks.push({ kind: "clean", table, filterColumn: column, day, ...flags });
       continue;
     }
-    const refusal: DayRefusal = {
-      day,
-      refusal: "no-record",
-      reason: record ? `copied by column "${record.filterColumn}"` : "no copy record for the day",
-    };
+    const refusal: DayRefusal = { day, refusal: "no-record", reason: unvouched };
     refusals.push(refusal);
     deps.logger.warn("cleanup refused day; its rows are kept", { table, ...refusal });
   }

@@ -56,7 +56,7 @@ export async function verifyAndPlan(
     // Refused because a cleanup of this copy had begun deleting before its state was lost with Redis?
     const resumed = record && (await deps.state.resumeLost(scope, record));
     if (resumed) return resumed;
-    if (!(mayRecopy && record && RECOPIED.has(verdict.category))) throw refusalError(verdict);
+    if (!(mayRecopy && record && RECOPIED.has(verdict.refusal))) throw refusalError(verdict);
     // Copied again once, then verified against the new record.
     record = await recopyChanged(deps, scope, record, verdict.reason);
     mayRecopy = false;
