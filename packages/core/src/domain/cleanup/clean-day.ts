@@ -6,7 +6,7 @@ import { warehouseHoldsCopy } from "../records/held-copy";
 import type { CleanDayTask } from "../tasks/task-payload";
 import type { DayFigures } from "../types/day-figures";
 import { describeSourceTable, TASK_FIELDS } from "../types/source-table";
-import { cleanPartition, type PartitionCleanup } from "./clean-partition";
+import { type CleanPartitionTask, cleanPartition, type PartitionCleanup } from "./clean-partition";
 import { type CleanupDeps, markDayDone } from "./cleanup-deps";
 import { claimDayLease } from "./day-lease";
 import { type DeleteRun, deleteDay } from "./delete-day";
@@ -90,10 +90,7 @@ export async function cleanDay(deps: CleanupDeps, task: CleanDayTask): Promise<D
 type Report = Omit<DayCleanupReport, "durationMs">;
 
 /** A partition's task: the partition emptied at once, or its days cleaned one by one (its own day here). */
-async function cleanPartitionTask(
-  deps: CleanupDeps,
-  task: CleanDayTask & { readonly partition: string },
-): Promise<DayCleanupReport> {
+async function cleanPartitionTask(deps: CleanupDeps, task: CleanPartitionTask): Promise<DayCleanupReport> {
   const started = performance.now();
   const { own, ...partition } = await cleanPartition(deps, task, (dayTask) => cleanDay(deps, dayTask));
   const durationMs = Math.round(performance.now() - started);

@@ -4,10 +4,17 @@ import type { PartitionDays } from "../../ports/partitioned-table";
 import type { CalendarDay } from "../days/calendar-day";
 import type { CleanDayTask } from "../tasks/task-payload";
 import { describeSourceTable, TASK_FIELDS } from "../types/source-table";
-import { type CleanupDeps, markDayDone } from "./cleanup-deps";
+import { type CleanupDeps, markDayDone, pendingDays } from "./cleanup-deps";
 import { claimDayLease, type DayLease } from "./day-lease";
 import { readPartitionPaths } from "./partition-paths";
-import { askWarehouse, fitsOneRead, type RowsReading, verifyRows } from "./partition-rows";
+import {
+  askWarehouse,
+  exchangeCheck,
+  fitsOneRead,
+  type RowsReading,
+  rowsIn,
+  verifyRows,
+} from "./partition-rows";
 import { taskThrottle } from "./throttle";
 
 /** What emptying one partition did. */
@@ -61,13 +68,10 @@ export async function cleanPartition<R>(
   const { table, partition } = task;
   const partitions = deps.partitions;
   const schema = await describeSourceTable(deps.source, table, task.filterColumn, TASK_FIELDS);
-  const [sideEffects, migrated, cleaned] = await Promise.all([
+  const [sideEffects, { pending }] = await Promise.all([
     deps.deleter.sideEffects(table),
-    deps.ledger.migratedDays(table),
-    deps.state.cleanedDays(table),
+    pendingDays(deps, table),
   ]);
-  const done = new Set(cleaned);
-  const pending = [...migrated].filter((day) => !done.has(day));
   const paths = await readPartitionPaths(partitions, table, pending, {
     column: task.filterColumn,
     sideEffects,
@@ -107,19 +111,14 @@ export async function cleanPartition<R>(
       // too when the partition may have been written since its days were copied.
       const reading = (await writtenSinceCopied(deps, task, records)) ? "every day" : "counts";
       deps.logger.info("cleanup: checking the partition before the exchange", { ...context, reading });
-      const checked = await verifyRows(deps, inPartition, days, records, reading, held);
-      if (typeof checked === "string") return await release(leases, () => chunked(checked));
-      if (checked.days.size === 0) {
-        return await release(leases, () =>
-          chunked("the partition holds no rows; each day is checked on its own"),
-        );
-      }
+      const check = exchangeCheck(await verifyRows(deps, inPartition, days, records, reading, held));
+      if ("chunked" in check) return await release(leases, () => chunked(check.chunked));
       // The exchange waits for the throttles too: nothing leaves the table while a replica lags.
       await throttle.beforeChunk(true);
       await checkAll(leases);
       await partitions.detach(table, partition);
-      detachedRows = rowsIn(checked);
-      deps.logger.info("cleanup: partition detached into its twin", { ...context, days: checked.days.size });
+      detachedRows = check.rows;
+      deps.logger.info("cleanup: partition detached into its twin", { ...context, days: check.days });
     } else {
       deps.logger.warn("cleanup: resuming a partition an earlier attempt detached", {
         ...context,
@@ -176,11 +175,6 @@ async function unproven(
   const proven = rowsIn(verified);
   const total = (await deps.partitions.twinRows(task.table, task.partition)) ?? 0;
   return total === proven ? undefined : `the twin holds ${total} rows, ${proven} of them on verified days`;
-}
-
-/** The rows of every day of `read`. */
-function rowsIn(read: PartitionDays): number {
-  return [...read.days.values()].reduce((rows, figures) => rows + figures.rows, 0);
 }
 
 /**

@@ -10,6 +10,7 @@ import type { PartitionedTable } from "../../ports/partitioned-table";
 import type { SourceDatabase } from "../../ports/source-database";
 import type { TaskQueue } from "../../ports/task-queue";
 import type { Warehouse } from "../../ports/warehouse";
+import type { CalendarDay } from "../days/calendar-day";
 import type { ThrottleMemory } from "../pacing/throttle-memory";
 import type { CopyDayTask } from "../tasks/task-payload";
 import type { DayFigures } from "../types/day-figures";
@@ -70,4 +71,17 @@ export function markDayDone(
     doneAt: deps.clock().toISOString(),
     ...(figures ? { figures } : {}),
   });
+}
+
+/** The table's migrated days that are not cleaned yet, oldest first, and how many days are migrated. */
+export async function pendingDays(
+  deps: Pick<CleanupDeps, "ledger" | "state">,
+  table: string,
+): Promise<{ readonly pending: CalendarDay[]; readonly migrated: number }> {
+  const [migrated, cleaned] = await Promise.all([
+    deps.ledger.migratedDays(table),
+    deps.state.cleanedDays(table),
+  ]);
+  const done = new Set(cleaned);
+  return { pending: [...migrated].filter((day) => !done.has(day)).sort(), migrated: migrated.length };
 }

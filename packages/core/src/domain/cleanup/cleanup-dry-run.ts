@@ -6,8 +6,8 @@ import type { CalendarDay } from "../days/calendar-day";
 import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 import type { CleanupDeps } from "./cleanup-deps";
 import type { PartitionPath } from "./partition-paths";
-import { verifyRows } from "./partition-rows";
-import { recordedKeyRange } from "./plan-cleanup";
+import { exchangeCheck, verifyRows } from "./partition-rows";
+import { chunkByOf, recordedKeyRange } from "./plan-cleanup";
 import type { DayRefusal, DayVerdict } from "./refusals";
 import { verifyDay } from "./verify-day";
 
@@ -43,7 +43,8 @@ export async function dryRunCleanup(
     async ({ day, record }) => {
       const state = await deps.state.read({ table: schema.name, day });
       if (state?.status === "deleting") return { day, state, verdict: undefined };
-      const input = { schema, filterColumn: column, day, referencingKeys, record: record ?? null };
+      const target = { scope: { table: schema.name, column, day }, schema, by: chunkByOf(schema) };
+      const input = { target, referencingKeys, record: record ?? null };
       return { day, state: undefined, verdict: await verifyDay(deps, input) };
     },
     { concurrency: VERIFY_CONCURRENCY },
@@ -133,13 +134,11 @@ export async function dryRunPartitions(
     if (path.path === "exchange") {
       const read = { schema, column, rows: { partition: path.partition } };
       const refused = refusals.find(({ day }) => path.days.includes(day));
-      const result = refused
-        ? `${refused.day} is refused: ${refused.reason}`
-        : await verifyRows(deps, read, path.days, records, "counts");
-      if (typeof result === "string") final = { ...path, path: "chunked", reason: result };
-      else if (result.days.size === 0)
-        final = { ...path, path: "chunked", reason: "the partition holds no rows" };
-      else rows = [...result.days.values()].reduce((sum, day) => sum + day.rows, 0);
+      const check = refused
+        ? { chunked: `${refused.day} is refused: ${refused.reason}` }
+        : exchangeCheck(await verifyRows(deps, read, path.days, records, "counts"));
+      if ("chunked" in check) final = { ...path, path: "chunked", reason: check.chunked };
+      else rows = check.rows;
     }
     checked.push(final);
     deps.logger.info("cleanup dry run: partition", {

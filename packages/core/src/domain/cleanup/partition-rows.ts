@@ -165,6 +165,21 @@ export async function verifyRows(
   return { days: source, outside: 0 };
 }
 
+/** verifyRows' answer before an exchange: the rows to detach on how many days, or why the chunked path instead. */
+export function exchangeCheck(
+  checked: PartitionDays | string,
+): { readonly rows: number; readonly days: number } | { readonly chunked: string } {
+  if (typeof checked === "string") return { chunked: checked };
+  if (checked.days.size === 0)
+    return { chunked: "the partition holds no rows; each day is checked on its own" };
+  return { rows: rowsIn(checked), days: checked.days.size };
+}
+
+/** The rows of every day of `read`. */
+export function rowsIn(read: PartitionDays): number {
+  return [...read.days.values()].reduce((rows, figures) => rows + figures.rows, 0);
+}
+
 function refusal(day: CalendarDay, verdict: DayVerdict): string | undefined {
   if (verdict.kind === "ready") return undefined;
   return `${day} is refused: ${verdict.kind === "refused" ? verdict.reason : "no rows"}`;

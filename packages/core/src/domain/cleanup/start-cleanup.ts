@@ -5,7 +5,7 @@ import type { CleanDayTask } from "../tasks/task-payload";
 import { formatDestination, parseDestination } from "../types/destination";
 import { describeSourceTable } from "../types/source-table";
 import { accessReport, requireAccess } from "./cleanup-access";
-import type { CleanupDeps } from "./cleanup-deps";
+import { type CleanupDeps, pendingDays } from "./cleanup-deps";
 import { dryRunCleanup, dryRunPartitions, type PendingDay } from "./cleanup-dry-run";
 import { type PartitionPath, type PartitionPaths, readPartitionPaths } from "./partition-paths";
 import { copyRecordProblem, type DayRefusal, describeTriggers } from "./refusals";
@@ -81,13 +81,8 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
     );
   }
 
-  const days = [...(await deps.ledger.migratedDays(schema.name))].sort();
-  const cleaned = new Set(await deps.state.cleanedDays(schema.name));
-  const pending = await withCopyRecords(
-    deps,
-    schema.name,
-    days.filter((day) => !cleaned.has(day)),
-  );
+  const days = await pendingDays(deps, schema.name);
+  const pending = await withCopyRecords(deps, schema.name, days.pending);
   requireColumnWasUsed(schema.name, column, pending);
   await requireWarehouseTables(deps, schema.name, pending);
   const usable = pending.flatMap(({ day, record }) => (record?.filterColumn === column ? [day] : []));
@@ -101,8 +96,8 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
     table: schema.name,
     filterColumn: column,
     dryRun: message.dry_run,
-    migratedDays: days.length,
-    alreadyCleaned: days.length - pending.length,
+    migratedDays: days.migrated,
+    alreadyCleaned: days.migrated - pending.length,
   };
   const dryRun = message.dry_run
     ? await dryRunCleanup(deps, { schema, column, referencingKeys: sideEffects.referencingKeys }, pending)

@@ -44,9 +44,7 @@ export async function verifyAndPlan(
   for (;;) {
     const chunks = deps.deleter.planChunks(target, deps.settings.chunkRows);
     const verdict = await verifyDay(deps, {
-      schema: target.schema,
-      filterColumn: scope.column,
-      day: scope.day,
+      target,
       ...(record ? { record } : {}),
       source: chunks.then((c) => figuresOfChunks(scope, target.by, c)),
       referencingKeys: sideEffects.referencingKeys,

@@ -1,11 +1,9 @@
-import type { ReferencingKey } from "../../ports/day-deleter";
+import type { ChunkTarget, ReferencingKey } from "../../ports/day-deleter";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
-import type { CalendarDay } from "../days/calendar-day";
 import { warehouseFigures } from "../records/held-copy";
 import type { DayFigures } from "../types/day-figures";
-import { integerKeyColumn, type TableSchema } from "../types/table-schema";
+import { integerKeyColumn } from "../types/table-schema";
 import type { CleanupDeps } from "./cleanup-deps";
-import { chunkByOf } from "./plan-cleanup";
 import { type DayVerdict, judgeDay, judgeReferences, warehouseUnreadable } from "./refusals";
 
 /**
@@ -16,9 +14,8 @@ import { type DayVerdict, judgeDay, judgeReferences, warehouseUnreadable } from 
 export async function verifyDay(
   deps: Pick<CleanupDeps, "source" | "ledger" | "warehouse" | "destinations" | "deleter">,
   input: {
-    readonly schema: TableSchema;
-    readonly filterColumn: string;
-    readonly day: CalendarDay;
+    /** The day, the table as described now, and how its chunks are ranged (references are counted by them). */
+    readonly target: ChunkTarget;
     /**
      * The copy record when the caller has read it already; `null` when it
      * read none (a dry run, which must not have the ledger recover one).
@@ -30,7 +27,9 @@ export async function verifyDay(
     readonly referencingKeys?: readonly ReferencingKey[];
   },
 ): Promise<DayVerdict> {
-  const { schema, filterColumn, day } = input;
+  const { target } = input;
+  const { schema } = target;
+  const { column: filterColumn, day } = target.scope;
   const keyColumn = integerKeyColumn(schema)?.name;
   const readRecord =
     input.record !== undefined
@@ -46,7 +45,6 @@ export async function verifyDay(
   const verdict = judgeDay({ table: schema.name, day, filterColumn, keyColumn, record, source, warehouse });
   const keys = input.referencingKeys ?? [];
   if (verdict.kind !== "ready" || keys.length === 0) return verdict;
-  const target = { scope: { table: schema.name, column: filterColumn, day }, schema, by: chunkByOf(schema) };
   const counts = await deps.deleter.countReferences(target, keys);
   return judgeReferences(`${schema.name} ${day}`, counts) ?? verdict;
 }
