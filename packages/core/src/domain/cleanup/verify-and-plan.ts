@@ -2,6 +2,7 @@ import { VerificationError } from "../../errors";
 import type { DayCleanup } from "../../ports/cleanup-state";
 import type { ChunkTarget, DayChunk, DayScope, DeleteSideEffects } from "../../ports/day-deleter";
 import type { CopiedDayRecord } from "../../ports/migration-ledger";
+import { beginDeleting } from "../records/durable-cleanup-state";
 import { type CleanupDeps, markDayDone } from "./cleanup-deps";
 import { deletesNewestFirst, figuresOfChunks, verifiedPlan } from "./plan-cleanup";
 import { type DayVerdict, type RefusedDay, refusalError } from "./refusals";
@@ -71,18 +72,15 @@ async function storeVerified(
   record: CopiedDayRecord | undefined,
 ): Promise<DayCleanup | "already-clean"> {
   const { scope } = target;
-  const now = deps.clock().toISOString();
   if (verdict.kind === "already-clean") {
     await markDayDone(deps, scope, { rowsDeleted: 0, chunksDone: 0, figures: verdict.figures });
     return "already-clean";
   }
   const plan = verifiedPlan(target, verdict.figures, chunks, deletesNewestFirst(sideEffects));
-  const verified = { figures: verdict.figures, plan, verifiedAt: now };
+  const verified = { figures: verdict.figures, plan, verifiedAt: deps.clock().toISOString() };
   // Given the copy, a durable state keeps the plan of a day deleted in several transactions
   // beyond Redis (withDurableCleanup).
-  await deps.state.markVerified(scope, record ? { ...verified, copy: record } : verified);
-  await deps.state.markDeleting(scope);
-  return { ...verified, status: "deleting", chunksDone: 0, rowsDeleted: 0 };
+  return beginDeleting(deps.state, scope, record ? { ...verified, copy: record } : verified);
 }
 
 /**

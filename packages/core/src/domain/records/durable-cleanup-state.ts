@@ -1,4 +1,5 @@
-import type { CleanupState } from "../../ports/cleanup-state";
+import type { CleanupState, DayCleanup, VerifiedDay } from "../../ports/cleanup-state";
+import type { TableDay } from "../../ports/day-deleter";
 import { type DurableRecordDeps, datasetOf } from "./durable-day-record";
 
 /**
@@ -54,10 +55,22 @@ export function withDurableCleanup(
           verifiedAt: cleanup.verifiedAt,
         },
       );
-      const verified = { figures: cleanup.figures, plan: cleanup.plan, verifiedAt: cleanup.verifiedAt };
-      await state.markVerified(at, verified);
-      await state.markDeleting(at);
-      return { ...verified, status: "deleting", chunksDone: 0, rowsDeleted: 0 };
+      return beginDeleting(state, at, cleanup);
     },
   };
+}
+
+/**
+ * Records a verified day `verified`, then `deleting`, and answers the state
+ * now in force: nothing deleted yet, the plan to delete by.
+ */
+export async function beginDeleting(
+  state: CleanupState,
+  at: TableDay,
+  verified: VerifiedDay,
+): Promise<DayCleanup> {
+  await state.markVerified(at, verified);
+  await state.markDeleting(at);
+  const { figures, plan, verifiedAt } = verified;
+  return { status: "deleting", figures, plan, verifiedAt, chunksDone: 0, rowsDeleted: 0 };
 }
