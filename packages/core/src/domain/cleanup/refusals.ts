@@ -299,14 +299,13 @@ export function copyRecordProblem(record: CopiedDayRecord | undefined, column: s
  * another column would delete another column's day.
  */
 export function requireCopiedBy(scope: DayScope, record: CopiedDayRecord | undefined): void {
-  if (record?.filterColumn !== scope.column) {
-    throw new VerificationError(
-      `${scope.table} ${scope.day}: resuming a cleanup by column "${scope.column}", but the day was copied ` +
-        (record ? `by column "${record.filterColumn}"` : "with no copy record left") +
-        "; nothing more is deleted",
-      { reason: "no-record" },
-    );
-  }
+  const unvouched = copyRecordProblem(record, scope.column);
+  if (unvouched === undefined) return;
+  throw new VerificationError(
+    `${scope.table} ${scope.day}: resuming a cleanup by column "${scope.column}", but ${unvouched}; ` +
+      "nothing more is deleted",
+    { reason: "no-record" },
+  );
 }
 
 /** A plan stored by a version without fingerprints cannot prove what is left of its day. */
