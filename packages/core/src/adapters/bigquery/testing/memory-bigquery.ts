@@ -48,15 +48,14 @@ export function memoryBigQuery() {
     const fields = (table.schema?.fields ?? []) as TableField[];
     const known = new Set(fields.map((f) => f.name?.toLowerCase()));
     const added = (metadata.schema?.fields ?? []).filter((f) => !known.has(f.name?.toLowerCase()));
+    const columns = new Set([...fields, ...added].map((f) => f.name?.toLowerCase()));
     const partitionField = table.timePartitioning?.field;
     const rows = text
       .split("\n")
       .filter(Boolean)
       .map((line) => ({ values: JSON.parse(line) as Record<string, unknown>, line }));
     for (const [index, { values }] of rows.entries()) {
-      const unknown = Object.keys(values).find(
-        (name) => !known.has(name.toLowerCase()) && !added.some((f) => f.name === name),
-      );
+      const unknown = Object.keys(values).find((name) => !columns.has(name.toLowerCase()));
       if (unknown !== undefined) throw jobError("invalid", `Row ${index}: no such field: ${unknown}.`);
       const day = String(values[partitionField ?? ""] ?? "").slice(0, 10);
       if (partitionField && partition && day.replaceAll("-", "") !== partition) {
