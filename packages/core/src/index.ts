@@ -5,6 +5,7 @@
 //   @table-archiver/core/ports        the interfaces the use cases depend on
 //   @table-archiver/core/config       the environment, parsed (loadConfig, Config)
 //   @table-archiver/core/runtime      createRuntime, sharedRuntime: adapters chosen by config
+//   @table-archiver/core/http         HTTP answers: one status per error code, HttpError, errorBody
 //   @table-archiver/core/logging      the JSON logger
 //   @table-archiver/core/mysql, /redis, /local-queue, /cloud-tasks    adapters
 //   @table-archiver/core/duckdb, /bigquery                            warehouses (load their SDK on import)
@@ -19,7 +20,6 @@ export type { CleanupDeps, CleanupSettings } from "./domain/cleanup/cleanup-deps
 export type { DayRefusal } from "./domain/cleanup/refusals";
 export { type CleanupSummary, startCleanup } from "./domain/cleanup/start-cleanup";
 export { type CopyDayDeps, copyDay, recopyDay } from "./domain/copy/copy-day";
-export { addDays, type CalendarDay } from "./domain/days/calendar-day";
 export { cutoffDay } from "./domain/days/cutoff-day";
 export type { CleanupMessage } from "./domain/messages/cleanup-message";
 export type { MigrationMessage } from "./domain/messages/migration-message";
@@ -32,18 +32,21 @@ export {
   rebuildMigratedDays,
   withDurableRecord,
 } from "./domain/records/durable-day-record";
+export { parseTaskPayload } from "./domain/tasks/task-payload";
+export * from "./errors";
+export { addDays, type CalendarDay } from "./model/calendar-day";
+export type { DayFigures } from "./model/day-figures";
+export { type Destination, type DestinationRules, parseDestination } from "./model/destination";
+export { IDENTIFIER, isIdentifier } from "./model/identifier";
+export type { LogicalType } from "./model/logical-type";
+export type { Row, SourceColumn, TableSchema } from "./model/table-schema";
 export {
   type CleanDayTask,
+  type CleanPartitionTask,
   type CopyDayTask,
-  parseTaskPayload,
+  isPartitionTask,
   type TaskKind,
   type TaskPayload,
   taskKey,
-} from "./domain/tasks/task-payload";
-export type { DayFigures } from "./domain/types/day-figures";
-export { type Destination, type DestinationRules, parseDestination } from "./domain/types/destination";
-export { IDENTIFIER, isIdentifier } from "./domain/types/identifier";
-export type { LogicalType } from "./domain/types/logical-type";
-export type { Row, SourceColumn, TableSchema } from "./domain/types/table-schema";
-export type { WarehouseDay } from "./domain/types/warehouse-day";
-export * from "./errors";
+} from "./model/task";
+export type { WarehouseDay } from "./model/warehouse-day";

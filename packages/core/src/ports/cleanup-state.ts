@@ -1,63 +1,8 @@
-import type { CalendarDay } from "../domain/days/calendar-day";
-import type { DayFigures } from "../domain/types/day-figures";
-import type { ChunkBy, DayChunk, TableDay } from "./day-deleter";
-import type { CopiedDayRecord } from "./migration-ledger";
-
-/**
- * How a verified day will be deleted: its planned chunks, in the order they
- * are deleted, each carrying the content fingerprint of its rows.
- */
-export type CleanupPlan =
-  | {
-      readonly kind: "chunks";
-      readonly by: ChunkBy;
-      readonly chunks: readonly DayChunk[];
-      /**
-       * Chunks run from the newest rows down, and rows within a chunk too: in a
-       * table whose foreign key references itself, children (newer rows) go
-       * before their parents.
-       */
-      readonly newestFirst: boolean;
-    }
-  /**
-   * A plan stored by a version without content fingerprints (by key sums, or
-   * by row count alone). It is never resumed: what is left of such a day
-   * cannot be proven identical to its copy.
-   */
-  | { readonly kind: "keys" | "count" };
-
-/** A plan this version can delete by: chunks with their content fingerprints. */
-export type ChunkPlan = Extract<CleanupPlan, { kind: "chunks" }>;
-
-/**
- * A day's cleanup: `verified` (figures agreed, plan made, nothing deleted),
- * `deleting` (chunks may have committed; a retry resumes, never re-verifies),
- * `done` (the day is cleaned; it stays in `mig_<table>`).
- */
-export interface DayCleanup {
-  readonly status: "verified" | "deleting" | "done";
-  /** The figures source, warehouse and copy record agreed on. */
-  readonly figures: DayFigures;
-  readonly plan: CleanupPlan;
-  readonly verifiedAt: string;
-  /** Chunks known to be finished (deleted, or found already gone). */
-  readonly chunksDone: number;
-  readonly rowsDeleted: number;
-  readonly doneAt?: string;
-}
-
-/** What verification agreed on for a day, and the plan it made; nothing deleted yet. */
-export interface VerifiedDay {
-  readonly figures: DayFigures;
-  readonly plan: CleanupPlan;
-  readonly verifiedAt: string;
-  /**
-   * The copy record the figures were verified against. A store that keeps a
-   * started cleanup beyond itself (see resumeLost) files the plan under it;
-   * the day's state itself does not keep it.
-   */
-  readonly copy?: Pick<CopiedDayRecord, "copiedAt" | "destination">;
-}
+import type { CalendarDay } from "../model/calendar-day";
+import type { CopiedDayRecord } from "../model/copied-day-record";
+import type { DayCleanup, VerifiedDay } from "../model/day-cleanup";
+import type { DayFigures } from "../model/day-figures";
+import type { TableDay } from "../model/table-day";
 
 /**
  * Per-day cleanup progress and the cleaned-days bookkeeping (`cleanedDays` of

@@ -1,8 +1,8 @@
-import type { CalendarDay } from "../domain/days/calendar-day";
-import type { DayFigures } from "../domain/types/day-figures";
-import type { Destination } from "../domain/types/destination";
-import type { CleanupPlan } from "./cleanup-state";
-import type { CopiedDayRecord } from "./migration-ledger";
+import type { CalendarDay } from "../model/calendar-day";
+import type { CopiedDayRecord } from "../model/copied-day-record";
+import type { CleanupPlan } from "../model/day-chunks";
+import type { DayFigures } from "../model/day-figures";
+import type { Destination } from "../model/destination";
 
 /** The dataset (and project, where the warehouse has projects) a destination table lives in. */
 export type DatasetRef = Pick<Destination, "project" | "dataset">;

@@ -1,10 +1,14 @@
+export type * from "../model/copied-day-record";
+export type * from "../model/day-chunks";
+export type * from "../model/day-cleanup";
+export type * from "../model/table-day";
 export type * from "./cleanup-state";
 export type { Clock } from "./clock";
 export type * from "./day-deleter";
 export type * from "./day-record";
 export type * from "./load-probe";
 export type { LogFields, Logger } from "./logger";
-export type { CopiedDayRecord, MigrationLedger } from "./migration-ledger";
+export type { MigrationLedger } from "./migration-ledger";
 export type * from "./partitioned-table";
 export type { DayStream, DayStreamStats, SourceDatabase } from "./source-database";
 export { type EnqueueResult, QUEUE_NAME, type TaskQueue } from "./task-queue";

@@ -1,6 +1,6 @@
-import type { CalendarDay } from "../domain/days/calendar-day";
-import type { DayFigures } from "../domain/types/day-figures";
-import type { TableSchema } from "../domain/types/table-schema";
+import type { CalendarDay } from "../model/calendar-day";
+import type { DayFigures } from "../model/day-figures";
+import type { TableSchema } from "../model/table-schema";
 
 /** One partition of a range-partitioned table, in the table's order. */
 export interface RangePartition {

@@ -1,6 +1,6 @@
-import type { CalendarDay } from "../domain/days/calendar-day";
-import type { DayFigures } from "../domain/types/day-figures";
-import type { Row, TableSchema } from "../domain/types/table-schema";
+import type { CalendarDay } from "../model/calendar-day";
+import type { DayFigures } from "../model/day-figures";
+import type { Row, TableSchema } from "../model/table-schema";
 
 /** What a finished day stream read. */
 export interface DayStreamStats {

@@ -1,5 +1,5 @@
-import type { CalendarDay } from "../domain/days/calendar-day";
-import type { TaskKind, TaskPayload } from "../domain/tasks/task-payload";
+import type { CalendarDay } from "../model/calendar-day";
+import type { TaskKind, TaskPayload } from "../model/task";
 
 export interface EnqueueResult {
   /** Tasks newly queued. */

@@ -1,8 +1,8 @@
-import type { CalendarDay } from "../domain/days/calendar-day";
-import type { DayFigures } from "../domain/types/day-figures";
-import type { Destination } from "../domain/types/destination";
-import type { Row, TableSchema } from "../domain/types/table-schema";
-import type { WarehouseDay, WarehouseDays } from "../domain/types/warehouse-day";
+import type { CalendarDay } from "../model/calendar-day";
+import type { DayFigures } from "../model/day-figures";
+import type { Destination } from "../model/destination";
+import type { Row, TableSchema } from "../model/table-schema";
+import type { WarehouseDay, WarehouseDays } from "../model/warehouse-day";
 import type { DayRecordEntry, DayRecordStore } from "./day-record";
 
 /** What replaceDay asks for the durable record entry of the day it wrote (see Warehouse.replaceDay). */

@@ -2,7 +2,7 @@ import type { Config } from "../config";
 import type { CleanupDeps } from "../domain/cleanup/cleanup-deps";
 import type { CopyDayDeps } from "../domain/copy/copy-day";
 import type { StartMigrationDeps } from "../domain/migration/start-migration";
-import type { DestinationRules } from "../domain/types/destination";
+import type { DestinationRules } from "../model/destination";
 import type { Clock } from "../ports/clock";
 import type { Logger } from "../ports/logger";
 import type { MigrationLedger } from "../ports/migration-ledger";

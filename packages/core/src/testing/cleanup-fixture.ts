@@ -16,9 +16,9 @@ import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-le
 import { loadConfig } from "../config/load-config";
 import type { CleanupDeps, CleanupSettings } from "../domain/cleanup/cleanup-deps";
 import { type CopyDayDeps, copyDay, recopyDay } from "../domain/copy/copy-day";
-import type { CalendarDay } from "../domain/days/calendar-day";
 import { withDurableCleanup } from "../domain/records/durable-cleanup-state";
 import { withDurableRecord } from "../domain/records/durable-day-record";
+import type { CalendarDay } from "../model/calendar-day";
 import type { DayDeleter } from "../ports/day-deleter";
 import type { MigrationLedger } from "../ports/migration-ledger";
 import type { SourceDatabase } from "../ports/source-database";

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TransientError } from "../errors";
-import type { CleanupPlan, CleanupState } from "../ports/cleanup-state";
-import type { TableDay } from "../ports/day-deleter";
+import type { CleanupPlan } from "../model/day-chunks";
+import type { TableDay } from "../model/table-day";
+import type { CleanupState } from "../ports/cleanup-state";
 
 /** What a CleanupState adapter hands the contract suite. */
 export interface CleanupStateContractSubject {

@@ -1,4 +1,4 @@
-import type { Row, TableSchema } from "../domain/types/table-schema";
+import type { Row, TableSchema } from "../model/table-schema";
 import { sourceColumn } from "./fakes/source-column";
 
 // The tables describeDayDeleterContract deletes from. Each test creates its

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CalendarDay } from "../domain/days/calendar-day";
-import type { ChunkBy, ChunkTarget, DayDeleter } from "../ports/day-deleter";
+import type { CalendarDay } from "../model/calendar-day";
+import type { ChunkBy, ChunkTarget } from "../model/day-chunks";
+import type { DayDeleter } from "../ports/day-deleter";
 import type { SourceDatabase } from "../ports/source-database";
 import {
   bigTable,

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { VerificationError } from "../errors";
+import type { CopiedDayRecord } from "../model/copied-day-record";
 import type { CleanupStart } from "../ports/day-record";
-import type { CopiedDayRecord } from "../ports/migration-ledger";
 import type { Warehouse } from "../ports/warehouse";
 import { batchesOf, dayOf } from "./orders-fixture";
 import { uniqueName } from "./test-services";

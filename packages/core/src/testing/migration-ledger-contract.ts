@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidInputError } from "../errors";
-import type { CopiedDayRecord, MigrationLedger } from "../ports/migration-ledger";
+import type { CopiedDayRecord } from "../model/copied-day-record";
+import type { MigrationLedger } from "../ports/migration-ledger";
 
 /** What a MigrationLedger adapter hands the contract suite. */
 export interface MigrationLedgerContractSubject {

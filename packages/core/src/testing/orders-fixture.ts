@@ -1,8 +1,8 @@
-import type { CalendarDay } from "../domain/days/calendar-day";
-import type { Destination } from "../domain/types/destination";
-import type { LogicalType } from "../domain/types/logical-type";
-import type { Row, TableSchema } from "../domain/types/table-schema";
-import type { WarehouseDay } from "../domain/types/warehouse-day";
+import type { CalendarDay } from "../model/calendar-day";
+import type { Destination } from "../model/destination";
+import type { LogicalType } from "../model/logical-type";
+import type { Row, TableSchema } from "../model/table-schema";
+import type { WarehouseDay } from "../model/warehouse-day";
 
 /** A two-column source table for tests: the key `id` (of type `idType`) and the filter column `created_at`. */
 export function ordersSchema(

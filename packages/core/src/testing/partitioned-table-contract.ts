@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CalendarDay } from "../domain/days/calendar-day";
-import type { DayFigures } from "../domain/types/day-figures";
-import type { Row, TableSchema } from "../domain/types/table-schema";
+import type { CalendarDay } from "../model/calendar-day";
+import type { DayFigures } from "../model/day-figures";
+import type { Row, TableSchema } from "../model/table-schema";
 import type { PartitionedTable, PartitionRows } from "../ports/partitioned-table";
 import type { SourceDatabase } from "../ports/source-database";
 import { sourceColumn } from "./fakes/source-column";

@@ -3,8 +3,8 @@ import { createMysqlPartitionedTable } from "../adapters/mysql/mysql-partitioned
 import { cleanDay, type DayCleanupReport } from "../domain/cleanup/clean-day";
 import type { CleanupDeps } from "../domain/cleanup/cleanup-deps";
 import { startCleanup } from "../domain/cleanup/start-cleanup";
-import type { CalendarDay } from "../domain/days/calendar-day";
-import type { CleanDayTask } from "../domain/tasks/task-payload";
+import type { CalendarDay } from "../model/calendar-day";
+import type { CleanDayTask } from "../model/task";
 import type { PartitionedTable } from "../ports/partitioned-table";
 import { DOCUMENTED_GRANTS } from "./archiver-account";
 import { type CleanupFixture, createCleanupFixture } from "./cleanup-fixture";

@@ -1,4 +1,4 @@
-import type { Row, TableSchema } from "../domain/types/table-schema";
+import type { Row, TableSchema } from "../model/table-schema";
 import { sourceColumn as column } from "./fakes/source-column";
 
 /** A source table the SourceDatabase contract reads: its schema and its rows, as written. */

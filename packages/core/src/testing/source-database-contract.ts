@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CalendarDay } from "../domain/days/calendar-day";
-import type { Row, SourceColumn, TableSchema } from "../domain/types/table-schema";
 import { InvalidInputError } from "../errors";
+import type { CalendarDay } from "../model/calendar-day";
+import type { Row, SourceColumn, TableSchema } from "../model/table-schema";
 import type { DayStreamStats, SourceDatabase } from "../ports/source-database";
 import { type SourceContractTable, sourceContractTables as tables } from "./source-database-contract-tables";
 

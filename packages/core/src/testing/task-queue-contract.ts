@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { addDays, type CalendarDay } from "../domain/days/calendar-day";
-import type { CleanDayTask, CopyDayTask } from "../domain/tasks/task-payload";
+import { addDays, type CalendarDay } from "../model/calendar-day";
+import type { CleanDayTask, CopyDayTask } from "../model/task";
 import type { TaskQueue } from "../ports/task-queue";
 
 export interface TaskQueueContractSubject {

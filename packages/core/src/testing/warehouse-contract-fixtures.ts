@@ -1,6 +1,6 @@
-import type { CalendarDay } from "../domain/days/calendar-day";
-import type { LogicalType } from "../domain/types/logical-type";
-import type { Row, SourceColumn, TableSchema } from "../domain/types/table-schema";
+import type { CalendarDay } from "../model/calendar-day";
+import type { LogicalType } from "../model/logical-type";
+import type { Row, SourceColumn, TableSchema } from "../model/table-schema";
 
 /** Schemas and canonical rows for the warehouse contract suite. */
 

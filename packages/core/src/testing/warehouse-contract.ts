@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Destination } from "../domain/types/destination";
-import type { Row, TableSchema } from "../domain/types/table-schema";
-import type { WarehouseDay } from "../domain/types/warehouse-day";
 import { TransientError, VerificationError } from "../errors";
+import type { Destination } from "../model/destination";
+import type { Row, TableSchema } from "../model/table-schema";
+import type { WarehouseDay } from "../model/warehouse-day";
 import type { Warehouse } from "../ports/warehouse";
 import { dayRecordContract } from "./day-record-contract";
 import { batchesOf, dayOf } from "./orders-fixture";

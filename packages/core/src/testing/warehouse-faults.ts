@@ -1,5 +1,5 @@
 import { openSharedDatabase } from "../adapters/duckdb/shared-database";
-import type { CalendarDay } from "../domain/days/calendar-day";
+import type { CalendarDay } from "../model/calendar-day";
 
 // Faults a cleanup test injects into the warehouse of its fixture, behind the adapter's back.
 

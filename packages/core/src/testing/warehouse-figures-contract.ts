@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
-import type { Destination } from "../domain/types/destination";
-import type { TableSchema } from "../domain/types/table-schema";
+import type { Destination } from "../model/destination";
+import type { TableSchema } from "../model/table-schema";
 import type { Warehouse } from "../ports/warehouse";
 import { batchesOf, dayOf } from "./orders-fixture";
 import { uniqueName } from "./test-services";

@@ -1,7 +1,7 @@
 import type { TableMetadata } from "@google-cloud/bigquery";
-import { type Destination, formatDestination } from "../../domain/types/destination";
-import type { TableSchema } from "../../domain/types/table-schema";
 import { VerificationError } from "../../errors";
+import { type Destination, formatDestination } from "../../model/destination";
+import type { TableSchema } from "../../model/table-schema";
 import type { BigQueryClient, BigQueryTableHandle } from "./bigquery-client";
 import { isAlreadyExists, isNotFound } from "./bigquery-errors";
 import { type BigQueryField, bigQueryFields, planSchema } from "./bigquery-types";

@@ -1,6 +1,6 @@
-import type { CalendarDay } from "../../domain/days/calendar-day";
+import type { CalendarDay } from "../../model/calendar-day";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
 import type { DatasetRef, DayRecordEntry, DayRecordStore, DurableDayRecord } from "../../ports/day-record";
-import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import {
   DAY_RECORD_TABLE,
   type DayRecordRow,

@@ -1,7 +1,7 @@
-import { addDays, startOfDay } from "../../domain/days/calendar-day";
-import { type DayFigures, dayFiguresFrom } from "../../domain/types/day-figures";
-import type { Destination } from "../../domain/types/destination";
-import { spanOfDays, type WarehouseDay, type WarehouseDays } from "../../domain/types/warehouse-day";
+import { addDays, startOfDay } from "../../model/calendar-day";
+import { type DayFigures, dayFiguresFrom } from "../../model/day-figures";
+import type { Destination } from "../../model/destination";
+import { spanOfDays, type WarehouseDay, type WarehouseDays } from "../../model/warehouse-day";
 
 /**
  * Every statement the BigQuery adapter sends, written once: the adapter sends

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { LogicalType } from "../../domain/types/logical-type";
-import type { SourceColumn } from "../../domain/types/table-schema";
 import { InvalidInputError } from "../../errors";
+import type { LogicalType } from "../../model/logical-type";
+import type { SourceColumn } from "../../model/table-schema";
 import { type BigQueryField, bigQueryFields, bigQueryType, planSchema } from "./bigquery-types";
 
 const column = (name: string, logicalType: LogicalType, columnType = "x"): SourceColumn => ({

@@ -1,6 +1,6 @@
-import type { LogicalType } from "../../domain/types/logical-type";
-import type { SourceColumn } from "../../domain/types/table-schema";
 import { InvalidInputError } from "../../errors";
+import type { LogicalType } from "../../model/logical-type";
+import type { SourceColumn } from "../../model/table-schema";
 
 /** A BigQuery column type, spelled the way the tables API returns it (INTEGER, not INT64). */
 export type BigQueryType =

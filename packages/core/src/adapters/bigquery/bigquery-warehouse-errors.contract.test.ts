@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Destination } from "../../domain/types/destination";
 import { ConfigError, TransientError, VerificationError } from "../../errors";
+import type { Destination } from "../../model/destination";
 import type { Warehouse } from "../../ports/warehouse";
 import { batchesOf, dayOf, order, ordersSchema } from "../../testing/orders-fixture";
 import type { BigQueryStandIn } from "./testing/rest-stand-in";

@@ -1,12 +1,18 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Destination } from "../../domain/types/destination";
-import type { Row } from "../../domain/types/table-schema";
+import type { Destination } from "../../model/destination";
+import type { Row } from "../../model/table-schema";
+import {
+  destination,
+  fixture,
+  ordersTableWithOrderOn,
+  standIn,
+  warehouse,
+} from "../../testing/bigquery-stand-in-fixture";
 import { batchesOf, dayOf, order, ordersSchema } from "../../testing/orders-fixture";
 import { bigQueryFields } from "./bigquery-types";
 import { everyTypeRows, everyTypeSchema } from "./testdata/every-type";
 import { STAND_IN_LOCATION, STAND_IN_PROJECT, STAND_IN_TOKEN } from "./testing/stand-in-client";
-import { destination, fixture, ordersTableWithOrderOn, standIn, warehouse } from "./testing/stand-in-fixture";
 
 // Loading days through the local REST stand-in: what the client library
 // uploads and how it waits for the job. The adapter's other requests:

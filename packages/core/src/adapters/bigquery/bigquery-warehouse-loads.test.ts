@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { Row } from "../../domain/types/table-schema";
 import { TransientError, VerificationError } from "../../errors";
+import type { Row } from "../../model/table-schema";
 import type { Warehouse } from "../../ports/warehouse";
 import { copyRecordOf } from "../../testing/day-record-contract";
 import { batchesOf, dayOf, order, ordersSchema } from "../../testing/orders-fixture";

@@ -1,4 +1,4 @@
-import type { Row } from "../../domain/types/table-schema";
+import type { Row } from "../../model/table-schema";
 import { describeWarehouseContract } from "../../testing/warehouse-contract";
 import { partitionId } from "./load-job";
 import { decodeNdjsonRow } from "./testing/ndjson-decoder";

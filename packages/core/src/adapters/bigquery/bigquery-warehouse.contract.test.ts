@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Destination } from "../../domain/types/destination";
+import type { Destination } from "../../model/destination";
+import {
+  destination,
+  fixture,
+  ordersTableWithOrderOn,
+  standIn,
+  warehouse,
+} from "../../testing/bigquery-stand-in-fixture";
 import { batchesOf, dayOf, order, ordersSchema } from "../../testing/orders-fixture";
 import { STAND_IN_LOCATION, STAND_IN_PROJECT } from "./testing/stand-in-client";
-import { destination, fixture, ordersTableWithOrderOn, standIn, warehouse } from "./testing/stand-in-fixture";
 
 // Contract tests of the warehouse adapter: the real @google-cloud/bigquery
 // client talks to a local stand-in of the REST API, which records what the

@@ -1,9 +1,9 @@
 import { BigQuery } from "@google-cloud/bigquery";
-import { emptyDayFigures, emptyDaysFigures } from "../../domain/types/day-figures";
-import { type Destination, formatDestination } from "../../domain/types/destination";
-import type { Row, TableSchema } from "../../domain/types/table-schema";
-import { formatWarehouseDay, type WarehouseDay } from "../../domain/types/warehouse-day";
 import { VerificationError } from "../../errors";
+import { emptyDayFigures, emptyDaysFigures } from "../../model/day-figures";
+import { type Destination, formatDestination } from "../../model/destination";
+import type { Row, TableSchema } from "../../model/table-schema";
+import { formatWarehouseDay, type WarehouseDay } from "../../model/warehouse-day";
 import type { Warehouse } from "../../ports/warehouse";
 import { refuseToShrink } from "../warehouse/shrink-refusal";
 import { createBigQueryCatalog } from "./bigquery-catalog";

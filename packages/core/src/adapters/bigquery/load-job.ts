@@ -1,5 +1,5 @@
 import type { JobLoadMetadata } from "@google-cloud/bigquery";
-import type { CalendarDay } from "../../domain/days/calendar-day";
+import type { CalendarDay } from "../../model/calendar-day";
 import type { BigQueryField } from "./bigquery-types";
 
 /** `2024-01-31` -> `20240131`, the id of a DAY partition. */

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { LogicalType } from "../../domain/types/logical-type";
 import { VerificationError } from "../../errors";
+import type { LogicalType } from "../../model/logical-type";
 import { createNdjsonEncoder } from "./ndjson-encoder";
 import { everyTypeRows, everyTypeSchema } from "./testdata/every-type";
 

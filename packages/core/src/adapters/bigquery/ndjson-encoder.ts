@@ -1,6 +1,6 @@
-import type { LogicalType } from "../../domain/types/logical-type";
-import type { Row, SourceColumn } from "../../domain/types/table-schema";
 import { VerificationError } from "../../errors";
+import type { LogicalType } from "../../model/logical-type";
+import type { Row, SourceColumn } from "../../model/table-schema";
 
 type ValueEncoder = (value: unknown) => string | undefined;
 

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import type { Writable } from "node:stream";
 import type { JobLoadMetadata } from "@google-cloud/bigquery";
-import type { Row } from "../../domain/types/table-schema";
+import type { Row } from "../../model/table-schema";
 import type { BigQueryLoadJob, BigQueryTableHandle } from "./bigquery-client";
 
 /**

@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { CopyDayTask } from "../../domain/tasks/task-payload";
 import { ConfigError, InvalidInputError, TransientError } from "../../errors";
+import type { CopyDayTask } from "../../model/task";
 import type { TaskQueue } from "../../ports/task-queue";
 import { describeTaskQueueContract } from "../../testing/task-queue-contract";
 import { deleteKeysWithPrefix, testRedisUrl, uniqueName } from "../../testing/test-services";

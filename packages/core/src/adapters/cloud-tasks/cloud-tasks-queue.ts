@@ -1,6 +1,6 @@
 import { v2, v2beta3 } from "@google-cloud/tasks";
 import type { Redis } from "ioredis";
-import { type TaskPayload, taskKey } from "../../domain/tasks/task-payload";
+import { type TaskPayload, taskKey } from "../../model/task";
 import type { EnqueueResult, TaskQueue } from "../../ports/task-queue";
 import { QUEUE_NAME } from "../../ports/task-queue";
 import { createQueuedDaysBook } from "../redis/queued-days-book";

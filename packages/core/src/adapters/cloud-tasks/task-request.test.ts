@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CopyDayTask } from "../../domain/tasks/task-payload";
+import type { CopyDayTask } from "../../model/task";
 import { createTaskRequest, handlerAudience, hourlyRun, queuePath, taskId } from "./task-request";
 
 const task: CopyDayTask = {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { protos } from "@google-cloud/tasks";
-import type { TaskPayload } from "../../domain/tasks/task-payload";
+import type { TaskPayload } from "../../model/task";
 import { QUEUE_NAME } from "../../ports/task-queue";
 
 /** `projects/P/locations/L/queues/jobs-migration`. */

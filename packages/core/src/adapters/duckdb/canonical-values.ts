@@ -12,7 +12,7 @@
  * about twice as long).
  */
 
-import { daysInMonth } from "../../domain/days/calendar-day";
+import { daysInMonth } from "../../model/calendar-day";
 
 const MICROS_PER_SECOND = 1_000_000;
 const INTEGER_TEXT = /^-?\d{1,39}$/;

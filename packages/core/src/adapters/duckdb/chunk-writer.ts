@@ -1,6 +1,6 @@
 import { type DuckDBAppender, DuckDBDataChunk, DuckDBVector } from "@duckdb/node-api";
-import type { Row, TableSchema } from "../../domain/types/table-schema";
 import { messageOf, VerificationError } from "../../errors";
+import type { Row, TableSchema } from "../../model/table-schema";
 import { type ValueEncoder, valueEncoder } from "./duckdb-types";
 
 interface ColumnPlan {

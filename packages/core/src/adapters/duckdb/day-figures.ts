@@ -1,7 +1,7 @@
 import { type DuckDBConnection, quotedIdentifier } from "@duckdb/node-api";
-import type { CalendarDay } from "../../domain/days/calendar-day";
-import { type DayFigures, dayFiguresFrom, emptyDaysFigures } from "../../domain/types/day-figures";
-import { spanOfDays } from "../../domain/types/warehouse-day";
+import type { CalendarDay } from "../../model/calendar-day";
+import { type DayFigures, dayFiguresFrom, emptyDaysFigures } from "../../model/day-figures";
+import { spanOfDays } from "../../model/warehouse-day";
 import {
   type DuckDbDay,
   type DuckDbDays,

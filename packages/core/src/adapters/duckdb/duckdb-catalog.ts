@@ -1,9 +1,9 @@
 import { type DuckDBConnection, quotedIdentifier } from "@duckdb/node-api";
-import { addDays, type CalendarDay, isCalendarDay, startOfDay } from "../../domain/days/calendar-day";
-import { type Destination, formatDestination } from "../../domain/types/destination";
-import type { TableSchema } from "../../domain/types/table-schema";
-import type { WarehouseDay, WarehouseDays } from "../../domain/types/warehouse-day";
 import { InvalidInputError, VerificationError } from "../../errors";
+import { addDays, type CalendarDay, isCalendarDay, startOfDay } from "../../model/calendar-day";
+import { type Destination, formatDestination } from "../../model/destination";
+import type { TableSchema } from "../../model/table-schema";
+import type { WarehouseDay, WarehouseDays } from "../../model/warehouse-day";
 import { compareColumnTypes, duckDbColumnType } from "./duckdb-types";
 
 /** A column of a warehouse table, its type spelled as duckdb_columns() reports it. */

@@ -1,8 +1,8 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { type CalendarDay, isCalendarDay } from "../../domain/days/calendar-day";
 import { InvalidInputError } from "../../errors";
+import { type CalendarDay, isCalendarDay } from "../../model/calendar-day";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
 import type { DatasetRef, DayRecordEntry, DayRecordStore, DurableDayRecord } from "../../ports/day-record";
-import type { CopiedDayRecord } from "../../ports/migration-ledger";
 import * as records from "../warehouse/day-record-rows";
 import { type DuckDbTable, qualifiedName, qualifiedSchema, tableColumns } from "./duckdb-catalog";
 

@@ -9,7 +9,7 @@ import {
   VARCHAR,
 } from "@duckdb/node-api";
 import { describe, expect, it } from "vitest";
-import type { LogicalType } from "../../domain/types/logical-type";
+import type { LogicalType } from "../../model/logical-type";
 import { CanonicalValueError } from "./canonical-values";
 import { compareColumnTypes, duckDbColumnType, valueEncoder } from "./duckdb-types";
 

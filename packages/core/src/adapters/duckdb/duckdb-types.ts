@@ -8,7 +8,7 @@ import {
   DuckDBTypeId,
   type DuckDBValue,
 } from "@duckdb/node-api";
-import type { LogicalType } from "../../domain/types/logical-type";
+import type { LogicalType } from "../../model/logical-type";
 import {
   CanonicalValueError,
   parseDateDays,

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TableSchema } from "../../domain/types/table-schema";
+import type { TableSchema } from "../../model/table-schema";
 import { batchesOf, dayOf } from "../../testing/orders-fixture";
 import { allTypesSchema, keyedRows, keyedSchema } from "../../testing/warehouse-contract-fixtures";
 import { createDuckDbWarehouse } from "./duckdb-warehouse";

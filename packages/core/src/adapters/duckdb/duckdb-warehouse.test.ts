@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Row } from "../../domain/types/table-schema";
 import { VerificationError } from "../../errors";
+import type { Row } from "../../model/table-schema";
 import { batchesOf, dayOf } from "../../testing/orders-fixture";
 import { uniqueName } from "../../testing/test-services";
 import { describeWarehouseContract } from "../../testing/warehouse-contract";

@@ -1,9 +1,9 @@
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { type DayFigures, emptyDayFigures, emptyDaysFigures } from "../../domain/types/day-figures";
-import type { Destination } from "../../domain/types/destination";
-import type { WarehouseDay } from "../../domain/types/warehouse-day";
+import { type DayFigures, emptyDayFigures, emptyDaysFigures } from "../../model/day-figures";
+import type { Destination } from "../../model/destination";
+import type { WarehouseDay } from "../../model/warehouse-day";
 import type { Warehouse } from "../../ports/warehouse";
 import { dayFiguresOn, dayKeysOn, daysFiguresOn } from "./day-figures";
 import {

@@ -1,9 +1,9 @@
 import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api";
-import type { DayFigures } from "../../domain/types/day-figures";
-import { formatDestination } from "../../domain/types/destination";
-import type { Row, TableSchema } from "../../domain/types/table-schema";
-import { formatWarehouseDay } from "../../domain/types/warehouse-day";
 import { InvalidInputError, VerificationError } from "../../errors";
+import type { DayFigures } from "../../model/day-figures";
+import { formatDestination } from "../../model/destination";
+import type { Row, TableSchema } from "../../model/table-schema";
+import { formatWarehouseDay } from "../../model/warehouse-day";
 import { shrinkRefusal } from "../warehouse/shrink-refusal";
 import { ChunkWriter } from "./chunk-writer";
 import { dayFiguresOn } from "./day-figures";

@@ -1,9 +1,9 @@
 import { Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addDays } from "../../domain/days/calendar-day";
-import type { CopyDayTask } from "../../domain/tasks/task-payload";
 import { InvalidInputError, TransientError } from "../../errors";
+import { addDays } from "../../model/calendar-day";
+import type { CopyDayTask } from "../../model/task";
 import type { TaskQueue } from "../../ports/task-queue";
 import { describeTaskQueueContract } from "../../testing/task-queue-contract";
 import { deleteKeysWithPrefix, testRedisUrl, uniqueName } from "../../testing/test-services";

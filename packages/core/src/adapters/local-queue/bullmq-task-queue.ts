@@ -1,6 +1,7 @@
 import type { JobsOptions, Queue } from "bullmq";
 import { Redis, type RedisOptions } from "ioredis";
-import { parseTaskPayload, type TaskPayload } from "../../domain/tasks/task-payload";
+import { parseTaskPayload } from "../../domain/tasks/task-payload";
+import type { TaskPayload } from "../../model/task";
 import type { EnqueueResult, TaskQueue } from "../../ports/task-queue";
 import { QUEUE_NAME } from "../../ports/task-queue";
 import { bullmqConnection } from "../redis/bullmq-connection";

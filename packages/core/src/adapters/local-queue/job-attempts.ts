@@ -1,6 +1,7 @@
 import type { Job } from "bullmq";
-import { parseTaskPayload, type TaskPayload } from "../../domain/tasks/task-payload";
+import { parseTaskPayload } from "../../domain/tasks/task-payload";
 import { TransientError } from "../../errors";
+import type { TaskPayload } from "../../model/task";
 
 /**
  * Which attempt of its job this run is, counting runs a crash or a lost lock

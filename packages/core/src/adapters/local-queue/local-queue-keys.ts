@@ -1,5 +1,5 @@
-import type { TaskKind, TaskPayload } from "../../domain/tasks/task-payload";
-import { taskKey } from "../../domain/tasks/task-payload";
+import type { TaskKind, TaskPayload } from "../../model/task";
+import { taskKey } from "../../model/task";
 import { QUEUE_NAME } from "../../ports/task-queue";
 
 /** Backoff type the jobs carry; the local worker computes its delays (see startLocalWorker). */

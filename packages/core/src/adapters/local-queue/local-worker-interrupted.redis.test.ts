@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CopyDayTask, TaskPayload } from "../../domain/tasks/task-payload";
 import { TransientError } from "../../errors";
+import type { CopyDayTask, TaskPayload } from "../../model/task";
 import { deleteKeysWithPrefix, testRedisUrl, uniqueName } from "../../testing/test-services";
 import { bullmqConnection } from "../redis/bullmq-connection";
 import { createRedisClient } from "../redis/create-redis-client";

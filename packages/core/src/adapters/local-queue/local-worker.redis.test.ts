@@ -1,8 +1,8 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { addDays } from "../../domain/days/calendar-day";
-import type { CopyDayTask, TaskPayload } from "../../domain/tasks/task-payload";
 import { InvalidInputError, TransientError, VerificationError } from "../../errors";
+import { addDays } from "../../model/calendar-day";
+import type { CopyDayTask, TaskPayload } from "../../model/task";
 import type { TaskQueue } from "../../ports/task-queue";
 import { deleteKeysWithPrefix, testRedisUrl, uniqueName } from "../../testing/test-services";
 import { bullmqConnection } from "../redis/bullmq-connection";

@@ -1,7 +1,8 @@
 import type { Job, Worker } from "bullmq";
 import type { RedisOptions } from "ioredis";
-import { parseTaskPayload, type TaskPayload } from "../../domain/tasks/task-payload";
+import { parseTaskPayload } from "../../domain/tasks/task-payload";
 import { isFinalTaskError } from "../../errors";
+import type { TaskPayload } from "../../model/task";
 import { QUEUE_NAME } from "../../ports/task-queue";
 import { asBullmqOptions, bullmqConnection } from "../redis/bullmq-connection";
 import { createLocalTaskQueue, type LocalQueueConnection } from "./bullmq-task-queue";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Row, TableSchema } from "../../domain/types/table-schema";
+import type { Row, TableSchema } from "../../model/table-schema";
 import type { SourceDatabase } from "../../ports/source-database";
 import { createTestDatabase, type TestDatabase } from "../../testing/test-services";
 import { createMysqlPool } from "./create-mysql-pool";

@@ -1,4 +1,4 @@
-import type { ChunkTarget, DayChunk } from "../../ports/day-deleter";
+import type { ChunkTarget, DayChunk } from "../../model/day-chunks";
 import { dayCondition } from "./day-range";
 import { integerText, isDenseKeyRange, keyRangeCondition } from "./key-range";
 import { quoteIdentifier } from "./quote-identifier";

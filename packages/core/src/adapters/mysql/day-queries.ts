@@ -1,6 +1,6 @@
-import { type CalendarDay, startOfDay } from "../../domain/days/calendar-day";
-import { type DayFigures, dayFiguresFrom } from "../../domain/types/day-figures";
-import type { SourceColumn, TableSchema } from "../../domain/types/table-schema";
+import { type CalendarDay, startOfDay } from "../../model/calendar-day";
+import { type DayFigures, dayFiguresFrom } from "../../model/day-figures";
+import type { SourceColumn, TableSchema } from "../../model/table-schema";
 import { dayCondition } from "./day-range";
 import { keyBoundsQuery, keyRangeCondition } from "./key-range";
 import { quoteIdentifier } from "./quote-identifier";

@@ -1,4 +1,4 @@
-import { addDays, type CalendarDay, startOfDay } from "../../domain/days/calendar-day";
+import { addDays, type CalendarDay, startOfDay } from "../../model/calendar-day";
 import type { SqlQuery } from "./sql-query";
 
 /**

@@ -1,4 +1,5 @@
-import type { ChunkTarget, DeleteSideEffects, ReferenceCount, ReferencingKey } from "../../ports/day-deleter";
+import type { ChunkTarget } from "../../model/day-chunks";
+import type { DeleteSideEffects, ReferenceCount, ReferencingKey } from "../../ports/day-deleter";
 import { chunkOrder } from "./chunk-queries";
 import type { MysqlPool } from "./create-mysql-pool";
 import { dayCondition } from "./day-range";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LogicalType } from "../../domain/types/logical-type";
+import type { LogicalType } from "../../model/logical-type";
 import { createTestDatabase, type TestDatabase } from "../../testing/test-services";
 import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
 import { introspectTable } from "./introspect-table";

@@ -1,4 +1,4 @@
-import type { SourceColumn, TableSchema } from "../../domain/types/table-schema";
+import type { SourceColumn, TableSchema } from "../../model/table-schema";
 import type { MysqlPool } from "./create-mysql-pool";
 import { mapMysqlError } from "./map-mysql-error";
 import { toLogicalType } from "./mysql-logical-type";

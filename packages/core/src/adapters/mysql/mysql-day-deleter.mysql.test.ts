@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChunkBy, ChunkTarget, DayScope } from "../../ports/day-deleter";
+import type { ChunkBy, ChunkTarget } from "../../model/day-chunks";
+import type { DayScope } from "../../model/table-day";
 import { createTestDatabase, type TestDatabase, testMysqlServerUrl } from "../../testing/test-services";
 import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
 import { createMysqlDayDeleter } from "./mysql-day-deleter";

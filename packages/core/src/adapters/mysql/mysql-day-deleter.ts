@@ -1,11 +1,6 @@
-import type {
-  ChunkOutcome,
-  ChunkTarget,
-  DayChunk,
-  DayDeleter,
-  DayScope,
-  DeleteSideEffects,
-} from "../../ports/day-deleter";
+import type { ChunkTarget, DayChunk } from "../../model/day-chunks";
+import type { DayScope } from "../../model/table-day";
+import type { ChunkOutcome, DayDeleter, DeleteSideEffects } from "../../ports/day-deleter";
 import {
   chunkCondition,
   chunkOrder,

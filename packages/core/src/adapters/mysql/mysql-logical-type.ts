@@ -1,4 +1,4 @@
-import type { LogicalType } from "../../domain/types/logical-type";
+import type { LogicalType } from "../../model/logical-type";
 
 /** The information_schema facts the type mapping reads. */
 export interface ColumnTypeFacts {

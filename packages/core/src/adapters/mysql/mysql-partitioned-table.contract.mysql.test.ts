@@ -1,4 +1,4 @@
-import type { TableSchema } from "../../domain/types/table-schema";
+import type { TableSchema } from "../../model/table-schema";
 import { createTestAccount, DOCUMENTED_GRANTS } from "../../testing/archiver-account";
 import { CONTRACT_BELOW, describePartitionedTableContract } from "../../testing/partitioned-table-contract";
 import { createTestDatabase } from "../../testing/test-services";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidInputError, TransientError } from "../../errors";
+import { describe_, source, sourceTables } from "../../testing/mysql-source-tables";
 import { createMysqlPool } from "./create-mysql-pool";
 import { createMysqlSourceDatabase } from "./mysql-source-database";
-import { describe_, source, sourceTables } from "./testing/source-tables";
 
 beforeAll(sourceTables.create);
 afterAll(sourceTables.drop);

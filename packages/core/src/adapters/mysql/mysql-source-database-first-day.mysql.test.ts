@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { InvalidInputError } from "../../errors";
+import { explain, source, sourceTables } from "../../testing/mysql-source-tables";
 import { firstValueQuery } from "./day-queries";
-import { explain, source, sourceTables } from "./testing/source-tables";
 
 beforeAll(sourceTables.create);
 afterAll(sourceTables.drop);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db, describe_, source, sourceTables } from "./testing/source-tables";
+import { db, describe_, source, sourceTables } from "../../testing/mysql-source-tables";
 
 beforeAll(sourceTables.create);
 afterAll(sourceTables.drop);

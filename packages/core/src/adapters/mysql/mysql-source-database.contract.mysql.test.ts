@@ -1,4 +1,4 @@
-import type { TableSchema } from "../../domain/types/table-schema";
+import type { TableSchema } from "../../model/table-schema";
 import { describeSourceDatabaseContract } from "../../testing/source-database-contract";
 import { createTestDatabase } from "../../testing/test-services";
 import { createMysqlPool } from "./create-mysql-pool";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db, describe_, explain, idsOf, source, sourceTables } from "../../testing/mysql-source-tables";
 import { dayFiguresQuery, dayKeyBoundsQuery, dayRowsByKeyQuery, dayRowsQuery } from "./day-queries";
-import { db, describe_, explain, idsOf, source, sourceTables } from "./testing/source-tables";
 
 // Reading and counting a day; firstDayWithRows, errors and schema changes: mysql-source-database-*.mysql.test.ts.
 

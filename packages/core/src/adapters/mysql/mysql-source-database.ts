@@ -1,7 +1,7 @@
-import type { CalendarDay } from "../../domain/days/calendar-day";
-import type { TableSchema } from "../../domain/types/table-schema";
-import { integerKeyColumn } from "../../domain/types/table-schema";
 import { InvalidInputError } from "../../errors";
+import type { CalendarDay } from "../../model/calendar-day";
+import type { TableSchema } from "../../model/table-schema";
+import { integerKeyColumn } from "../../model/table-schema";
 import type { SourceDatabase } from "../../ports/source-database";
 import type { MysqlPool } from "./create-mysql-pool";
 import {

@@ -1,5 +1,5 @@
-import { type CalendarDay, isCalendarDay } from "../../domain/days/calendar-day";
-import { integerKeyColumn, type TableSchema } from "../../domain/types/table-schema";
+import { type CalendarDay, isCalendarDay } from "../../model/calendar-day";
+import { integerKeyColumn, type TableSchema } from "../../model/table-schema";
 import type { PartitionedTable, PartitionRows } from "../../ports/partitioned-table";
 import { figuresColumns, figuresOf } from "./day-queries";
 import { dayCondition } from "./day-range";

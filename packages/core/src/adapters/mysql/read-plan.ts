@@ -1,4 +1,4 @@
-import type { SourceColumn, TableSchema } from "../../domain/types/table-schema";
+import type { SourceColumn, TableSchema } from "../../model/table-schema";
 import { toLogicalType } from "./mysql-logical-type";
 import { quoteIdentifier } from "./quote-identifier";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChunkTarget } from "../../ports/day-deleter";
+import type { ChunkTarget } from "../../model/day-chunks";
 import { createTestDatabase, type TestDatabase } from "../../testing/test-services";
 import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
 import { createMysqlDayDeleter } from "./mysql-day-deleter";

@@ -1,6 +1,6 @@
 import { hash } from "node:crypto";
-import type { LogicalType } from "../../domain/types/logical-type";
-import type { SourceColumn, TableSchema } from "../../domain/types/table-schema";
+import type { LogicalType } from "../../model/logical-type";
+import type { SourceColumn, TableSchema } from "../../model/table-schema";
 import { quoteIdentifier } from "./quote-identifier";
 import { isUnmapped, valueExpression } from "./read-plan";
 

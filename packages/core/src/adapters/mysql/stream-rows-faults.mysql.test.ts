@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TableSchema } from "../../domain/types/table-schema";
 import { TransientError } from "../../errors";
+import type { TableSchema } from "../../model/table-schema";
 import type { SourceDatabase } from "../../ports/source-database";
 import { startTcpProxy, type TcpProxy, throughProxy } from "../../testing/tcp-proxy";
 import { createTestDatabase, type TestDatabase, testMysqlServerUrl } from "../../testing/test-services";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TableSchema } from "../../domain/types/table-schema";
 import { InvalidInputError } from "../../errors";
+import type { TableSchema } from "../../model/table-schema";
 import type { SourceDatabase } from "../../ports/source-database";
 import { createTestDatabase, type TestDatabase } from "../../testing/test-services";
 import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";

@@ -1,5 +1,5 @@
 import { MYSQL_TIMEOUT_DEFAULTS } from "../../config/env-schema";
-import type { Row } from "../../domain/types/table-schema";
+import type { Row } from "../../model/table-schema";
 import type { DayStream, DayStreamStats } from "../../ports/source-database";
 import type { MysqlPool } from "./create-mysql-pool";
 import { isZeroDate } from "./day-range";

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { CopyDayTask } from "../../domain/tasks/task-payload";
+import type { CopyDayTask } from "../../model/task";
 import { deleteKeysWithPrefix, testRedisUrl, uniqueName } from "../../testing/test-services";
 import { createRedisClient } from "./create-redis-client";
 import { createQueuedDaysBook, type QueuedDaysBookOptions } from "./queued-days-book";

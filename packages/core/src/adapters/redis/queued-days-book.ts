@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
-import type { CalendarDay } from "../../domain/days/calendar-day";
-import type { TaskKind, TaskPayload } from "../../domain/tasks/task-payload";
+import type { CalendarDay } from "../../model/calendar-day";
+import type { TaskKind, TaskPayload } from "../../model/task";
 import { type BullmqJobKeys, JOB_PRESENCE_LUA } from "./bullmq-job-presence";
 import { withRedisErrors } from "./map-redis-error";
 

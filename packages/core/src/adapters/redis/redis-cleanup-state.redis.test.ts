@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { TransientError, VerificationError } from "../../errors";
-import type { CleanupPlan } from "../../ports/cleanup-state";
+import type { CleanupPlan } from "../../model/day-chunks";
 import { deleteKeysWithPrefix, testRedisUrl, uniqueName } from "../../testing/test-services";
 import { createRedisClient } from "./create-redis-client";
 import { cleanupKeys, createRedisCleanupState } from "./redis-cleanup-state";

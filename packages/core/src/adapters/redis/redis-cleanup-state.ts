@@ -1,8 +1,9 @@
 import type { Redis } from "ioredis";
-import type { CalendarDay } from "../../domain/days/calendar-day";
 import { TransientError, VerificationError } from "../../errors";
-import type { CleanupState, DayCleanup } from "../../ports/cleanup-state";
-import type { TableDay } from "../../ports/day-deleter";
+import type { CalendarDay } from "../../model/calendar-day";
+import type { DayCleanup } from "../../model/day-cleanup";
+import type { TableDay } from "../../model/table-day";
+import type { CleanupState } from "../../ports/cleanup-state";
 import { withRedisErrors } from "./map-redis-error";
 
 /** Key names of the cleanup bookkeeping under `prefix` (default `archiver`). */

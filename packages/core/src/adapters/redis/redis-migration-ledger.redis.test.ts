@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TransientError } from "../../errors";
-import type { CopiedDayRecord } from "../../ports/migration-ledger";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
 import { testRedisUrl, uniqueName } from "../../testing/test-services";
 import { createRedisClient } from "./create-redis-client";
 import { copiedDaysKey, createRedisMigrationLedger, migratedDaysKey } from "./redis-migration-ledger";

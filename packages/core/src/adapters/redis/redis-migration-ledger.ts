@@ -1,7 +1,8 @@
 import type { Redis } from "ioredis";
-import { type CalendarDay, isCalendarDay } from "../../domain/days/calendar-day";
 import { InvalidInputError, VerificationError } from "../../errors";
-import type { CopiedDayRecord, MigrationLedger } from "../../ports/migration-ledger";
+import { type CalendarDay, isCalendarDay } from "../../model/calendar-day";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
+import type { MigrationLedger } from "../../ports/migration-ledger";
 import { withRedisErrors } from "./map-redis-error";
 
 const MIGRATED_PREFIX = "mig_";

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CopyDayTask } from "../../domain/tasks/task-payload";
+import type { CopyDayTask } from "../../model/task";
 import { startTcpProxy, type TcpProxy, throughProxy } from "../../testing/tcp-proxy";
 import { deleteKeysWithPrefix, testRedisUrl, uniqueName } from "../../testing/test-services";
 import { createLocalTaskQueue } from "../local-queue/bullmq-task-queue";

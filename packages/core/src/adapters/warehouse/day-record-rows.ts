@@ -1,7 +1,7 @@
-import type { CalendarDay } from "../../domain/days/calendar-day";
 import { VerificationError } from "../../errors";
+import type { CalendarDay } from "../../model/calendar-day";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
 import type { CleanupStart, DayRecordEntry, DurableDayRecord } from "../../ports/day-record";
-import type { CopiedDayRecord } from "../../ports/migration-ledger";
 
 /**
  * The table of the durable day record, one per dataset. Its name starts with

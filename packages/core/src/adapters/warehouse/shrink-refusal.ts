@@ -1,5 +1,5 @@
-import type { Row } from "../../domain/types/table-schema";
 import { VerificationError } from "../../errors";
+import type { Row } from "../../model/table-schema";
 
 /**
  * The refusal of a replace that would leave a copied day with fewer rows than

@@ -1,4 +1,4 @@
-import type { DayChunk } from "../../ports/day-deleter";
+import type { DayChunk } from "../../model/day-chunks";
 
 /**
  * How many planned chunks the next delete takes together, so that a delete

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanupFixture, fx } from "../../testing/cleanup/file-fixture";
 import { cleanTask, failAfter, refusal } from "../../testing/cleanup-fixture";
 import { cleanDay } from "./clean-day";
-import { cleanupFixture, fx } from "./testing/file-fixture";
 
 // Deletes that join planned chunks to last about CLEANUP_CHUNK_TARGET_MS (createChunkPacer).
 

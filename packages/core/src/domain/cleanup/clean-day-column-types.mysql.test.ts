@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CalendarDay } from "../../model/calendar-day";
 import { type CleanupFixture, cleanTask, createCleanupFixture, refusal } from "../../testing/cleanup-fixture";
 import { uniqueName } from "../../testing/test-services";
-import type { CalendarDay } from "../days/calendar-day";
 import { cleanDay } from "./clean-day";
 
 let fx: CleanupFixture;

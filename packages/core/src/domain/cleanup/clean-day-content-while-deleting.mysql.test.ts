@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isFinalTaskError } from "../../errors";
+import { rowsOf } from "../../testing/cleanup/content-rows";
+import { cleanupFixture, fx } from "../../testing/cleanup/file-fixture";
 import { afterPlanning, cleanTask, failAfter, refusal } from "../../testing/cleanup-fixture";
 import { uniqueName } from "../../testing/test-services";
 import { cleanDay } from "./clean-day";
-import { rowsOf } from "./testing/content-rows";
-import { cleanupFixture, fx } from "./testing/file-fixture";
 
 // A row changed while the task was down after a kill: clean-day-content.mysql.test.ts.
 

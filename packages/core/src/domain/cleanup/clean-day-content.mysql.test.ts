@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isFinalTaskError } from "../../errors";
+import type { CalendarDay } from "../../model/calendar-day";
+import { rowsOf } from "../../testing/cleanup/content-rows";
+import { cleanupFixture, fx } from "../../testing/cleanup/file-fixture";
 import { cleanTask, failAfter, refusal } from "../../testing/cleanup-fixture";
 import { uniqueName } from "../../testing/test-services";
-import type { CalendarDay } from "../days/calendar-day";
 import { cleanDay } from "./clean-day";
-import { rowsOf } from "./testing/content-rows";
-import { cleanupFixture, fx } from "./testing/file-fixture";
 
 // Duplicate rows of a keyless table: clean-day-duplicate-rows.mysql.test.ts; a change after verification, and
 // the retries after a kill that delete exactly the day: clean-day-content-while-deleting.mysql.test.ts.

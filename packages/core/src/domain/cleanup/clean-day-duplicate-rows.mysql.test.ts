@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CalendarDay } from "../../model/calendar-day";
+import { rowsOf } from "../../testing/cleanup/content-rows";
+import { cleanupFixture, fx } from "../../testing/cleanup/file-fixture";
 import { cleanTask, refusal } from "../../testing/cleanup-fixture";
 import { uniqueName } from "../../testing/test-services";
-import type { CalendarDay } from "../days/calendar-day";
 import { cleanDay } from "./clean-day";
-import { rowsOf } from "./testing/content-rows";
-import { cleanupFixture, fx } from "./testing/file-fixture";
 
 beforeAll(cleanupFixture.create);
 afterAll(cleanupFixture.close);

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanupFixture, fx } from "../../testing/cleanup/file-fixture";
+import { parentTable, rowsOf } from "../../testing/cleanup/referencing-tables";
 import { cleanTask, refusal } from "../../testing/cleanup-fixture";
 import { createTestDatabase, type TestDatabase } from "../../testing/test-services";
 import { cleanDay } from "./clean-day";
-import { cleanupFixture, fx } from "./testing/file-fixture";
-import { parentTable, rowsOf } from "./testing/referencing-tables";
 
 beforeAll(cleanupFixture.create);
 afterAll(cleanupFixture.close);

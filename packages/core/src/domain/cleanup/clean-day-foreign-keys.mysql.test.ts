@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isFinalTaskError, VerificationError } from "../../errors";
-import { afterPlanning, cleanTask, refusal } from "../../testing/cleanup-fixture";
-import { uniqueName } from "../../testing/test-services";
-import { cleanDay } from "./clean-day";
-import { cleanupFixture, fx } from "./testing/file-fixture";
+import { cleanupFixture, fx } from "../../testing/cleanup/file-fixture";
 import {
   addChildRows,
   beforeChunk,
@@ -11,7 +8,10 @@ import {
   parentTable,
   type Rule,
   rowsOf,
-} from "./testing/referencing-tables";
+} from "../../testing/cleanup/referencing-tables";
+import { afterPlanning, cleanTask, refusal } from "../../testing/cleanup-fixture";
+import { uniqueName } from "../../testing/test-services";
+import { cleanDay } from "./clean-day";
 
 // Foreign keys on a composite key or a unique column: clean-day-foreign-key-columns.mysql.test.ts; a referencing
 // table in another database: clean-day-foreign-keys-across-databases.mysql.test.ts; the dry run:

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VerificationError } from "../../errors";
+import { cleanupFixture, fx } from "../../testing/cleanup/file-fixture";
+import { recopyTask, sourceDay, warehouseDay } from "../../testing/cleanup/recopy-days";
 import { cleanTask, refusal } from "../../testing/cleanup-fixture";
 import { uniqueName } from "../../testing/test-services";
 import { cleanDay } from "./clean-day";
-import { cleanupFixture, fx } from "./testing/file-fixture";
-import { recopyTask, sourceDay, warehouseDay } from "./testing/recopy-days";
 
 // A kill in the middle of a re-copy, then a retry: clean-day-recopy.mysql.test.ts.
 

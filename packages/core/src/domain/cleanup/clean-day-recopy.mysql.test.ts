@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../adapters/logging/json-logger";
 import type { MigrationLedger } from "../../ports/migration-ledger";
 import type { Warehouse } from "../../ports/warehouse";
+import { cleanupFixture, fx } from "../../testing/cleanup/file-fixture";
+import { recopyTask, sourceDay, warehouseDay } from "../../testing/cleanup/recopy-days";
 import { type CopyDayDeps, recopyDay } from "../copy/copy-day";
 import { cleanDay } from "./clean-day";
-import { cleanupFixture, fx } from "./testing/file-fixture";
-import { recopyTask, sourceDay, warehouseDay } from "./testing/recopy-days";
 
 // Which changed days are copied again and cleaned, and which refused: clean-day-recopy-changed-days.mysql.test.ts.
 

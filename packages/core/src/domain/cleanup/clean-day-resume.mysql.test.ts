@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanupKeys } from "../../adapters/redis/redis-cleanup-state";
+import { cleanupFixture, fx } from "../../testing/cleanup/file-fixture";
 import { cleanTask, failAfter } from "../../testing/cleanup-fixture";
 import { uniqueName } from "../../testing/test-services";
 import { cleanDay } from "./clean-day";
-import { cleanupFixture, fx } from "./testing/file-fixture";
 
 // How the throttle holds chunks back, and a day it gave up on: clean-day-throttle.mysql.test.ts.
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanupFixture, fx } from "../../testing/cleanup/file-fixture";
 import { cleanTask } from "../../testing/cleanup-fixture";
 import { cleanDay } from "./clean-day";
-import { cleanupFixture, fx } from "./testing/file-fixture";
 
 // A throttle that gives up, and the retry that resumes: clean-day-resume.mysql.test.ts.
 

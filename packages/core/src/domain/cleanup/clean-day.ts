@@ -1,10 +1,11 @@
 import { TransientError, VerificationError } from "../../errors";
-import type { ChunkPlan, DayCleanup } from "../../ports/cleanup-state";
-import type { ChunkTarget, DayScope } from "../../ports/day-deleter";
-import type { CalendarDay } from "../days/calendar-day";
+import type { CalendarDay } from "../../model/calendar-day";
+import type { ChunkPlan, ChunkTarget } from "../../model/day-chunks";
+import type { DayCleanup } from "../../model/day-cleanup";
+import type { DayFigures } from "../../model/day-figures";
+import type { DayScope } from "../../model/table-day";
+import type { CleanDayTask } from "../../model/task";
 import { warehouseHoldsCopy } from "../records/held-copy";
-import type { CleanDayTask } from "../tasks/task-payload";
-import type { DayFigures } from "../types/day-figures";
 import { describeSourceTable, TASK_FIELDS } from "../types/source-table";
 import { type CleanPartitionTask, cleanPartition, type PartitionCleanup } from "./clean-partition";
 import { type CleanupDeps, markDayDone } from "./cleanup-deps";

@@ -1,8 +1,8 @@
 import { TransientError } from "../../errors";
-import type { CopiedDayRecord } from "../../ports/migration-ledger";
+import type { CalendarDay } from "../../model/calendar-day";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
+import type { CleanDayTask } from "../../model/task";
 import type { PartitionDays } from "../../ports/partitioned-table";
-import type { CalendarDay } from "../days/calendar-day";
-import type { CleanDayTask } from "../tasks/task-payload";
 import { describeSourceTable, TASK_FIELDS } from "../types/source-table";
 import { type CleanupDeps, markDayDone, pendingDays } from "./cleanup-deps";
 import { claimDayLease, type DayLease } from "./day-lease";

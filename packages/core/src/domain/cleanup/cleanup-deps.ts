@@ -1,20 +1,22 @@
 import type { Config } from "../../config";
+import type { CalendarDay } from "../../model/calendar-day";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
+import type { DayFigures } from "../../model/day-figures";
+import type { DestinationRules } from "../../model/destination";
+import type { TableDay } from "../../model/table-day";
+import type { CopyDayTask } from "../../model/task";
 import type { AccountCheck } from "../../ports/access-check";
 import type { CleanupState } from "../../ports/cleanup-state";
 import type { Clock } from "../../ports/clock";
-import type { DayDeleter, TableDay } from "../../ports/day-deleter";
+import type { DayDeleter } from "../../ports/day-deleter";
 import type { LoadProbe } from "../../ports/load-probe";
 import type { Logger } from "../../ports/logger";
-import type { CopiedDayRecord, MigrationLedger } from "../../ports/migration-ledger";
+import type { MigrationLedger } from "../../ports/migration-ledger";
 import type { PartitionedTable } from "../../ports/partitioned-table";
 import type { SourceDatabase } from "../../ports/source-database";
 import type { TaskQueue } from "../../ports/task-queue";
 import type { Warehouse } from "../../ports/warehouse";
-import type { CalendarDay } from "../days/calendar-day";
 import type { ThrottleMemory } from "../pacing/throttle-memory";
-import type { CopyDayTask } from "../tasks/task-payload";
-import type { DayFigures } from "../types/day-figures";
-import type { DestinationRules } from "../types/destination";
 
 /** Chunking, pacing and throttles (CLEANUP_* variables). */
 export type CleanupSettings = Config["cleanup"];

@@ -1,9 +1,10 @@
 import pMap from "p-map";
-import type { DayCleanup } from "../../ports/cleanup-state";
-import type { DayScope, ReferencingKey } from "../../ports/day-deleter";
-import type { CopiedDayRecord } from "../../ports/migration-ledger";
-import type { CalendarDay } from "../days/calendar-day";
-import { integerKeyColumn, type TableSchema } from "../types/table-schema";
+import type { CalendarDay } from "../../model/calendar-day";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
+import type { DayCleanup } from "../../model/day-cleanup";
+import type { DayScope } from "../../model/table-day";
+import { integerKeyColumn, type TableSchema } from "../../model/table-schema";
+import type { ReferencingKey } from "../../ports/day-deleter";
 import type { CleanupDeps } from "./cleanup-deps";
 import type { PartitionPath } from "./partition-paths";
 import { exchangeCheck, verifyRows } from "./partition-rows";

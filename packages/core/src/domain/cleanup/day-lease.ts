@@ -1,6 +1,6 @@
 import { TransientError } from "../../errors";
+import type { DayScope } from "../../model/table-day";
 import type { CleanupState } from "../../ports/cleanup-state";
-import type { DayScope } from "../../ports/day-deleter";
 
 /**
  * How long a task holds a day before another may take it over. A live task

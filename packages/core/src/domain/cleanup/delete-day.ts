@@ -1,5 +1,7 @@
-import type { ChunkPlan, CleanupState, DayCleanup } from "../../ports/cleanup-state";
-import type { ChunkTarget, DayChunk, DayDeleter, DeleteSideEffects } from "../../ports/day-deleter";
+import type { ChunkPlan, ChunkTarget, DayChunk } from "../../model/day-chunks";
+import type { DayCleanup } from "../../model/day-cleanup";
+import type { CleanupState } from "../../ports/cleanup-state";
+import type { DayDeleter, DeleteSideEffects } from "../../ports/day-deleter";
 import { createChunkPacer, joinChunks } from "./chunk-pacer";
 import { chunkRefusal } from "./refusals";
 import type { Throttle } from "./throttle";

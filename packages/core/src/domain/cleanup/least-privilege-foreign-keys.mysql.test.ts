@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { cleanupOf, closeAccounts, depsAs } from "../../testing/cleanup/accounts";
+import { cleanupFixture, fx } from "../../testing/cleanup/file-fixture";
+import { addChildRows, childTable, parentTable, rowsOf } from "../../testing/cleanup/referencing-tables";
 import { cleanTask, refusal } from "../../testing/cleanup-fixture";
 import { createTestDatabase, type TestDatabase } from "../../testing/test-services";
 import { cleanDay } from "./clean-day";
 import { startCleanup } from "./start-cleanup";
-import { cleanupOf, closeAccounts, depsAs } from "./testing/accounts";
-import { cleanupFixture, fx } from "./testing/file-fixture";
-import { addChildRows, childTable, parentTable, rowsOf } from "./testing/referencing-tables";
 
 // A parent referenced by a child in its own database (ON DELETE CASCADE) and by one in another database
 // (ON DELETE SET NULL), cleaned by accounts that see less than root does.

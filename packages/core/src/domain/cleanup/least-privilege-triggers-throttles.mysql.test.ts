@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { cleanupOf, closeAccounts, depsAs } from "../../testing/cleanup/accounts";
+import { cleanupFixture, fx } from "../../testing/cleanup/file-fixture";
 import { cleanTask, refusal } from "../../testing/cleanup-fixture";
 import { uniqueName } from "../../testing/test-services";
 import { cleanDay } from "./clean-day";
 import { startCleanup } from "./start-cleanup";
-import { cleanupOf, closeAccounts, depsAs } from "./testing/accounts";
-import { cleanupFixture, fx } from "./testing/file-fixture";
 
 beforeAll(cleanupFixture.create);
 afterAll(cleanupFixture.close);

@@ -1,6 +1,6 @@
+import { type CalendarDay, startOfDay } from "../../model/calendar-day";
 import type { DeleteSideEffects } from "../../ports/day-deleter";
 import type { PartitionedTable, Partitioning, RangePartition } from "../../ports/partitioned-table";
-import { type CalendarDay, startOfDay } from "../days/calendar-day";
 
 /**
  * The path a partition's days take: emptied at once by exchange, or each day

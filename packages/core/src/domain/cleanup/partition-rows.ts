@@ -1,9 +1,9 @@
-import type { CopiedDayRecord } from "../../ports/migration-ledger";
+import type { CalendarDay } from "../../model/calendar-day";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
+import type { DayFigures } from "../../model/day-figures";
+import { integerKeyColumn, type TableSchema } from "../../model/table-schema";
 import type { PartitionDays, PartitionRows } from "../../ports/partitioned-table";
-import type { CalendarDay } from "../days/calendar-day";
 import { warehouseDaysFigures } from "../records/held-copy";
-import type { DayFigures } from "../types/day-figures";
-import { integerKeyColumn, type TableSchema } from "../types/table-schema";
 import type { CleanupDeps } from "./cleanup-deps";
 import { type DayVerdict, judgeDay, warehouseUnreadable } from "./refusals";
 import type { Throttle } from "./throttle";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { VerificationError } from "../../errors";
+import type { LogicalType } from "../../model/logical-type";
+import type { TableSchema } from "../../model/table-schema";
 import { ordersSchema } from "../../testing/orders-fixture";
-import type { LogicalType } from "../types/logical-type";
-import type { TableSchema } from "../types/table-schema";
 import { figuresOfChunks, keyColumnOf, recordedKeyRange } from "./plan-cleanup";
 
 const scope = { table: "orders", column: "created_at", day: "2024-01-01" };

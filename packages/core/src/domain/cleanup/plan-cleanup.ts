@@ -1,18 +1,11 @@
 import { VerificationError } from "../../errors";
-import type { ChunkPlan } from "../../ports/cleanup-state";
-import type {
-  ChunkBy,
-  ChunkTarget,
-  DayChunk,
-  DayScope,
-  DeleteSideEffects,
-  KeyColumn,
-  KeyRange,
-} from "../../ports/day-deleter";
-import type { CopiedDayRecord } from "../../ports/migration-ledger";
-import { addDays, startOfDay } from "../days/calendar-day";
-import type { DayFigures } from "../types/day-figures";
-import { integerKeyColumn, type TableSchema } from "../types/table-schema";
+import { addDays, startOfDay } from "../../model/calendar-day";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
+import type { ChunkBy, ChunkPlan, ChunkTarget, DayChunk, KeyColumn, KeyRange } from "../../model/day-chunks";
+import type { DayFigures } from "../../model/day-figures";
+import type { DayScope } from "../../model/table-day";
+import { integerKeyColumn, type TableSchema } from "../../model/table-schema";
+import type { DeleteSideEffects } from "../../ports/day-deleter";
 import { requireChunksWithin } from "./refusals";
 
 /** The table's single integer primary key, as the deleter binds it; undefined without one. */

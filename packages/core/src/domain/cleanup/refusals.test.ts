@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { VerificationError } from "../../errors";
-import type { CopiedDayRecord } from "../../ports/migration-ledger";
-import type { DayFigures } from "../types/day-figures";
-import { canonicalInteger, sameFigures } from "../types/day-figures";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
+import type { DayFigures } from "../../model/day-figures";
+import { canonicalInteger, sameFigures } from "../../model/day-figures";
 import { type DayEvidence, describeChange, judgeDay, judgeReferences, requireChunksWithin } from "./refusals";
 
 /** A keyed day as the source counts it: with the content fingerprint of its rows. */

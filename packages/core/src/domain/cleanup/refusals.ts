@@ -1,18 +1,13 @@
 import { type RefusalReason, VerificationError } from "../../errors";
-import type { ChunkPlan, CleanupPlan, DayCleanup } from "../../ports/cleanup-state";
-import type {
-  ChunkOutcome,
-  DayChunk,
-  DayScope,
-  DeleteSideEffects,
-  KeyRange,
-  ReferenceCount,
-} from "../../ports/day-deleter";
-import type { CopiedDayRecord } from "../../ports/migration-ledger";
-import type { CalendarDay } from "../days/calendar-day";
-import type { CleanDayTask } from "../tasks/task-payload";
-import { type DayFigures, describeFigures, sameFigures } from "../types/day-figures";
-import type { TableSchema } from "../types/table-schema";
+import type { CalendarDay } from "../../model/calendar-day";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
+import type { ChunkPlan, CleanupPlan, DayChunk, KeyRange } from "../../model/day-chunks";
+import type { DayCleanup } from "../../model/day-cleanup";
+import { type DayFigures, describeFigures, sameFigures } from "../../model/day-figures";
+import type { DayScope } from "../../model/table-day";
+import type { TableSchema } from "../../model/table-schema";
+import type { CleanDayTask } from "../../model/task";
+import type { ChunkOutcome, DeleteSideEffects, ReferenceCount } from "../../ports/day-deleter";
 import type { CleanupDeps } from "./cleanup-deps";
 
 // Every way cleanup refuses a day, and its wording: a refused day keeps its rows. Verification's

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanupFixture, fx } from "../../testing/cleanup/file-fixture";
+import { addChildRows, childTable, parentTable, rowsOf } from "../../testing/cleanup/referencing-tables";
 import { startCleanup } from "./start-cleanup";
-import { cleanupFixture, fx } from "./testing/file-fixture";
-import { addChildRows, childTable, parentTable, rowsOf } from "./testing/referencing-tables";
 
 beforeAll(cleanupFixture.create);
 afterAll(cleanupFixture.close);

@@ -1,8 +1,8 @@
 import { InvalidInputError, VerificationError } from "../../errors";
-import type { CalendarDay } from "../days/calendar-day";
+import type { CalendarDay } from "../../model/calendar-day";
+import { formatDestination, parseDestination } from "../../model/destination";
+import type { CleanDayTask } from "../../model/task";
 import type { CleanupMessage } from "../messages/cleanup-message";
-import type { CleanDayTask } from "../tasks/task-payload";
-import { formatDestination, parseDestination } from "../types/destination";
 import { describeSourceTable } from "../types/source-table";
 import { accessReport, requireAccess } from "./cleanup-access";
 import { type CleanupDeps, pendingDays } from "./cleanup-deps";

@@ -1,7 +1,9 @@
 import { VerificationError } from "../../errors";
-import type { DayCleanup } from "../../ports/cleanup-state";
-import type { ChunkTarget, DayChunk, DayScope, DeleteSideEffects } from "../../ports/day-deleter";
-import type { CopiedDayRecord } from "../../ports/migration-ledger";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
+import type { ChunkTarget, DayChunk } from "../../model/day-chunks";
+import type { DayCleanup } from "../../model/day-cleanup";
+import type { DayScope } from "../../model/table-day";
+import type { DeleteSideEffects } from "../../ports/day-deleter";
 import { beginDeleting } from "../records/durable-cleanup-state";
 import { type CleanupDeps, markDayDone } from "./cleanup-deps";
 import { deletesNewestFirst, figuresOfChunks, verifiedPlan } from "./plan-cleanup";

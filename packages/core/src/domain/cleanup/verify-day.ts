@@ -1,8 +1,9 @@
-import type { ChunkTarget, ReferencingKey } from "../../ports/day-deleter";
-import type { CopiedDayRecord } from "../../ports/migration-ledger";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
+import type { ChunkTarget } from "../../model/day-chunks";
+import type { DayFigures } from "../../model/day-figures";
+import { integerKeyColumn } from "../../model/table-schema";
+import type { ReferencingKey } from "../../ports/day-deleter";
 import { warehouseFigures } from "../records/held-copy";
-import type { DayFigures } from "../types/day-figures";
-import { integerKeyColumn } from "../types/table-schema";
 import type { CleanupDeps } from "./cleanup-deps";
 import { type DayVerdict, judgeDay, judgeReferences, warehouseUnreadable } from "./refusals";
 

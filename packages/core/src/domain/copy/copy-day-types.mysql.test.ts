@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { db, deps, fixture, readBack, task } from "../../testing/copy-day-fixture";
 import { uniqueName } from "../../testing/test-services";
 import { copyDay } from "./copy-day";
-import { db, deps, fixture, readBack, task } from "./testing/copy-day-fixture";
 
 // Every MySQL type copied to the warehouse and read back exactly; the rest of copyDay: copy-day.mysql.test.ts.
 

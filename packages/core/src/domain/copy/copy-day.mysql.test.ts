@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { VerificationError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
+import { db, deps, fixture, readBack, t, task } from "../../testing/copy-day-fixture";
 import { testRedisUrl, uniqueName } from "../../testing/test-services";
 import { copyDay } from "./copy-day";
-import { db, deps, fixture, readBack, t, task } from "./testing/copy-day-fixture";
 
 // Every MySQL type round-tripped: copy-day-types.mysql.test.ts.
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InvalidInputError, VerificationError } from "../../errors";
+import type { Row } from "../../model/table-schema";
 import type { DayStream, SourceDatabase } from "../../ports/source-database";
 import {
   copyTask,
@@ -9,7 +10,6 @@ import {
   eventsSchema,
   type MemoryFixture,
 } from "../../testing/memory-fixture";
-import type { Row } from "../types/table-schema";
 import { copyDay, recopyDay } from "./copy-day";
 
 // copyDay on the in-memory source and ledger, into an in-memory DuckDB warehouse.

@@ -1,18 +1,19 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { InvalidInputError, VerificationError } from "../../errors";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
+import { describeFigures } from "../../model/day-figures";
+import { type DestinationRules, parseDestination } from "../../model/destination";
+import { integerKeyColumn } from "../../model/table-schema";
+import type { CopyDayTask } from "../../model/task";
+import type { WarehouseDay } from "../../model/warehouse-day";
 import type { Clock } from "../../ports/clock";
 import type { Logger } from "../../ports/logger";
-import type { CopiedDayRecord, MigrationLedger } from "../../ports/migration-ledger";
+import type { MigrationLedger } from "../../ports/migration-ledger";
 import type { SourceDatabase } from "../../ports/source-database";
 import type { Warehouse } from "../../ports/warehouse";
 import { todayIn } from "../days/cutoff-day";
 import { createNicePace, paceBatches } from "../pacing/nice-pace";
-import type { CopyDayTask } from "../tasks/task-payload";
-import { describeFigures } from "../types/day-figures";
-import { type DestinationRules, parseDestination } from "../types/destination";
 import { describeSourceTable, TASK_FIELDS } from "../types/source-table";
-import { integerKeyColumn } from "../types/table-schema";
-import type { WarehouseDay } from "../types/warehouse-day";
 import { keepHeldRows } from "./keep-held-rows";
 
 export interface CopyDayDeps {

@@ -1,7 +1,7 @@
 import { VerificationError } from "../../errors";
+import { integerKeyColumn, type Row, type TableSchema } from "../../model/table-schema";
+import type { WarehouseDay } from "../../model/warehouse-day";
 import type { Warehouse } from "../../ports/warehouse";
-import { integerKeyColumn, type Row, type TableSchema } from "../types/table-schema";
-import type { WarehouseDay } from "../types/warehouse-day";
 
 /**
  * Wraps the batches of a re-copy so that the replace fails, before the

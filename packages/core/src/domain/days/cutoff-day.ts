@@ -1,4 +1,4 @@
-import { type CalendarDay, daysInMonth, formatDay } from "./calendar-day";
+import { type CalendarDay, daysInMonth, formatDay } from "../../model/calendar-day";
 
 // Building a DateTimeFormat costs about 0.4 ms (it loads the zone's rules); every task asks for today.
 const formats = new Map<string, Intl.DateTimeFormat>();

@@ -1,4 +1,4 @@
-import { isCalendarDay } from "../days/calendar-day";
+import { isCalendarDay } from "../../model/calendar-day";
 
 const LOCAL_DATE_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
 

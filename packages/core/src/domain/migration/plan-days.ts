@@ -1,5 +1,5 @@
+import { addDays, type CalendarDay } from "../../model/calendar-day";
 import type { SourceDatabase } from "../../ports/source-database";
-import { addDays, type CalendarDay } from "../days/calendar-day";
 
 /** The earliest day MySQL's DATETIME can hold; zero dates sort before it and are never planned. */
 export const FIRST_DAY: CalendarDay = "1000-01-01";

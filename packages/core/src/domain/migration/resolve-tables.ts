@@ -1,8 +1,8 @@
+import { type DestinationRules, parseDestination } from "../../model/destination";
+import type { TableSchema } from "../../model/table-schema";
 import type { SourceDatabase } from "../../ports/source-database";
 import type { MigrationMessage } from "../messages/migration-message";
-import { type DestinationRules, parseDestination } from "../types/destination";
 import { describeSourceTable } from "../types/source-table";
-import type { TableSchema } from "../types/table-schema";
 
 /** One validated entry of the message's parallel lists. */
 export interface ResolvedTable {

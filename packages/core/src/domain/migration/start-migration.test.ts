@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../errors";
+import { addDays } from "../../model/calendar-day";
 import {
   createMemoryFixture,
   event,
@@ -8,7 +9,6 @@ import {
   type MemoryFixture,
 } from "../../testing/memory-fixture";
 import { copyDay } from "../copy/copy-day";
-import { addDays } from "../days/calendar-day";
 import type { MigrationMessage } from "../messages/migration-message";
 import { parseMessage } from "../messages/parse-message";
 import { startMigration } from "./start-migration";

@@ -1,13 +1,13 @@
+import type { CalendarDay } from "../../model/calendar-day";
+import type { DestinationRules } from "../../model/destination";
+import type { CopyDayTask } from "../../model/task";
 import type { Clock } from "../../ports/clock";
 import type { Logger } from "../../ports/logger";
 import type { MigrationLedger } from "../../ports/migration-ledger";
 import type { SourceDatabase } from "../../ports/source-database";
 import type { TaskQueue } from "../../ports/task-queue";
-import type { CalendarDay } from "../days/calendar-day";
 import { cutoffDay } from "../days/cutoff-day";
 import type { MigrationMessage } from "../messages/migration-message";
-import type { CopyDayTask } from "../tasks/task-payload";
-import type { DestinationRules } from "../types/destination";
 import { FIRST_DAY, planDays } from "./plan-days";
 import { resolveTables } from "./resolve-tables";
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ChunkPlan, CleanupState } from "../../ports/cleanup-state";
+import type { ChunkPlan } from "../../model/day-chunks";
+import type { CleanupState } from "../../ports/cleanup-state";
 import { createMemoryFixture, type MemoryFixture } from "../../testing/memory-fixture";
 import { withDurableCleanup } from "./durable-cleanup-state";
 

@@ -1,5 +1,6 @@
-import type { CleanupState, DayCleanup, VerifiedDay } from "../../ports/cleanup-state";
-import type { TableDay } from "../../ports/day-deleter";
+import type { DayCleanup, VerifiedDay } from "../../model/day-cleanup";
+import type { TableDay } from "../../model/table-day";
+import type { CleanupState } from "../../ports/cleanup-state";
 import { type DurableRecordDeps, datasetOf } from "./durable-day-record";
 
 /**

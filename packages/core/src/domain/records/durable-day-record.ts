@@ -1,10 +1,11 @@
+import type { CalendarDay } from "../../model/calendar-day";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
+import type { DestinationRules } from "../../model/destination";
+import { parseDestination } from "../../model/destination";
 import type { DatasetRef } from "../../ports/day-record";
 import type { Logger } from "../../ports/logger";
-import type { CopiedDayRecord, MigrationLedger } from "../../ports/migration-ledger";
+import type { MigrationLedger } from "../../ports/migration-ledger";
 import type { Warehouse } from "../../ports/warehouse";
-import type { CalendarDay } from "../days/calendar-day";
-import type { DestinationRules } from "../types/destination";
-import { parseDestination } from "../types/destination";
 import { warehouseHoldsCopy } from "./held-copy";
 
 /** What reading and restoring the durable day record needs. */

@@ -1,9 +1,9 @@
-import type { CopiedDayRecord } from "../../ports/migration-ledger";
+import type { CalendarDay } from "../../model/calendar-day";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
+import { type DayFigures, sameFigures } from "../../model/day-figures";
+import type { DestinationRules } from "../../model/destination";
+import { type Destination, parseDestination } from "../../model/destination";
 import type { Warehouse } from "../../ports/warehouse";
-import type { CalendarDay } from "../days/calendar-day";
-import { type DayFigures, sameFigures } from "../types/day-figures";
-import type { DestinationRules } from "../types/destination";
-import { type Destination, parseDestination } from "../types/destination";
 
 /** What asking the warehouse about a recorded copy needs. */
 export interface HeldCopyDeps {

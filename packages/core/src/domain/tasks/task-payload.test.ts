@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../errors";
-import { parseTaskPayload, taskKey } from "./task-payload";
+import { taskKey } from "../../model/task";
+import { parseTaskPayload } from "./task-payload";
 
 const copy = {
   kind: "copy",

@@ -1,7 +1,7 @@
 import { InvalidInputError } from "../../errors";
+import { isIdentifier } from "../../model/identifier";
+import type { TableSchema } from "../../model/table-schema";
 import type { SourceDatabase } from "../../ports/source-database";
-import { isIdentifier } from "./identifier";
-import type { TableSchema } from "./table-schema";
 
 /** Which message field names the table and which the filter column, for InvalidInputError. */
 export interface SourceTableFields {

@@ -1,7 +1,9 @@
-import type { CalendarDay } from "../../domain/days/calendar-day";
 import { TransientError } from "../../errors";
-import type { CleanupPlan, CleanupState, DayCleanup } from "../../ports/cleanup-state";
-import type { TableDay } from "../../ports/day-deleter";
+import type { CalendarDay } from "../../model/calendar-day";
+import type { CleanupPlan } from "../../model/day-chunks";
+import type { DayCleanup } from "../../model/day-cleanup";
+import type { TableDay } from "../../model/table-day";
+import type { CleanupState } from "../../ports/cleanup-state";
 
 /** An in-memory CleanupState that a test can also empty, as Redis losing its data would. */
 export interface MemoryCleanupState extends CleanupState {

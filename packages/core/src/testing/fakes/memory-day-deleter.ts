@@ -1,13 +1,7 @@
-import { addDays, startOfDay } from "../../domain/days/calendar-day";
-import type { Row } from "../../domain/types/table-schema";
-import type {
-  ChunkTarget,
-  DayChunk,
-  DayDeleter,
-  DeleteSideEffects,
-  ReferenceCount,
-  ReferencingKey,
-} from "../../ports/day-deleter";
+import { addDays, startOfDay } from "../../model/calendar-day";
+import type { ChunkTarget, DayChunk } from "../../model/day-chunks";
+import type { Row } from "../../model/table-schema";
+import type { DayDeleter, DeleteSideEffects, ReferenceCount, ReferencingKey } from "../../ports/day-deleter";
 import { columnIndex, dayOfValue, fingerprintOf, keyOf } from "./memory-rows";
 import type { MemorySource } from "./memory-source";
 

@@ -1,6 +1,7 @@
-import { type CalendarDay, isCalendarDay } from "../../domain/days/calendar-day";
 import { InvalidInputError } from "../../errors";
-import type { CopiedDayRecord, MigrationLedger } from "../../ports/migration-ledger";
+import { type CalendarDay, isCalendarDay } from "../../model/calendar-day";
+import type { CopiedDayRecord } from "../../model/copied-day-record";
+import type { MigrationLedger } from "../../ports/migration-ledger";
 
 /** An in-memory MigrationLedger that a test can also empty, as Redis losing its data would. */
 export interface MemoryLedger extends MigrationLedger {

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { type CalendarDay, isCalendarDay } from "../../domain/days/calendar-day";
-import type { DayFigures } from "../../domain/types/day-figures";
-import { integerKeyColumn, type Row, type TableSchema } from "../../domain/types/table-schema";
 import { InvalidInputError } from "../../errors";
+import { type CalendarDay, isCalendarDay } from "../../model/calendar-day";
+import type { DayFigures } from "../../model/day-figures";
+import { integerKeyColumn, type Row, type TableSchema } from "../../model/table-schema";
 
 // Row arithmetic shared by the in-memory source and its day deleter.
 

@@ -1,6 +1,6 @@
-import type { CalendarDay } from "../../domain/days/calendar-day";
-import type { Row, TableSchema } from "../../domain/types/table-schema";
 import { InvalidInputError } from "../../errors";
+import type { CalendarDay } from "../../model/calendar-day";
+import type { Row, TableSchema } from "../../model/table-schema";
 import type { DayStream, DayStreamStats, SourceDatabase } from "../../ports/source-database";
 import { columnIndex, dayOfValue, figuresOf, fingerprintOf, isZeroDateText, rowBytes } from "./memory-rows";
 

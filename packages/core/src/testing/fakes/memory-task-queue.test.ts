@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { CopyDayTask, TaskPayload } from "../../domain/tasks/task-payload";
 import { InvalidInputError } from "../../errors";
+import type { CopyDayTask, TaskPayload } from "../../model/task";
 import { describeTaskQueueContract } from "../task-queue-contract";
 import { createMemoryTaskQueue } from "./memory-task-queue";
 

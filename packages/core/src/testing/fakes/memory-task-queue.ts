@@ -1,5 +1,6 @@
-import type { CalendarDay } from "../../domain/days/calendar-day";
-import { parseTaskPayload, type TaskKind, type TaskPayload, taskKey } from "../../domain/tasks/task-payload";
+import { parseTaskPayload } from "../../domain/tasks/task-payload";
+import type { CalendarDay } from "../../model/calendar-day";
+import { type TaskKind, type TaskPayload, taskKey } from "../../model/task";
 import { QUEUE_NAME, type TaskQueue } from "../../ports/task-queue";
 
 /** An in-memory TaskQueue whose tasks a test runs itself. */

@@ -1,6 +1,6 @@
-import type { CalendarDay } from "../../domain/days/calendar-day";
-import type { DayFigures } from "../../domain/types/day-figures";
-import type { Row } from "../../domain/types/table-schema";
+import type { CalendarDay } from "../../model/calendar-day";
+import type { DayFigures } from "../../model/day-figures";
+import type { Row } from "../../model/table-schema";
 import type { PartitionedTable, PartitionRows } from "../../ports/partitioned-table";
 import { columnIndex, dayOfValue, figuresOf } from "./memory-rows";
 import type { MemorySource } from "./memory-source";

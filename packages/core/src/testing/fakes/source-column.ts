@@ -1,5 +1,5 @@
 import { toLogicalType } from "../../adapters/mysql/mysql-logical-type";
-import type { SourceColumn } from "../../domain/types/table-schema";
+import type { SourceColumn } from "../../model/table-schema";
 
 /**
  * A source column as MariaDB's information_schema describes a column of

@@ -1,5 +1,5 @@
-import type { LogicalType } from "../../../domain/types/logical-type";
-import type { Row, SourceColumn, TableSchema } from "../../../domain/types/table-schema";
+import type { LogicalType } from "../../../model/logical-type";
+import type { Row, SourceColumn, TableSchema } from "../../../model/table-schema";
 
 const column = (name: string, columnType: string, logicalType: LogicalType): SourceColumn => ({
   name,

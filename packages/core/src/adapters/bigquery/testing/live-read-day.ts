@@ -1,8 +1,8 @@
 import { BigQuery } from "@google-cloud/bigquery";
-import { addDays, startOfDay } from "../../../domain/days/calendar-day";
-import type { LogicalType } from "../../../domain/types/logical-type";
-import type { Row, TableSchema } from "../../../domain/types/table-schema";
-import type { WarehouseDay } from "../../../domain/types/warehouse-day";
+import { addDays, startOfDay } from "../../../model/calendar-day";
+import type { LogicalType } from "../../../model/logical-type";
+import type { Row, TableSchema } from "../../../model/table-schema";
+import type { WarehouseDay } from "../../../model/warehouse-day";
 import { tablePath } from "../bigquery-queries";
 import { bigQueryType } from "../bigquery-types";
 

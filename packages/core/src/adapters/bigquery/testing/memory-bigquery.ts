@@ -1,5 +1,5 @@
 import type { TableField } from "@google-cloud/bigquery";
-import type { Destination } from "../../../domain/types/destination";
+import type { Destination } from "../../../model/destination";
 import {
   dayFiguresQuery,
   dayKeysQuery,

@@ -1,5 +1,5 @@
-import type { LogicalType } from "../../../domain/types/logical-type";
-import type { Row, TableSchema } from "../../../domain/types/table-schema";
+import type { LogicalType } from "../../../model/logical-type";
+import type { Row, TableSchema } from "../../../model/table-schema";
 
 /**
  * Reads one NDJSON line the encoder wrote back into canonical values, without

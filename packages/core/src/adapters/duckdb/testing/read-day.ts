@@ -6,9 +6,9 @@ import {
   type DuckDBValue,
   quotedIdentifier,
 } from "@duckdb/node-api";
-import type { LogicalType } from "../../../domain/types/logical-type";
-import type { Row, TableSchema } from "../../../domain/types/table-schema";
-import type { WarehouseDay } from "../../../domain/types/warehouse-day";
+import type { LogicalType } from "../../../model/logical-type";
+import type { Row, TableSchema } from "../../../model/table-schema";
+import type { WarehouseDay } from "../../../model/warehouse-day";
 import { dayPredicate, qualifiedName } from "../duckdb-catalog";
 import type { DuckDbWarehouse } from "../duckdb-warehouse";
 import { formatDateTimeMicros, formatDays, formatTimeMicros } from "./canonical-text";

@@ -1,4 +1,4 @@
-import { InvalidInputError } from "../../errors";
+import { InvalidInputError } from "../errors";
 
 /** Where a destination table lives in the warehouse. */
 export interface Destination {

@@ -1,10 +1,10 @@
-import type { CalendarDay } from "../../../domain/days/calendar-day";
-import type { TableSchema } from "../../../domain/types/table-schema";
-import type { SourceDatabase } from "../../../ports/source-database";
-import { createTestDatabase, type TestDatabase } from "../../../testing/test-services";
-import { createMysqlPool } from "../create-mysql-pool";
-import { createMysqlSourceDatabase } from "../mysql-source-database";
-import type { SqlQuery } from "../sql-query";
+import { createMysqlPool } from "../adapters/mysql/create-mysql-pool";
+import { createMysqlSourceDatabase } from "../adapters/mysql/mysql-source-database";
+import type { SqlQuery } from "../adapters/mysql/sql-query";
+import type { CalendarDay } from "../model/calendar-day";
+import type { TableSchema } from "../model/table-schema";
+import type { SourceDatabase } from "../ports/source-database";
+import { createTestDatabase, type TestDatabase } from "./test-services";
 
 /**
  * The tables the MySQL source database tests read (events with gaps, zero

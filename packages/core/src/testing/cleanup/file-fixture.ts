@@ -1,4 +1,4 @@
-import { type CleanupFixture, createCleanupFixture } from "../../../testing/cleanup-fixture";
+import { type CleanupFixture, createCleanupFixture } from "../cleanup-fixture";
 
 /**
  * The test file's cleanup fixture (real MariaDB, Redis and DuckDB, see

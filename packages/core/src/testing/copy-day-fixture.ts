@@ -1,10 +1,10 @@
-import type { DuckDbWarehouse } from "../../../adapters/duckdb/duckdb-warehouse";
-import { readDuckDbDay } from "../../../adapters/duckdb/testing/read-day";
-import { createTestRuntime, type TestRuntime } from "../../../testing/test-runtime";
-import { createTestDatabase, type TestDatabase } from "../../../testing/test-services";
-import type { CopyDayTask } from "../../tasks/task-payload";
-import type { Row, TableSchema } from "../../types/table-schema";
-import type { CopyDayDeps } from "../copy-day";
+import type { DuckDbWarehouse } from "../adapters/duckdb/duckdb-warehouse";
+import { readDuckDbDay } from "../adapters/duckdb/testing/read-day";
+import type { CopyDayDeps } from "../domain/copy/copy-day";
+import type { Row, TableSchema } from "../model/table-schema";
+import type { CopyDayTask } from "../model/task";
+import { createTestRuntime, type TestRuntime } from "./test-runtime";
+import { createTestDatabase, type TestDatabase } from "./test-services";
 
 /**
  * What the copyDay tests on MariaDB share: the file's database (made in its

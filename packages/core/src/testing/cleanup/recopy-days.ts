@@ -1,6 +1,6 @@
-import { readDuckDbDay } from "../../../adapters/duckdb/testing/read-day";
-import { cleanTask } from "../../../testing/cleanup-fixture";
-import type { CalendarDay } from "../../days/calendar-day";
+import { readDuckDbDay } from "../../adapters/duckdb/testing/read-day";
+import type { CalendarDay } from "../../model/calendar-day";
+import { cleanTask } from "../cleanup-fixture";
 import { fx } from "./file-fixture";
 
 // A day as the source and the warehouse hold it, and the clean task that copies a changed day again: what the

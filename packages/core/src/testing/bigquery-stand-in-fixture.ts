@@ -1,8 +1,8 @@
-import type { Destination } from "../../../domain/types/destination";
-import type { Warehouse } from "../../../ports/warehouse";
-import { batchesOf, dayOf, order, ordersSchema } from "../../../testing/orders-fixture";
-import type { BigQueryStandIn } from "./rest-stand-in";
-import { openRestStandInWarehouse } from "./stand-in-client";
+import type { BigQueryStandIn } from "../adapters/bigquery/testing/rest-stand-in";
+import { openRestStandInWarehouse } from "../adapters/bigquery/testing/stand-in-client";
+import type { Destination } from "../model/destination";
+import type { Warehouse } from "../ports/warehouse";
+import { batchesOf, dayOf, order, ordersSchema } from "./orders-fixture";
 
 /**
  * The REST stand-in and the warehouse adapter talking to it through the real

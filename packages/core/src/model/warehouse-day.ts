@@ -1,4 +1,4 @@
-import { addDays, type CalendarDay, startOfDay } from "../days/calendar-day";
+import { addDays, type CalendarDay, startOfDay } from "./calendar-day";
 import { type Destination, formatDestination } from "./destination";
 
 /**

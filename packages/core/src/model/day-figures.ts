@@ -1,4 +1,4 @@
-import type { CalendarDay } from "../days/calendar-day";
+import type { CalendarDay } from "./calendar-day";
 
 /**
  * What a day holds, as counted by one side (source or warehouse). Key figures

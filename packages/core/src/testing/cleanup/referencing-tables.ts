@@ -1,6 +1,6 @@
-import type { DayDeleter } from "../../../ports/day-deleter";
-import { uniqueName } from "../../../testing/test-services";
-import type { CalendarDay } from "../../days/calendar-day";
+import type { CalendarDay } from "../../model/calendar-day";
+import type { DayDeleter } from "../../ports/day-deleter";
+import { uniqueName } from "../test-services";
 import { fx } from "./file-fixture";
 
 // Parent tables and the child tables that reference them, for the foreign key tests. The fixture's close drops

@@ -1,11 +1,11 @@
-import { createMysqlPool, type MysqlPool } from "../../../adapters/mysql/create-mysql-pool";
-import { createMysqlAccountCheck } from "../../../adapters/mysql/mysql-account-check";
-import { createMysqlDayDeleter } from "../../../adapters/mysql/mysql-day-deleter";
-import { createMysqlLoadProbe } from "../../../adapters/mysql/mysql-load-probe";
-import { createMysqlSourceDatabase } from "../../../adapters/mysql/mysql-source-database";
-import { createTestAccount, type TestAccount } from "../../../testing/archiver-account";
-import type { CleanupMessage } from "../../messages/cleanup-message";
-import type { CleanupDeps } from "../cleanup-deps";
+import { createMysqlPool, type MysqlPool } from "../../adapters/mysql/create-mysql-pool";
+import { createMysqlAccountCheck } from "../../adapters/mysql/mysql-account-check";
+import { createMysqlDayDeleter } from "../../adapters/mysql/mysql-day-deleter";
+import { createMysqlLoadProbe } from "../../adapters/mysql/mysql-load-probe";
+import { createMysqlSourceDatabase } from "../../adapters/mysql/mysql-source-database";
+import type { CleanupDeps } from "../../domain/cleanup/cleanup-deps";
+import type { CleanupMessage } from "../../domain/messages/cleanup-message";
+import { createTestAccount, type TestAccount } from "../archiver-account";
 import { fx } from "./file-fixture";
 
 // Cleanup run as accounts other than the fixture's documented one: each test makes the account it describes,
