@@ -1,8 +1,22 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { configEnvNames, envSchema } from "@table-archiver/core/config";
+import { envSchema } from "@table-archiver/core/config";
 import { z } from "zod";
-import { type EnvName, programEnvNames, secretEnvNames } from "./function-env";
+import type { EnvName } from "./function-env";
 import { InfraConfigError } from "./infra-config-error";
+import {
+  accepted,
+  DATASET_REF,
+  duration,
+  extraDatasets,
+  functionEnv,
+  integer,
+  json,
+  MYSQL_URL,
+  number,
+  readerInvokers,
+  required,
+  withoutPassword,
+} from "./stack-key-values";
 
 /** What the program needs from `pulumi.Config` (so tests can pass a plain map). */
 export interface ConfigSource {
@@ -64,121 +78,6 @@ export interface StackConfig {
   /** CLEANUP_REPLICA_URLS, a secret: replica URLs may carry passwords. */
   readonly cleanup: { readonly replicaUrls: pulumi.Output<string> | undefined };
 }
-
-const DURATION = /^\d+(\.\d+)?s$/;
-const PRINCIPAL = /^(user|group|serviceAccount|domain|principal|principalSet):\S+$/;
-const MYSQL_URL = /^mysql:\/\/[^/\s]+/;
-
-/** A URL with a password would put a credential in plain function configuration. */
-function withoutPassword(url: string): boolean {
-  try {
-    return new URL(url).password === "";
-  } catch {
-    return true;
-  }
-}
-
-const setIt = (key: string) => `required (pulumi config set ${key} <value>)`;
-/** A value the archiver's own variable would accept, so a stack cannot deploy what the functions refuse. */
-const accepted = (variable: z.ZodType) => (value: string) => variable.safeParse(value).success;
-
-function required(key: string) {
-  return z.string({ error: setIt(key) });
-}
-
-function number(fallback: number, min: number, max: number, integer = false) {
-  const error = `expected ${integer ? "an integer" : "a number"} from ${min} to ${max}`;
-  const value = z.coerce.number({ error }).min(min, { error }).max(max, { error });
-  return (integer ? value.int({ error }) : value).default(fallback);
-}
-
-const integer = (fallback: number, min: number, max: number) => number(fallback, min, max, true);
-
-const duration = (fallback: string) =>
-  z.string().regex(DURATION, `a duration such as ${fallback}`).default(fallback);
-
-/** A structured key: pulumi config holds it as JSON text (set with --path). */
-function json<T extends z.ZodType>(schema: T) {
-  return z
-    .string()
-    .transform((text, ctx): unknown => {
-      try {
-        return JSON.parse(text);
-      } catch {
-        ctx.addIssue({
-          code: "custom",
-          message: "expected JSON (set it with --path, e.g. pulumi config set --path 'key[0]' value)",
-        });
-        return z.NEVER;
-      }
-    })
-    .pipe(schema);
-}
-
-const DATASET_REF = /^(?:([a-z][a-z0-9-]{4,28}[a-z0-9])\.)?([A-Za-z_][A-Za-z0-9_]{0,1023})$/;
-
-const extraDatasets = z
-  .custom<string[]>((v) => Array.isArray(v) && v.every((name) => typeof name === "string"), {
-    error: "expected a list of datasets such as archive_2019 or other-project.archive",
-  })
-  .superRefine((names, ctx) => {
-    for (const name of names) {
-      if (!DATASET_REF.test(name)) {
-        ctx.addIssue({ code: "custom", message: `${name} is not dataset or project.dataset` });
-      }
-    }
-  });
-
-const readerInvokers = z
-  .custom<string[]>((v) => Array.isArray(v) && v.every((principal) => typeof principal === "string"), {
-    error: "expected a list of IAM principals such as group:ops@example.com",
-  })
-  .superRefine((principals, ctx) => {
-    for (const principal of principals) {
-      if (principal === "allUsers" || principal === "allAuthenticatedUsers") {
-        ctx.addIssue({
-          code: "custom",
-          message: `${principal} would make loadRedisData public; name people or groups`,
-        });
-      } else if (!PRINCIPAL.test(principal)) {
-        ctx.addIssue({
-          code: "custom",
-          message: `${principal} is not an IAM principal such as user:ana@example.com`,
-        });
-      }
-    }
-  });
-
-const knownEnv = new Set<string>(configEnvNames);
-/** The stack key each credential an operator gives is set with. */
-const SECRET_KEYS: Record<string, string> = {
-  MYSQL_PASSWORD: "mysqlPassword",
-  CLEANUP_REPLICA_URLS: "cleanupReplicaUrls",
-};
-const ownedEnv = new Set<string>([...programEnvNames, ...secretEnvNames]);
-
-const functionEnv = z
-  .record(z.string(), z.unknown(), { error: "expected an object of environment variables" })
-  .superRefine((env, ctx) => {
-    for (const [name, raw] of Object.entries(env)) {
-      const problem = !knownEnv.has(name)
-        ? "not a variable the archiver reads"
-        : name in SECRET_KEYS
-          ? `a credential, kept in Secret Manager: pulumi config set --secret ${SECRET_KEYS[name]}`
-          : ownedEnv.has(name)
-            ? "set by the program itself (or a secret)"
-            : !["string", "number", "boolean"].includes(typeof raw)
-              ? "expected a string, number or boolean"
-              : undefined;
-      if (problem) ctx.addIssue({ code: "custom", path: [name], message: problem });
-    }
-  })
-  .transform(
-    (env) =>
-      Object.fromEntries(Object.entries(env).map(([name, raw]) => [name, String(raw)])) as Partial<
-        Record<EnvName, string>
-      >,
-  );
 
 /**
  * Every key the program reads, by the name an operator sets it with (docs/deploy.md). `gcp:` keys

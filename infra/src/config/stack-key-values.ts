@@ -1,0 +1,122 @@
+/**
+ * The checks on a stack key's value, each a zod schema: what the stack's keys
+ * (stackKeys in stack-config.ts) are made of.
+ */
+import { configEnvNames } from "@table-archiver/core/config";
+import { z } from "zod";
+import { type EnvName, programEnvNames, secretEnvNames } from "./function-env";
+
+const DURATION = /^\d+(\.\d+)?s$/;
+const PRINCIPAL = /^(user|group|serviceAccount|domain|principal|principalSet):\S+$/;
+export const MYSQL_URL = /^mysql:\/\/[^/\s]+/;
+
+/** A URL with a password would put a credential in plain function configuration. */
+export function withoutPassword(url: string): boolean {
+  try {
+    return new URL(url).password === "";
+  } catch {
+    return true;
+  }
+}
+
+const setIt = (key: string) => `required (pulumi config set ${key} <value>)`;
+/** A value the archiver's own variable would accept, so a stack cannot deploy what the functions refuse. */
+export const accepted = (variable: z.ZodType) => (value: string) => variable.safeParse(value).success;
+
+export function required(key: string) {
+  return z.string({ error: setIt(key) });
+}
+
+export function number(fallback: number, min: number, max: number, integer = false) {
+  const error = `expected ${integer ? "an integer" : "a number"} from ${min} to ${max}`;
+  const value = z.coerce.number({ error }).min(min, { error }).max(max, { error });
+  return (integer ? value.int({ error }) : value).default(fallback);
+}
+
+export const integer = (fallback: number, min: number, max: number) => number(fallback, min, max, true);
+
+export const duration = (fallback: string) =>
+  z.string().regex(DURATION, `a duration such as ${fallback}`).default(fallback);
+
+/** A structured key: pulumi config holds it as JSON text (set with --path). */
+export function json<T extends z.ZodType>(schema: T) {
+  return z
+    .string()
+    .transform((text, ctx): unknown => {
+      try {
+        return JSON.parse(text);
+      } catch {
+        ctx.addIssue({
+          code: "custom",
+          message: "expected JSON (set it with --path, e.g. pulumi config set --path 'key[0]' value)",
+        });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
+}
+
+export const DATASET_REF = /^(?:([a-z][a-z0-9-]{4,28}[a-z0-9])\.)?([A-Za-z_][A-Za-z0-9_]{0,1023})$/;
+
+export const extraDatasets = z
+  .custom<string[]>((v) => Array.isArray(v) && v.every((name) => typeof name === "string"), {
+    error: "expected a list of datasets such as archive_2019 or other-project.archive",
+  })
+  .superRefine((names, ctx) => {
+    for (const name of names) {
+      if (!DATASET_REF.test(name)) {
+        ctx.addIssue({ code: "custom", message: `${name} is not dataset or project.dataset` });
+      }
+    }
+  });
+
+export const readerInvokers = z
+  .custom<string[]>((v) => Array.isArray(v) && v.every((principal) => typeof principal === "string"), {
+    error: "expected a list of IAM principals such as group:ops@example.com",
+  })
+  .superRefine((principals, ctx) => {
+    for (const principal of principals) {
+      if (principal === "allUsers" || principal === "allAuthenticatedUsers") {
+        ctx.addIssue({
+          code: "custom",
+          message: `${principal} would make loadRedisData public; name people or groups`,
+        });
+      } else if (!PRINCIPAL.test(principal)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `${principal} is not an IAM principal such as user:ana@example.com`,
+        });
+      }
+    }
+  });
+
+const knownEnv = new Set<string>(configEnvNames);
+/** The stack key each credential an operator gives is set with. */
+const SECRET_KEYS: Record<string, string> = {
+  MYSQL_PASSWORD: "mysqlPassword",
+  CLEANUP_REPLICA_URLS: "cleanupReplicaUrls",
+};
+const ownedEnv = new Set<string>([...programEnvNames, ...secretEnvNames]);
+
+export const functionEnv = z
+  .record(z.string(), z.unknown(), { error: "expected an object of environment variables" })
+  .superRefine((env, ctx) => {
+    for (const [name, raw] of Object.entries(env)) {
+      const problem = !knownEnv.has(name)
+        ? "not a variable the archiver reads"
+        : name in SECRET_KEYS
+          ? `a credential, kept in Secret Manager: pulumi config set --secret ${SECRET_KEYS[name]}`
+          : ownedEnv.has(name)
+            ? "set by the program itself (or a secret)"
+            : !["string", "number", "boolean"].includes(typeof raw)
+              ? "expected a string, number or boolean"
+              : undefined;
+      if (problem) ctx.addIssue({ code: "custom", path: [name], message: problem });
+    }
+  })
+  .transform(
+    (env) =>
+      Object.fromEntries(Object.entries(env).map(([name, raw]) => [name, String(raw)])) as Partial<
+        Record<EnvName, string>
+      >,
+  );
