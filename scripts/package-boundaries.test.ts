@@ -92,8 +92,35 @@ describe("package boundaries", () => {
     );
   });
 
-  test("no file in the repository crosses a package boundary", () => {
+  const layers = "errors < model < ports < domain < config < adapters < runtime < testing";
+  test.each([
+    ["ports/a.ts", "../domain/days/b", "ports/ imports domain/"],
+    ["domain/copy/a.ts", "../../adapters/mysql/b", "domain/ imports adapters/"],
+    ["domain/a.ts", "../config/env-schema", "domain/ imports config/"],
+    ["adapters/duckdb/a.ts", "../../testing/fakes/b", "adapters/ imports testing/"],
+    ["adapters/bigquery/testing/a.ts", "../../../testing/b", "adapters/ imports testing/"],
+    ["model/a.ts", "../index", "model/ imports index"],
+  ])("inside core, %s may not import %s: a lower layer imports a higher one", (file, specifier, what) => {
+    expect(violations(`packages/core/src/${file}`, from(specifier))).toEqual([
+      `packages/core/src/${file}:1: "${specifier}" ${what} (a lower layer may not import a higher one: ${layers})`,
+    ]);
+  });
+
+  test.each([
+    ["domain/copy/a.test.ts", "../../testing/fakes/b"],
+    ["domain/copy/a.ts", "../days/b"],
+    ["domain/a.ts", "../ports/b"],
+    ["adapters/mysql/a.ts", "../../domain/copy/b"],
+    ["adapters/duckdb/testing/a.ts", "../b"],
+    ["runtime/a.ts", "../adapters/redis/b"],
+    ["index.ts", "./runtime/b"],
+    ["testing/a.ts", "../adapters/bigquery/testing/b"],
+  ])("inside core, %s may import %s: the same or a lower layer, or from a test file", (file, specifier) => {
+    expect(violations(`packages/core/src/${file}`, from(specifier))).toEqual([]);
+  });
+
+  test("no file in the repository crosses a package boundary or, inside core, a layer", () => {
     const found = findBoundaryViolations(readSources(repoRoot), readWorkspace(repoRoot)).map(formatViolation);
-    expect(found, `imports that cross a package boundary:\n${found.join("\n")}`).toEqual([]);
+    expect(found, `imports that cross a package boundary or a layer:\n${found.join("\n")}`).toEqual([]);
   });
 });

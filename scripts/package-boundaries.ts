@@ -7,9 +7,15 @@ import { parse } from "yaml";
  * that package's name and the entry points its package.json `exports` lists
  * (`@table-archiver/core`, `@table-archiver/core/config`, ...), never through
  * a relative path into its directory (`../../packages/core/src/...`) or a
- * subpath it does not export (`@table-archiver/redis-reader/src/http-error`).
+ * subpath it does not export (`@table-archiver/redis-reader/src/set-reader`).
  * The function packages (entry, task-handler, redis-reader) export only their
- * root, so nothing can lean on their internals.
+ * root and `./function` (the file that registers the Cloud Function), so
+ * nothing can lean on their internals.
+ *
+ * Layers: inside packages/core/src a file may not import (by relative path) a
+ * folder of a higher layer than its own; see CORE_LAYERS. A `testing` folder
+ * nested in a layer (adapters/duckdb/testing/) belongs to that layer, so it
+ * may not import core's top-level testing/. Test files (`*.test.ts`) are exempt.
  */
 
 /** A workspace package as the boundary check sees it. */
@@ -81,6 +87,38 @@ function entryPoints(pkg: WorkspacePackage): string {
     .join(", ");
 }
 
+const CORE_SRC = "packages/core/src/";
+
+/** The top-level folders of packages/core/src, lowest layer first; a layer is named by its first folder. */
+const CORE_LAYERS: readonly (readonly string[])[] = [
+  ["errors"],
+  ["model"],
+  ["ports"],
+  ["domain"],
+  ["config"],
+  ["adapters", "http"],
+  ["runtime", "entry-points"], // and the package root's own files (index.ts)
+  ["testing"],
+];
+const LAYER_ORDER = CORE_LAYERS.map(([name]) => name).join(" < ");
+const TEST_FILE = /\.test\.ts$/;
+
+/** The layer of a repository-relative path inside packages/core/src: its rank and how to name it. */
+function layerOf(file: string): { rank: number; name: string } | undefined {
+  if (!file.startsWith(CORE_SRC)) return undefined;
+  const [top = "", ...rest] = file.slice(CORE_SRC.length).split("/");
+  const rank = CORE_LAYERS.findIndex((layer) => layer.includes(top));
+  if (rank !== -1) return { rank, name: `${top}/` };
+  return rest.length === 0 ? { rank: CORE_LAYERS.length - 2, name: top } : undefined;
+}
+
+function layerReason(file: string, target: string): string | undefined {
+  const from = TEST_FILE.test(file) ? undefined : layerOf(file);
+  const to = layerOf(target);
+  if (!from || !to || to.rank <= from.rank) return undefined;
+  return `${from.name} imports ${to.name} (a lower layer may not import a higher one: ${LAYER_ORDER})`;
+}
+
 /** What each import in `files` does wrong, in file and line order. */
 export function findBoundaryViolations(
   files: readonly SourceFile[],
@@ -109,8 +147,10 @@ function relativeReason(
   const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
   const owner = ownerOf(target, packages);
   // The repository root's own files (scripts/) are shared build tooling, not a package's internals.
-  if (!owner || owner === importer || owner.dir === "") return undefined;
-  return `reaches into ${owner.dir}/ by path; import ${entryPoints(owner)} instead`;
+  if (owner && owner !== importer && owner.dir !== "") {
+    return `reaches into ${owner.dir}/ by path; import ${entryPoints(owner)} instead`;
+  }
+  return layerReason(file, target);
 }
 
 function packageReason(
