@@ -1,4 +1,4 @@
-import { forbidden } from "@table-archiver/core";
+import { forbidden } from "@table-archiver/core/http";
 
 /**
  * The only keys the reader may read: `mig_` and a table name of 1-64 letters,

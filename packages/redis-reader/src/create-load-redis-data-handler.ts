@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { badRequest, errorBody, toHttpError } from "@table-archiver/core";
+import { badRequest, errorBody, toHttpError } from "@table-archiver/core/http";
 import { silentLogger } from "@table-archiver/core/logging";
 import type { Logger } from "@table-archiver/core/ports";
 import { authorizeSetKey } from "./authorize-set-key";

@@ -1,4 +1,4 @@
-import { HttpError } from "@table-archiver/core";
+import { HttpError } from "@table-archiver/core/http";
 import { describe, expect, it } from "vitest";
 import { MAX_READER_BODY_BYTES, parseReaderRequest, type ReaderRequest } from "./parse-reader-request";
 

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { badRequest, isIdentifier, methodNotAllowed, payloadTooLarge } from "@table-archiver/core";
+import { isIdentifier } from "@table-archiver/core";
+import { badRequest, methodNotAllowed, payloadTooLarge } from "@table-archiver/core/http";
 
 /** Bodies above this are refused with 413; a real request is under 100 bytes. */
 export const MAX_READER_BODY_BYTES = 16 * 1024;

@@ -1,5 +1,6 @@
-import { badRequest, rebuildMigratedDays } from "@table-archiver/core";
+import { rebuildMigratedDays } from "@table-archiver/core";
 import type { Config } from "@table-archiver/core/config";
+import { badRequest } from "@table-archiver/core/http";
 import type { Logger, Warehouse } from "@table-archiver/core/ports";
 import { type createRedisClient, createRedisMigrationLedger } from "@table-archiver/core/redis";
 

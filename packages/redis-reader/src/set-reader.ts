@@ -1,5 +1,6 @@
 import { once } from "node:events";
-import { HttpError, messageOf, TransientError } from "@table-archiver/core";
+import { messageOf, TransientError } from "@table-archiver/core";
+import { HttpError } from "@table-archiver/core/http";
 
 /**
  * Returns a set's members as one JSON array text, in Redis' order. One bulk

@@ -1,12 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
-import {
-  errorBody,
-  httpStatusOf,
-  isFinalTaskError,
-  parseTaskPayload,
-  type TaskPayload,
-} from "@table-archiver/core";
+import { isFinalTaskError, parseTaskPayload, type TaskPayload } from "@table-archiver/core";
 import { cloudTasksRetryInfo } from "@table-archiver/core/cloud-tasks";
+import { errorBody, httpStatusOf } from "@table-archiver/core/http";
 import type { Runtime } from "@table-archiver/core/runtime";
 import { handleTask, type TaskResult } from "./handle-task";
 import { logTaskFailure, taskErrorInfo } from "./log-task-failure";

@@ -1,17 +1,6 @@
 export { ArchiverError } from "./archiver-error";
 export { ConfigError } from "./config-error";
 export { type ArchiverErrorCode, archiverErrorCode, isFinalTaskError } from "./error-code";
-export {
-  badRequest,
-  errorBody,
-  forbidden,
-  HttpError,
-  methodNotAllowed,
-  payloadTooLarge,
-  toHttpError,
-  unauthenticated,
-} from "./http-error";
-export { HTTP_STATUS_BY_CODE, type HttpErrorCode, httpStatusOf } from "./http-status";
 export { InvalidInputError } from "./invalid-input-error";
 export { messageOf } from "./message-of";
 export { TransientError } from "./transient-error";

@@ -1,4 +1,4 @@
-import { badRequest, errorBody, HttpError, toHttpError } from "@table-archiver/core";
+import { badRequest, errorBody, HttpError, toHttpError } from "@table-archiver/core/http";
 import type { Logger } from "@table-archiver/core/ports";
 import type { FastifyError, FastifyInstance } from "fastify";
 

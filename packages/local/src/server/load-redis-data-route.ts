@@ -1,4 +1,4 @@
-import { badRequest } from "@table-archiver/core";
+import { badRequest } from "@table-archiver/core/http";
 import type { MysqlPool } from "@table-archiver/core/mysql";
 import type { Logger } from "@table-archiver/core/ports";
 import type { FastifyInstance } from "fastify";

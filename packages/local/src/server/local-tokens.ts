@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { forbidden, unauthenticated } from "@table-archiver/core";
+import { forbidden, unauthenticated } from "@table-archiver/core/http";
 import type { Logger } from "@table-archiver/core/ports";
 import { errors, jwtVerify, SignJWT } from "jose";
 

@@ -1,4 +1,4 @@
-import { methodNotAllowed } from "@table-archiver/core";
+import { methodNotAllowed } from "@table-archiver/core/http";
 import type { FastifyRequest, onRequestAsyncHookHandler } from "fastify";
 import { bearerToken, type LocalTokens } from "./local-tokens";
 

@@ -1,4 +1,4 @@
-import { badRequest, forbidden } from "@table-archiver/core";
+import { badRequest, forbidden } from "@table-archiver/core/http";
 import type { FastifyInstance } from "fastify";
 import { type LocalTokens, UID_PATTERN } from "./local-tokens";
 import { allowOnly } from "./route-guards";

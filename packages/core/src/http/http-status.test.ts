@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { ConfigError, InvalidInputError, TransientError, VerificationError } from "../errors";
 import { HttpError, toHttpError } from "./http-error";
 import { HTTP_STATUS_BY_CODE, httpStatusOf } from "./http-status";
-import { ConfigError, InvalidInputError, TransientError, VerificationError } from "./index";
 
 describe("httpStatusOf", () => {
   it("gives each code one status, 500 for a code it does not know", () => {

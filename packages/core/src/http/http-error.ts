@@ -1,6 +1,5 @@
-import { archiverErrorCode } from "./error-code";
+import { archiverErrorCode, messageOf } from "../errors";
 import { type HttpErrorCode, httpStatusOf } from "./http-status";
-import { messageOf } from "./message-of";
 
 /**
  * A request an HTTP surface refuses, answered with the status of its code
