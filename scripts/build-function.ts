@@ -37,20 +37,30 @@ export interface BuiltFunction {
 
 /**
  * Builds a function package (`packages/<name>`) into `<package>/dist`: an
- * ES module bundle of src/index.ts with the workspace packages and libraries
- * inlined (all but RUNTIME_DEPENDENCIES and NEVER_BUNDLED), plus the
- * package.json the Cloud Functions Node.js 22 runtime installs. Dynamic imports become separate chunks, so code that loads a
- * driver on demand (DuckDB, BigQuery, Cloud Tasks) costs nothing until used.
+ * ES module bundle, index.js, of the file its package.json exports as
+ * `./function` (src/function.ts, which registers the Cloud Function with the
+ * Functions Framework on import; the package's root, src/index.ts, registers
+ * nothing), with the workspace packages and libraries inlined (all but
+ * RUNTIME_DEPENDENCIES and NEVER_BUNDLED), plus the package.json the Cloud
+ * Functions Node.js 22 runtime installs. Dynamic imports become separate
+ * chunks, so code that loads a driver on demand (DuckDB, BigQuery, Cloud
+ * Tasks) costs nothing until used.
  */
 export async function buildFunction(packageDir: string): Promise<BuiltFunction> {
   const root = path.resolve(packageDir);
-  const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { name: string };
+  const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as {
+    name: string;
+    exports?: Record<string, string>;
+  };
+  const entry = manifest.exports?.["./function"];
+  if (!entry)
+    throw new Error(`${manifest.name} exports no "./function", the file that registers its function`);
   const outdir = path.join(root, "dist");
   rmSync(outdir, { recursive: true, force: true });
 
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { index: path.join(root, "src/index.ts") },
+    entryPoints: { index: path.join(root, entry) },
     outdir,
     ...ESM_BUNDLE_OPTIONS,
     external: [...RUNTIME_DEPENDENCIES, ...NEVER_BUNDLED],

@@ -128,7 +128,7 @@ async function startServer(stack: string, redisUrl: string): Promise<ChildServer
 async function serve(stack: string): Promise<void> {
   process.on("disconnect", () => process.exit(0));
   if (stack === "ff") {
-    await import("@table-archiver/redis-reader");
+    await import("@table-archiver/redis-reader/function");
     // The framework is a dependency of the function package, not of the repo
     // root, so it is resolved from there.
     const fromReader = createRequire(import.meta.resolve("@table-archiver/redis-reader"));

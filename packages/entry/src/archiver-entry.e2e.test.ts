@@ -36,7 +36,7 @@ beforeAll(async () => {
   );
   const env = { MYSQL_URL: db.url, REDIS_URL: testRedisUrl, LOCAL_QUEUE_PREFIX: prefix, LOG_LEVEL: "error" };
   for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
-  await import("./index");
+  await import("./function");
   // The same handler on a MySQL that is down: the platform must see a failure and redeliver.
   const down = loadConfig({ ...env, MYSQL_URL: "mysql://root@127.0.0.1:1/nowhere" });
   functions.cloudEvent("archiverEntryMysqlDown", async (event: unknown) => {

@@ -4,10 +4,11 @@ import { getTestServer } from "@google-cloud/functions-framework/testing";
 import { createRedisClient } from "@table-archiver/core/redis";
 import { captureLogLines, testRedisUrl, uniqueName } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLoadRedisDataHandler } from "./create-load-redis-data-handler";
 
 // The deployed function reads REDIS_URL when its first request arrives.
 process.env.REDIS_URL = testRedisUrl;
-const { closeLoadRedisData, createLoadRedisDataHandler } = await import("./index");
+const { closeLoadRedisData } = await import("./function");
 
 /** Serves a registered function the way the Functions Framework does, on an ephemeral port. */
 async function serve(name: string) {

@@ -13,7 +13,7 @@ type BigQuerySettings = Extract<Config["warehouse"], { kind: "bigquery" }>;
  * `archiver status --rebuild` does the same.
  */
 export function rebuildFromWarehouse(
-  /** The instance's configuration, asked for on each rebuild (index.ts parses it once). */
+  /** The instance's configuration, asked for on each rebuild (function.ts parses it once). */
   config: () => Config,
   redis: () => ReturnType<typeof createRedisClient>,
   logger: Logger,

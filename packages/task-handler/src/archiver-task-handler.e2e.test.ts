@@ -61,7 +61,7 @@ beforeAll(async () => {
     LOG_LEVEL: "error",
   };
   for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
-  await import("./index");
+  await import("./function");
   const down = loadConfig({
     ...env,
     MYSQL_URL: "mysql://root@127.0.0.1:1/nowhere",

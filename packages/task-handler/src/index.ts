@@ -1,7 +1,5 @@
-import * as functions from "@google-cloud/functions-framework";
-import { sharedRuntime } from "@table-archiver/core/runtime";
-import { createTaskHttpHandler } from "./task-http-handler";
-
+// The task handler's code, without the Cloud Function: ./function.ts
+// registers `archiverTaskHandler`. Importing this barrel has no side effect.
 export { handleTask, type TaskResult } from "./handle-task";
 export {
   logTaskFailure,
@@ -10,5 +8,3 @@ export {
   taskErrorInfo,
 } from "./log-task-failure";
 export { createTaskHttpHandler } from "./task-http-handler";
-
-functions.http("archiverTaskHandler", createTaskHttpHandler(sharedRuntime));

@@ -60,21 +60,22 @@ export type MountReport = Record<
 
 /**
  * Mounts the entry function at `/archiverEntry` and the task handler at
- * `/archiverTaskHandler`, each when its package can be loaded: importing it
- * registers the function with the Functions Framework (it builds its runtime
- * from the environment on the first call). A package that cannot be loaded is
- * reported, not fatal, so the rest of the stack still starts.
+ * `/archiverTaskHandler`, each when its package can be loaded: importing its
+ * `./function` entry registers the function with the Functions Framework, as
+ * the deployed bundle does (it builds its runtime from the environment on the
+ * first call). A package that cannot be loaded is reported, not fatal, so the
+ * rest of the stack still starts.
  */
 export async function mountArchiverFunctions(
   app: FastifyInstance,
   guard: onRequestAsyncHookHandler,
 ): Promise<MountReport> {
   const functions = [
-    { name: "archiverEntry", path: "/archiverEntry", load: () => import("@table-archiver/entry") },
+    { name: "archiverEntry", path: "/archiverEntry", load: () => import("@table-archiver/entry/function") },
     {
       name: "archiverTaskHandler",
       path: "/archiverTaskHandler",
-      load: () => import("@table-archiver/task-handler"),
+      load: () => import("@table-archiver/task-handler/function"),
     },
   ];
   const report: MountReport = {};

@@ -1,0 +1,11 @@
+// The deployed Cloud Function: importing this file registers
+// `archiverTaskHandler` with the Functions Framework, the entry point infra
+// names. scripts/build-function.ts bundles it (package.json "exports"
+// "./function") as the bundle's index.js; the local server imports it to mount
+// the function. Everything else imports the package's index.ts, which
+// registers nothing and so does not load the Functions Framework.
+import * as functions from "@google-cloud/functions-framework";
+import { sharedRuntime } from "@table-archiver/core/runtime";
+import { createTaskHttpHandler } from "./task-http-handler";
+
+functions.http("archiverTaskHandler", createTaskHttpHandler(sharedRuntime));
