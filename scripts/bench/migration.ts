@@ -68,9 +68,9 @@ async function migrate(table: string, limit: number) {
     const seconds = (performance.now() - started) / 1000;
     const cpuSeconds = cpu.used();
     await worker.close();
-    const days = await runtime.ledger.migratedDays(table);
+    const days = await runtime.storeLedger.migratedDays(table);
     let bytes = 0;
-    for (const day of days) bytes += (await runtime.ledger.copiedDay(table, day))?.bytes ?? 0;
+    for (const day of days) bytes += (await runtime.storeLedger.copiedDay(table, day))?.bytes ?? 0;
     const { rows, failed } = worker.progress();
     return {
       days: days.length,

@@ -20,8 +20,10 @@ import { pathToFileURL } from "node:url";
 import {
   type CalendarDay,
   type CleanupDeps,
+  type CleanupTaskReport,
   cleanDay,
-  type DayCleanupReport,
+  cleanPartitionTask,
+  isPartitionTask,
   startCleanup,
 } from "@table-archiver/core";
 import { createDuckDbWarehouse } from "@table-archiver/core/duckdb";
@@ -202,14 +204,14 @@ interface Failure {
 async function runQueue(
   queue: MemoryTaskQueue,
   deps: CleanupDeps,
-): Promise<{ reports: DayCleanupReport[]; failures: Failure[] }> {
-  const reports: DayCleanupReport[] = [];
+): Promise<{ reports: CleanupTaskReport[]; failures: Failure[] }> {
+  const reports: CleanupTaskReport[] = [];
   const failures: Failure[] = [];
   const lane = async () => {
     for (let task = queue.take(); task; task = queue.take()) {
       if (task.kind !== "clean") throw new Error(`unexpected ${task.kind} task`);
       try {
-        reports.push(await cleanDay(deps, task));
+        reports.push(await (isPartitionTask(task) ? cleanPartitionTask(deps, task) : cleanDay(deps, task)));
       } catch (error) {
         failures.push({ day: task.day, partition: task.partition, error: (error as Error).message });
       }

@@ -1,5 +1,6 @@
 import {
   cleanDay,
+  cleanPartitionTask,
   copyDay,
   parseMessage,
   rebuildMigratedDays,
@@ -70,7 +71,10 @@ const PATHS: Record<FunctionKey, (calls: Set<string>) => Promise<void>> = {
     await queue.settle(cleanTask(DAYS[2]));
     // A partition emptied at once.
     const partitioned = await traced(calls, { partitioned: true });
-    const emptied = await cleanDay(partitioned.cleanupDeps, { ...cleanTask(DAYS[0]), partition: "p_old" });
+    const emptied = await cleanPartitionTask(partitioned.cleanupDeps, {
+      ...cleanTask(DAYS[0]),
+      partition: "p_old",
+    });
     expect(emptied.partition).toMatchObject({ outcome: "cleaned" });
   },
   async reader(calls) {

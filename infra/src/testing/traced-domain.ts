@@ -1,16 +1,9 @@
-import {
-  type CleanupDeps,
-  type CopyDayDeps,
-  copyDay,
-  recopyDay,
-  type StartMigrationDeps,
-  withDurableCleanup,
-  withDurableRecord,
-} from "@table-archiver/core";
+import { copyDay } from "@table-archiver/core";
 import { loadConfig } from "@table-archiver/core/config";
 import { createDuckDbWarehouse } from "@table-archiver/core/duckdb";
 import { silentLogger } from "@table-archiver/core/logging";
 import type { TaskQueue, Warehouse } from "@table-archiver/core/ports";
+import { assembleDeps } from "@table-archiver/core/runtime";
 import {
   createMemoryAccountCheck,
   createMemoryCleanupState,
@@ -59,23 +52,32 @@ export async function createTracedDomain(
   const deleter = createMemoryDayDeleter(source);
   const raw = await createDuckDbWarehouse({ path: ":memory:", dataset: "archive" });
   const now = new Date("2026-06-01T12:00:00Z");
-  const common = {
-    source,
-    ledger,
-    logger: silentLogger,
-    clock: () => now,
-    timeZone: "UTC",
-    destinations: { defaultDataset: "archive", allowProject: false },
-  };
-  // Copy and cleanup read the ledger as the runtime wires it, recovering what Redis lost from the durable record.
-  const durable = (warehouse: Warehouse) =>
-    withDurableRecord(ledger, { ...common, warehouse: async () => warehouse });
-  const copyDeps = (warehouse: Warehouse): CopyDayDeps => ({
-    ...common,
-    ledger: durable(warehouse),
-    warehouse: async () => warehouse,
-    batchRows: 100,
-  });
+  // The domain's parts as the runtime puts them together (assembleDeps), over these adapters.
+  const assemble = (warehouse: Warehouse, queue: TaskQueue, partitions = createUnpartitionedTable()) =>
+    assembleDeps(
+      {
+        source,
+        account: createMemoryAccountCheck(),
+        deleter,
+        partitions,
+        loadProbe: createMemoryLoadProbe(),
+        storeLedger: ledger,
+        storeCleanupState: createMemoryCleanupState(),
+        queue,
+        warehouse: async () => warehouse,
+        logger: silentLogger,
+        clock: () => now,
+      },
+      {
+        timeZone: "UTC",
+        destinations: { defaultDataset: "archive", allowProject: false },
+        copyBatchRows: 100,
+        // Days of several chunks: only their cleanup is kept in the durable record (recordDay).
+        cleanup: { ...loadConfig({}).cleanup, chunkRows: 2 },
+        warehouseLabel: "the traced in-memory DuckDB",
+        sleep: async () => {},
+      },
+    );
 
   source.createTable(
     {
@@ -96,43 +98,30 @@ export async function createTracedDomain(
       ]),
     ),
   );
-  for (const day of DAYS) await copyDay(copyDeps(raw), copyTask(day));
+  for (const day of DAYS) await copyDay(assemble(raw, memoryQueue).copy, copyTask(day));
 
   const warehouse = traced<Warehouse>("Warehouse", raw, calls);
   const queue = traced<TaskQueue>("TaskQueue", memoryQueue, calls);
-  const cleanupDeps: CleanupDeps = {
-    ...common,
-    ledger: durable(warehouse),
-    deleter,
+  const deps = assemble(
+    warehouse,
+    queue,
     // Partitioned: `orders` is a partition of 2024 that a cleanup empties at once (createOnePartitionTable).
-    partitions: options.partitioned
+    options.partitioned
       ? createOnePartitionTable(source, {
           table: "orders",
           column: "created_at",
           below: "2025-01-01 00:00:00",
         })
-      : createUnpartitionedTable(),
-    account: createMemoryAccountCheck(),
-    // As the runtime wires it: a started cleanup's plan is kept in the durable record too.
-    state: withDurableCleanup(createMemoryCleanupState(), { ...common, warehouse: async () => warehouse }),
-    queue,
-    loadProbe: createMemoryLoadProbe(),
-    warehouse: async () => warehouse,
-    warehouseLabel: "the traced in-memory DuckDB",
-    recopy: (task) => recopyDay(copyDeps(warehouse), task),
-    sleep: async () => {},
-    // Days of several chunks: only their cleanup is kept in the durable record (recordDay).
-    settings: { ...loadConfig({}).cleanup, chunkRows: 2 },
-  };
-  const migrationDeps: StartMigrationDeps = { ...common, queue };
+      : undefined,
+  );
   return {
     source,
     ledger,
     queue,
     warehouse,
-    copyDeps: copyDeps(warehouse),
-    cleanupDeps,
-    migrationDeps,
+    copyDeps: deps.copy,
+    cleanupDeps: deps.cleanup,
+    migrationDeps: deps.migration,
     close: () => raw.close(),
   };
 }

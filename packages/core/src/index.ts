@@ -14,10 +14,17 @@
 // Nothing here, nor in the light entry points, imports the DuckDB, BigQuery or
 // Cloud Tasks SDK: createRuntime loads the driver config selects, when it is
 // needed, so a bundle carries only what it uses (scripts/core-entry-points.test.ts).
-export { cleanDay, type DayCleanupReport } from "./domain/cleanup/clean-day";
+
 export { type AccessReport, accessReport } from "./domain/cleanup/cleanup-access";
-export type { CleanupDeps, CleanupSettings } from "./domain/cleanup/cleanup-deps";
-export type { DayRefusal } from "./domain/cleanup/refusals";
+export type { CleanupDeps } from "./domain/cleanup/cleanup-deps";
+export type { CleanupSettings } from "./domain/cleanup/cleanup-settings";
+export { cleanDay, type DayCleanupReport } from "./domain/cleanup/day/clean-day";
+export {
+  type CleanupTaskReport,
+  cleanPartitionTask,
+  type PartitionTaskReport,
+} from "./domain/cleanup/partition/clean-partition-task";
+export type { DayRefusal } from "./domain/cleanup/refusal";
 export { type CleanupSummary, startCleanup } from "./domain/cleanup/start-cleanup";
 export { type CopyDayDeps, copyDay, recopyDay } from "./domain/copy/copy-day";
 export { cutoffDay } from "./domain/days/cutoff-day";

@@ -111,8 +111,8 @@ describe("archiverTaskHandler through the Functions Framework", () => {
     expect(status).toBe(200);
     expect(body.status).toBe("done");
     const runtime = await sharedRuntime();
-    expect(await runtime.ledger.migratedDays(table)).toEqual(["2020-01-01"]);
-    const record = await runtime.ledger.copiedDay(table, "2020-01-01");
+    expect(await runtime.storeLedger.migratedDays(table)).toEqual(["2020-01-01"]);
+    const record = await runtime.storeLedger.copiedDay(table, "2020-01-01");
     expect(record?.figures).toMatchObject({
       rows: 2,
       key: { column: "id", count: 2, sum: "3", min: "1", max: "2" },
@@ -140,7 +140,7 @@ describe("archiverTaskHandler through the Functions Framework", () => {
     expect(response.body.error?.code).toBe("INVALID_INPUT");
     expect(typeof response.body.error?.message).toBe("string");
     const runtime = await sharedRuntime();
-    expect(await runtime.ledger.migratedDays(table)).toEqual(["2020-01-01"]);
+    expect(await runtime.storeLedger.migratedDays(table)).toEqual(["2020-01-01"]);
   });
 
   it("answers 200 'failed' to Cloud Tasks for a task that can never succeed, so it is not retried", async () => {

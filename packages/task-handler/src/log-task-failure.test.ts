@@ -1,4 +1,4 @@
-import { type TaskPayload, TransientError, VerificationError } from "@table-archiver/core";
+import { RefusalError, type TaskPayload, TransientError } from "@table-archiver/core";
 import { createJsonLogger } from "@table-archiver/core/logging";
 import type { Runtime } from "@table-archiver/core/runtime";
 import { describe, expect, it } from "vitest";
@@ -16,7 +16,7 @@ function capture() {
 describe("logTaskFailure", () => {
   it("writes one line: the message, code, reason, retry, the task's kind, table and day, the attempt", () => {
     const { logger, lines } = capture();
-    const error = new VerificationError("orders 2020-01-03: the source changed since the copy", {
+    const error = new RefusalError("orders 2020-01-03: the source changed since the copy", {
       reason: "changed",
     });
     logTaskFailure(logger, { error, retry: false, task, attempt: 1, maxAttempts: 5, fields: { jobId: "7" } });

@@ -5,7 +5,7 @@ import type { LogFields, Logger } from "@table-archiver/core/ports";
 export interface TaskErrorInfo {
   /** INVALID_INPUT, VERIFICATION_FAILED, TRANSIENT, INVALID_CONFIG, or INTERNAL for anything else. */
   readonly code: string;
-  /** Why a day was refused (VerificationError's `reason`), when the error carries one. */
+  /** Why a day was refused (RefusalError's `reason`), when the error carries one. */
   readonly reason: string | undefined;
   readonly message: string;
 }

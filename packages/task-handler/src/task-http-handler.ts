@@ -63,7 +63,7 @@ export function createTaskHttpHandler(getRuntime: () => Promise<Runtime>) {
 /**
  * Runs a task (validated by parseTaskPayload) and tells the queue's
  * bookkeeping when it is finished for good: done, invalid
- * (InvalidInputError) or refused (VerificationError).
+ * (InvalidInputError) or refused (RefusalError).
  * Anything else is left queued for the retry.
  */
 async function runAndSettle(runtime: Runtime, task: TaskPayload): Promise<TaskResult> {

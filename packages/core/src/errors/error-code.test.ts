@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { isFinalTaskError } from "./error-code";
-import { ConfigError, InvalidInputError, TransientError, VerificationError } from "./index";
+import { ConfigError, InvalidInputError, RefusalError, TransientError } from "./index";
 
 describe("isFinalTaskError", () => {
   it("is true for invalid input and refused verification, by class or by code alone", () => {
     expect(isFinalTaskError(new InvalidInputError("day", "not a day"))).toBe(true);
-    expect(isFinalTaskError(new VerificationError("counts differ"))).toBe(true);
+    expect(isFinalTaskError(new RefusalError("counts differ"))).toBe(true);
     expect(isFinalTaskError(Object.assign(new Error("from a bundle"), { code: "VERIFICATION_FAILED" }))).toBe(
       true,
     );

@@ -1,4 +1,4 @@
-/** The codes of the archiver's own errors (InvalidInputError, VerificationError, TransientError, ConfigError). */
+/** The codes of the archiver's own errors (InvalidInputError, RefusalError, TransientError, ConfigError). */
 const ARCHIVER_ERROR_CODES = ["INVALID_INPUT", "VERIFICATION_FAILED", "TRANSIENT", "INVALID_CONFIG"] as const;
 
 export type ArchiverErrorCode = (typeof ARCHIVER_ERROR_CODES)[number];
@@ -18,7 +18,7 @@ export function archiverErrorCode(error: unknown): ArchiverErrorCode | "INTERNAL
 
 /**
  * Whether retrying a task that failed with `error` is pointless: invalid input
- * (InvalidInputError) or a refused verification (VerificationError), judged
+ * (InvalidInputError) or a refused verification (RefusalError), judged
  * by code as above.
  */
 export function isFinalTaskError(error: unknown): boolean {

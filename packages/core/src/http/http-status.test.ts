@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, InvalidInputError, TransientError, VerificationError } from "../errors";
+import { ConfigError, InvalidInputError, RefusalError, TransientError } from "../errors";
 import { HttpError, toHttpError } from "./http-error";
 import { HTTP_STATUS_BY_CODE, httpStatusOf } from "./http-status";
 
@@ -27,7 +27,7 @@ describe("toHttpError", () => {
   it("answers the archiver's errors with their code's status and message", () => {
     const answers = [
       new InvalidInputError("day", "not a day"),
-      new VerificationError("figures differ"),
+      new RefusalError("figures differ"),
       new TransientError("redis is down"),
       new ConfigError("LOADER_TABLE: no primary key"),
     ].map(toHttpError);

@@ -1,3 +1,5 @@
+import { InvalidInputError } from "../errors";
+import { isIdentifier } from "./identifier";
 import type { LogicalType } from "./logical-type";
 
 /** One column of a source table, as information_schema describes it. */
@@ -32,4 +34,19 @@ export function integerKeyColumn(schema: TableSchema): SourceColumn | undefined 
   const column = schema.columns.find((c) => c.name === schema.primaryKey[0]);
   const kind = column?.logicalType.kind;
   return kind === "int32" || kind === "int64" || kind === "uint64" ? column : undefined;
+}
+
+/** InvalidInputError on `field` unless `column` exists in `schema` and is DATETIME. */
+export function requireDatetimeColumn(schema: TableSchema, column: string, field: string): void {
+  if (!isIdentifier(column)) throw new InvalidInputError(field, `"${column}" is not a valid column name`);
+  const found = schema.columns.find((c) => c.name === column);
+  if (!found)
+    throw new InvalidInputError(field, `column "${column}" does not exist in table "${schema.name}"`);
+  // DATETIME only: the calendar day of a TIMESTAMP depends on the session's time zone.
+  if (found.logicalType.kind !== "datetime" || found.logicalType.zone !== "local") {
+    throw new InvalidInputError(
+      field,
+      `column "${column}" of table "${schema.name}" is ${found.columnType.toUpperCase()}, not DATETIME`,
+    );
+  }
 }

@@ -64,7 +64,7 @@ export type ChunkOutcome =
  * every deleted row is, at its delete, identical to the planned one, and no
  * ON DELETE rule of another table runs. Each chunk commits on its own.
  * Connection failures, deadlocks and lock waits surface as TransientError, a
- * foreign-key violation as VerificationError, and a failed chunk has deleted
+ * foreign-key violation as RefusalError, and a failed chunk has deleted
  * nothing.
  *
  * Leaves out: deciding what may be deleted (verification), pacing, and

@@ -47,7 +47,7 @@ export interface ThrottleSignals {
  * Guarantees: `replicaLags` answers one entry per configured replica and
  * never throws for one replica's failure (that replica reports null), except
  * when the account may not read a replica's status: that throws a
- * VerificationError (reason `privilege`) naming the grant, since a throttle
+ * RefusalError (reason `privilege`) naming the grant, since a throttle
  * that cannot read its signal must neither run blind nor wait forever;
  * `redoFill` and `historyLength` throw the same when the account may not
  * read their figure; `threadsRunning` is the primary's `Threads_running`;

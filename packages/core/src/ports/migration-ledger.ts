@@ -1,6 +1,5 @@
 import type { CalendarDay } from "../model/calendar-day";
 import type { CopiedDayRecord } from "../model/copied-day-record";
-import type { DayFigures } from "../model/day-figures";
 
 /**
  * Which days are migrated (the Redis set `mig_<table>`) and what was

@@ -31,13 +31,13 @@ export interface Warehouse extends DayRecordStore {
   /**
    * Creates the dataset and the table from the source schema when missing
    * (partitioned by day of `filterColumn` where the warehouse partitions), adds
-   * new source columns, and throws VerificationError on an incompatible change.
+   * new source columns, and throws RefusalError on an incompatible change.
    */
   ensureTable(destination: Destination, schema: TableSchema, filterColumn: string): Promise<void>;
   /**
    * Replaces the whole day with `batches`; returns the rows the warehouse now
    * holds for the day. Fewer rows than the warehouse holds for the day is a
-   * VerificationError that leaves the day as it was: a copied day never loses
+   * RefusalError that leaves the day as it was: a copied day never loses
    * rows to a source that no longer has them (cleanup may have deleted them).
    * When the warehouse can count them in the same transaction, it also
    * returns the day's figures for `keyColumn` (else callers ask `dayFigures`).

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import pMemoize from "p-memoize";
 import { createJsonLogger } from "../adapters/logging/json-logger";
 import { createMysqlAccountCheck } from "../adapters/mysql/mysql-account-check";
 import { createMysqlDayDeleter } from "../adapters/mysql/mysql-day-deleter";
@@ -12,14 +13,12 @@ import { createRedisClient } from "../adapters/redis/create-redis-client";
 import { createRedisCleanupState } from "../adapters/redis/redis-cleanup-state";
 import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-ledger";
 import type { Config } from "../config";
-import { type CopyDayDeps, recopyDay } from "../domain/copy/copy-day";
 import { createThrottleMemory } from "../domain/pacing/throttle-memory";
-import { withDurableCleanup } from "../domain/records/durable-cleanup-state";
-import { withDurableRecord } from "../domain/records/durable-day-record";
-import { VerificationError } from "../errors";
+import { RefusalError } from "../errors";
 import type { Logger } from "../ports/logger";
 import type { TaskQueue } from "../ports/task-queue";
 import type { Warehouse } from "../ports/warehouse";
+import { type Adapters, assembleDeps } from "./assemble-deps";
 import type { Runtime } from "./runtime";
 
 export interface RuntimeOptions {
@@ -27,15 +26,43 @@ export interface RuntimeOptions {
   readonly clock?: () => Date;
 }
 
-/** Builds the adapters config selects. Drivers load lazily so a bundle carries only what it uses. */
+/** Builds the adapters config selects, and the domain's parts from them (assembleDeps). */
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const adapters = await createAdapters(config, options);
+  const { logger, clock, source, queue, storeLedger, loadProbe } = adapters;
+  const destinations = destinationRules(config);
+  const deps = assembleDeps(adapters, {
+    timeZone: config.timeZone,
+    destinations,
+    copyBatchRows: config.copyBatchRows,
+    copyNiceRatio: config.copyNiceRatio,
+    cleanup: config.cleanup,
+    warehouseLabel: warehouseLabel(config),
+    throttleMemory: createThrottleMemory(config.cleanup.niceRatio, (ms) => sleep(ms)),
+  });
+  return {
+    config,
+    logger,
+    clock,
+    source,
+    storeLedger,
+    queue,
+    destinations,
+    ...deps,
+    warehouse: adapters.warehouse,
+    async close() {
+      await Promise.allSettled([queue.close(), loadProbe.close(), source.close(), adapters.closeWarehouse()]);
+      adapters.closeStore();
+    },
+  };
+}
+
+/** The adapters a process opens, each once: drivers load lazily, so a bundle carries only what it uses. */
+async function createAdapters(config: Config, options: RuntimeOptions) {
   const logger = options.logger ?? createJsonLogger({ level: config.logLevel });
   const pool = await openMysqlPool(config);
-  const source = createMysqlSourceDatabase(pool);
   const redis = createRedisClient(config.redis);
-  const ledger = createRedisMigrationLedger(redis);
   const queue = await createQueue(config);
-  const cleanupState = createRedisCleanupState(redis);
   const loadProbe = createMysqlLoadProbe({
     primary: pool,
     replicaUrls: config.cleanup.replicaUrls,
@@ -44,71 +71,30 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     // Replicas are reached by their URLs, with the primary's TLS settings (not through the Cloud SQL connector).
     poolOptions: mysqlTlsOptions(config.mysql.tls),
   });
-  const clock = options.clock ?? (() => new Date());
-  const destinations = {
-    defaultDataset: config.warehouse.dataset,
-    allowProject: config.warehouse.kind === "bigquery",
-  };
-  let warehouse: Promise<Warehouse> | undefined;
-  const openWarehouse = () => {
-    warehouse ??= createWarehouse(config).catch((error: unknown) => {
-      warehouse = undefined;
-      throw error;
-    });
-    return warehouse;
-  };
-  const copy: CopyDayDeps = {
-    source,
-    warehouse: openWarehouse,
-    ledger: withDurableRecord(ledger, { warehouse: openWarehouse, destinations, logger }),
-    logger,
-    clock,
-    timeZone: config.timeZone,
-    destinations,
-    batchRows: config.copyBatchRows,
-    niceRatio: config.copyNiceRatio,
-  };
-  // Cleanup never creates a warehouse: one that is not there refuses the cleanup.
-  const cleanupWarehouse = () => openExistingWarehouse(config, openWarehouse);
+  // Opened on first use: migration planning never needs it, and DuckDB allows one writing process per file.
+  const opened = new Map<undefined, Warehouse>();
+  const warehouse = pMemoize(() => createWarehouse(config), { cache: opened });
   return {
-    config,
     logger,
-    clock,
-    source,
-    ledger,
+    clock: options.clock ?? (() => new Date()),
+    source: createMysqlSourceDatabase(pool),
+    account: createMysqlAccountCheck(pool),
+    deleter: createMysqlDayDeleter(pool),
+    partitions: createMysqlPartitionedTable(pool),
+    loadProbe,
+    storeLedger: createRedisMigrationLedger(redis),
+    storeCleanupState: createRedisCleanupState(redis),
     queue,
-    destinations,
-    copy,
-    migration: { source, queue, ledger, logger, clock, timeZone: config.timeZone, destinations },
-    cleanup: {
-      source,
-      account: createMysqlAccountCheck(pool),
-      deleter: createMysqlDayDeleter(pool),
-      partitions: createMysqlPartitionedTable(pool),
-      loadProbe,
-      warehouse: cleanupWarehouse,
-      warehouseLabel: warehouseLabel(config),
-      ledger: withDurableRecord(ledger, { warehouse: cleanupWarehouse, destinations, logger }),
-      state: withDurableCleanup(cleanupState, { warehouse: cleanupWarehouse, destinations, logger }),
-      queue,
-      logger,
-      clock,
-      destinations,
-      settings: config.cleanup,
-      throttleMemory: createThrottleMemory(config.cleanup.niceRatio, (ms) => sleep(ms)),
-      recopy: (task) => recopyDay(copy, task),
-    },
-    warehouse: openWarehouse,
-    async close() {
-      await Promise.allSettled([
-        queue.close(),
-        loadProbe.close(),
-        source.close(),
-        warehouse?.then((w) => w.close()),
-      ]);
-      redis.disconnect();
-    },
-  };
+    warehouse,
+    // Cleanup never creates a warehouse: one that is not there refuses the cleanup.
+    existingWarehouse: () => openExistingWarehouse(config, warehouse),
+    closeWarehouse: async () => opened.get(undefined)?.close(),
+    closeStore: () => redis.disconnect(),
+  } satisfies Adapters & Record<string, unknown>;
+}
+
+function destinationRules(config: Config) {
+  return { defaultDataset: config.warehouse.dataset, allowProject: config.warehouse.kind === "bigquery" };
 }
 
 async function createQueue(config: Config): Promise<TaskQueue> {
@@ -147,7 +133,7 @@ function openExistingWarehouse(config: Config, open: () => Promise<Warehouse>): 
   const warehouse = config.warehouse;
   if (warehouse.kind === "duckdb" && !warehouse.path.startsWith(":memory:") && !existsSync(warehouse.path)) {
     return Promise.reject(
-      new VerificationError(
+      new RefusalError(
         `the DuckDB file ${warehouse.path} (DUCKDB_PATH) does not exist, so it holds no copy to clean against; ` +
           "point DUCKDB_PATH at the file the migration wrote to",
         { reason: "warehouse" },

@@ -20,7 +20,8 @@ export interface Runtime {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly source: SourceDatabase;
-  readonly ledger: MigrationLedger;
+  /** `mig_<table>` and the copy records as the store (Redis) holds them; copy and cleanup read them through their own ledgers, which recover what the store lost. */
+  readonly storeLedger: MigrationLedger;
   readonly queue: TaskQueue;
   readonly destinations: DestinationRules;
   /** What a copy task uses. */

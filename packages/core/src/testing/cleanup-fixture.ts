@@ -14,15 +14,15 @@ import { createRedisClient } from "../adapters/redis/create-redis-client";
 import { createRedisCleanupState } from "../adapters/redis/redis-cleanup-state";
 import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-ledger";
 import { loadConfig } from "../config/load-config";
-import type { CleanupDeps, CleanupSettings } from "../domain/cleanup/cleanup-deps";
-import { type CopyDayDeps, copyDay, recopyDay } from "../domain/copy/copy-day";
-import { withDurableCleanup } from "../domain/records/durable-cleanup-state";
-import { withDurableRecord } from "../domain/records/durable-day-record";
+import type { CleanupDeps } from "../domain/cleanup/cleanup-deps";
+import type { CleanupSettings } from "../domain/cleanup/cleanup-settings";
+import { type CopyDayDeps, copyDay } from "../domain/copy/copy-day";
 import type { CalendarDay } from "../model/calendar-day";
 import type { DayDeleter } from "../ports/day-deleter";
 import type { MigrationLedger } from "../ports/migration-ledger";
 import type { SourceDatabase } from "../ports/source-database";
 import type { TaskQueue } from "../ports/task-queue";
+import { assembleDeps } from "../runtime/assemble-deps";
 import { createTestAccount, DOCUMENTED_GRANTS, type TestAccount } from "./archiver-account";
 import { createMemoryLoadProbe, type MemoryLoadProbe } from "./fakes/memory-load-probe";
 import type { LogLine } from "./test-runtime";
@@ -116,29 +116,34 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
   const probe = createMemoryLoadProbe();
   // The defaults, as a deployment without CLEANUP_* variables has them; tests override what they exercise.
   const settings: CleanupSettings = loadConfig({}).cleanup;
-  // Copy and cleanup read the ledger as production wires it: recovering a record Redis lost from the durable record.
-  const durableLedger = withDurableRecord(ledger, {
-    warehouse: async () => warehouse,
-    destinations: { defaultDataset: "archive", allowProject: false },
-    logger,
-  });
-  // And the cleanup state: a started cleanup's plan is kept beyond Redis (withDurableCleanup).
-  const durableState = withDurableCleanup(state, {
-    warehouse: async () => warehouse,
-    destinations: { defaultDataset: "archive", allowProject: false },
-    logger,
-  });
-  const copyDeps: CopyDayDeps = {
-    source,
-    warehouse: async () => warehouse,
-    ledger: durableLedger,
-    logger,
-    clock: () => NOW,
-    timeZone: "UTC",
-    destinations: { defaultDataset: "archive", allowProject: false },
-    batchRows: 1000,
-  };
-
+  // Copy and cleanup as production wires them (assembleDeps): the ledger recovers a record Redis lost
+  // from the durable record, and a started cleanup's plan is kept there too.
+  const assembled = assembleDeps(
+    {
+      source,
+      account,
+      deleter,
+      partitions,
+      loadProbe: probe,
+      storeLedger: ledger,
+      storeCleanupState: state,
+      queue,
+      warehouse: async () => warehouse,
+      logger,
+      clock: () => NOW,
+    },
+    {
+      timeZone: "UTC",
+      destinations: { defaultDataset: "archive", allowProject: false },
+      copyBatchRows: 1000,
+      cleanup: settings,
+      warehouseLabel: "the test's DuckDB file",
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+    },
+  );
+  const { sleep: _copiesAtFullSpeed, ...copyDeps } = assembled.copy;
   return {
     db,
     pool,
@@ -154,27 +159,7 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
     logs,
     sleeps,
     deps(overrides = {}) {
-      return {
-        source,
-        account,
-        deleter,
-        partitions,
-        loadProbe: probe,
-        warehouse: async () => warehouse,
-        ledger: durableLedger,
-        state: durableState,
-        queue,
-        logger,
-        clock: () => NOW,
-        destinations: { defaultDataset: "archive", allowProject: false },
-        sleep: async (ms) => {
-          sleeps.push(ms);
-        },
-        recopy: (task) => recopyDay(copyDeps, task),
-        warehouseLabel: "the test's DuckDB file",
-        ...overrides,
-        settings: { ...settings, ...overrides.settings },
-      };
+      return { ...assembled.cleanup, ...overrides, settings: { ...settings, ...overrides.settings } };
     },
     copyDeps,
     async copy(table, day, filterColumn = "created_at") {

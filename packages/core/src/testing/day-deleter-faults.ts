@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { VerificationError } from "../errors";
+import { RefusalError } from "../errors";
 import type { DayDeleter } from "../ports/day-deleter";
 
 // Faults a cleanup test injects around any DayDeleter (MySQL's or the in-memory one).
@@ -34,12 +34,12 @@ export function failAfter(deleter: DayDeleter, n: number, when: "after" | "befor
   };
 }
 
-/** Runs a task that must be refused and returns its VerificationError; a task that passes fails the test. */
-export async function refusal(run: Promise<unknown>): Promise<VerificationError> {
+/** Runs a task that must be refused and returns its RefusalError; a task that passes fails the test. */
+export async function refusal(run: Promise<unknown>): Promise<RefusalError> {
   const error = await run.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(VerificationError);
-  return error as VerificationError;
+  expect(error).toBeInstanceOf(RefusalError);
+  return error as RefusalError;
 }

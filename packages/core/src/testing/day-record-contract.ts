@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { VerificationError } from "../errors";
+import { RefusalError } from "../errors";
 import type { CopiedDayRecord } from "../model/copied-day-record";
 import type { CleanupStart } from "../ports/day-record";
 import type { Warehouse } from "../ports/warehouse";
@@ -144,7 +144,7 @@ export function dayRecordContract(warehouse: () => Warehouse, dataset: string): 
       batchesOf(keyedRows("2024-05-10", [4])),
       "id",
       async () => {
-        throw new VerificationError("the rows are not what was read");
+        throw new RefusalError("the rows are not what was read");
       },
     );
     await expect(refused).rejects.toThrow("the rows are not what was read");

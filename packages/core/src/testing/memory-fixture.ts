@@ -1,15 +1,15 @@
 import { createDuckDbWarehouse, type DuckDbWarehouse } from "../adapters/duckdb/duckdb-warehouse";
 import { createJsonLogger } from "../adapters/logging/json-logger";
 import { loadConfig } from "../config/load-config";
-import type { CleanupDeps, CleanupSettings } from "../domain/cleanup/cleanup-deps";
-import { type CopyDayDeps, copyDay, recopyDay } from "../domain/copy/copy-day";
+import type { CleanupDeps } from "../domain/cleanup/cleanup-deps";
+import type { CleanupSettings } from "../domain/cleanup/cleanup-settings";
+import { type CopyDayDeps, copyDay } from "../domain/copy/copy-day";
 import type { StartMigrationDeps } from "../domain/migration/start-migration";
-import { withDurableCleanup } from "../domain/records/durable-cleanup-state";
-import { withDurableRecord } from "../domain/records/durable-day-record";
 import type { CalendarDay } from "../model/calendar-day";
 import type { CopiedDayRecord } from "../model/copied-day-record";
 import type { Row, TableSchema } from "../model/table-schema";
 import type { CleanDayTask, CopyDayTask } from "../model/task";
+import { type Adapters, assembleDeps, type DomainSettings } from "../runtime/assemble-deps";
 import { createMemoryAccountCheck, type MemoryAccountCheck } from "./fakes/memory-account-check";
 import { createMemoryCleanupState, type MemoryCleanupState } from "./fakes/memory-cleanup-state";
 import { createMemoryDayDeleter, type MemoryDayDeleter } from "./fakes/memory-day-deleter";
@@ -85,29 +85,52 @@ export async function createMemoryFixture(options: { readonly now?: string } = {
   const logs: LogLine[] = [];
   const logger = createJsonLogger({ level: "debug", write: (line) => logs.push(JSON.parse(line)) });
   const now = new Date(options.now ?? MEMORY_NOW);
-  const common = {
+  const adapters: Adapters = {
     source,
-    ledger,
+    account,
+    deleter,
+    partitions: createUnpartitionedTable(),
+    loadProbe: probe,
+    storeLedger: ledger,
+    storeCleanupState: state,
+    queue,
+    warehouse: async () => warehouse,
     logger,
     clock: () => now,
+  };
+  const domain: DomainSettings = {
     timeZone: "UTC",
     destinations: { defaultDataset: "archive", allowProject: false },
+    copyBatchRows: 100,
+    cleanup: settings,
+    warehouseLabel: "the test's in-memory DuckDB",
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
   };
-  // Copy and cleanup read the ledger as production wires it: recovering a record Redis lost from the
-  // durable record of whichever warehouse the deps name.
-  const durable = <D extends Pick<CopyDayDeps, "warehouse" | "ledger" | "destinations" | "logger">>(
-    deps: D,
-  ): D => ({
-    ...deps,
-    ledger: withDurableRecord(deps.ledger, deps),
+  // A replaced ledger, state or warehouse is wired as production wires the real ones (assembleDeps):
+  // behind the durable record of whichever warehouse the deps name.
+  const assemble = (overrides: Partial<Omit<CleanupDeps, "settings"> & CopyDayDeps>) => {
+    const { ledger: storeLedger, state: storeCleanupState, ...rest } = overrides;
+    const replaced = Object.fromEntries(Object.entries(rest).filter(([key]) => key in adapters));
+    return assembleDeps(
+      {
+        ...adapters,
+        ...replaced,
+        ...(storeLedger ? { storeLedger } : {}),
+        ...(storeCleanupState ? { storeCleanupState } : {}),
+      },
+      domain,
+    );
+  };
+  const copyDeps = (overrides: Partial<CopyDayDeps> = {}): CopyDayDeps => ({
+    ...assemble(overrides).copy,
+    ...withoutAdapters(overrides),
   });
-  const copyDeps = (overrides: Partial<CopyDayDeps> = {}): CopyDayDeps =>
-    durable({
-      ...common,
-      warehouse: async () => warehouse,
-      batchRows: 100,
-      ...overrides,
-    });
+  const withoutAdapters = <T extends object>(overrides: T): Partial<T> =>
+    Object.fromEntries(
+      Object.entries(overrides).filter(([key]) => !(key in adapters) && key !== "ledger" && key !== "state"),
+    ) as Partial<T>;
   return {
     source,
     ledger,
@@ -120,27 +143,10 @@ export async function createMemoryFixture(options: { readonly now?: string } = {
     logs,
     sleeps,
     copyDeps,
-    migrationDeps: (overrides = {}) => ({ ...common, queue, ...overrides }),
+    migrationDeps: (overrides = {}) => ({ ...assemble({}).migration, ...overrides }),
     cleanupDeps: (overrides = {}) => {
-      const deps = durable<CleanupDeps>({
-        ...common,
-        account,
-        deleter,
-        partitions: createUnpartitionedTable(),
-        state,
-        queue,
-        loadProbe: probe,
-        warehouse: async () => warehouse,
-        warehouseLabel: "the test's in-memory DuckDB",
-        recopy: (task) => recopyDay(copyDeps(), task),
-        sleep: async (ms) => {
-          sleeps.push(ms);
-        },
-        ...overrides,
-        settings: { ...settings, ...overrides.settings },
-      });
-      // As production wires it: a started cleanup's plan is kept beyond the state (withDurableCleanup).
-      return { ...deps, state: withDurableCleanup(deps.state, deps) };
+      const deps = assemble(overrides).cleanup;
+      return { ...deps, ...withoutAdapters(overrides), settings: { ...settings, ...overrides.settings } };
     },
     copy: (table, day) => copyDay(copyDeps(), copyTask(table, day)),
     async orders(days, perDay, options = {}) {

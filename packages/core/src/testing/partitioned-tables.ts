@@ -1,10 +1,11 @@
 import { afterAll, beforeAll } from "vitest";
 import { createMysqlPartitionedTable } from "../adapters/mysql/mysql-partitioned-table";
-import { cleanDay, type DayCleanupReport } from "../domain/cleanup/clean-day";
 import type { CleanupDeps } from "../domain/cleanup/cleanup-deps";
+import { cleanDay } from "../domain/cleanup/day/clean-day";
+import { type CleanupTaskReport, cleanPartitionTask } from "../domain/cleanup/partition/clean-partition-task";
 import { startCleanup } from "../domain/cleanup/start-cleanup";
 import type { CalendarDay } from "../model/calendar-day";
-import type { CleanDayTask } from "../model/task";
+import { type CleanDayTask, type CleanPartitionTask, isPartitionTask } from "../model/task";
 import type { PartitionedTable } from "../ports/partitioned-table";
 import { DOCUMENTED_GRANTS } from "./archiver-account";
 import { type CleanupFixture, createCleanupFixture } from "./cleanup-fixture";
@@ -51,7 +52,7 @@ export const cleanupMessage = (name: string, dryRun: boolean) =>
 
 /** What a cleanup's tasks did, each run once. */
 export interface CleanupRun {
-  readonly reports: DayCleanupReport[];
+  readonly reports: CleanupTaskReport[];
   readonly failures: { task: CleanDayTask; error: Error }[];
 }
 
@@ -122,7 +123,11 @@ export function partitionedTables(fx: CleanupFixture) {
       for (let task = queue.take(); task; task = queue.take()) {
         if (task.kind !== "clean") throw new Error("only cleanup tasks are expected");
         try {
-          run.reports.push(await cleanDay(deps(queue), task));
+          run.reports.push(
+            await (isPartitionTask(task)
+              ? cleanPartitionTask(deps(queue), task)
+              : cleanDay(deps(queue), task)),
+          );
         } catch (error) {
           run.failures.push({ task, error: error as Error });
         }
@@ -132,11 +137,11 @@ export function partitionedTables(fx: CleanupFixture) {
     },
 
     /** Queues the table's cleanup and takes its first task, the partition's. */
-    async partitionTask(name: string): Promise<{ queue: MemoryTaskQueue; task: CleanDayTask }> {
+    async partitionTask(name: string): Promise<{ queue: MemoryTaskQueue; task: CleanPartitionTask }> {
       const queue = createMemoryTaskQueue();
       await startCleanup(fx.deps({ queue }), cleanupMessage(name, false));
       const task = queue.take();
-      if (task?.kind !== "clean") throw new Error("expected the partition's task");
+      if (task?.kind !== "clean" || !isPartitionTask(task)) throw new Error("expected the partition's task");
       return { queue, task };
     },
 

@@ -61,7 +61,7 @@ export async function createTestRuntime(options: {
   });
   const tables = new Set<string>();
   // The ledger and cleanup state are shared by reference across the runtime's parts.
-  collectTables(runtime.ledger, tables);
+  collectTables(runtime.storeLedger, tables);
   collectTables(runtime.cleanup.state, tables);
   return {
     runtime,

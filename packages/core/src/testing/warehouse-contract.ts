@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TransientError, VerificationError } from "../errors";
+import { RefusalError, TransientError } from "../errors";
 import type { Destination } from "../model/destination";
 import type { Row, TableSchema } from "../model/table-schema";
 import type { WarehouseDay } from "../model/warehouse-day";
@@ -80,13 +80,13 @@ export function describeWarehouseContract(
       expect(old).toEqual(keyedRows("2024-05-05", [1]).map((row) => [...row, null]));
     });
 
-    it("refuses an incompatible type change with a VerificationError naming the column", async () => {
+    it("refuses an incompatible type change with a RefusalError naming the column", async () => {
       const destination = table("incompatible");
       await w().ensureTable(destination, keyedSchema(), "created_at");
       await w().replaceDay(dayOf(destination, DAY), keyedSchema(), batchesOf(keyedRows(DAY, [1])));
       const changed = keyedSchema({ noteKind: "datetime" });
       const attempt = w().ensureTable(destination, changed, "created_at");
-      await expect(attempt).rejects.toBeInstanceOf(VerificationError);
+      await expect(attempt).rejects.toBeInstanceOf(RefusalError);
       await expect(attempt).rejects.toThrow(/note/);
       expect(await subject.readDay(dayOf(destination, DAY), keyedSchema())).toEqual(keyedRows(DAY, [1]));
     });
@@ -147,7 +147,7 @@ export function describeWarehouseContract(
       const copied = keyedRows(DAY, [1, 2]);
       await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(copied));
       const emptied = w().replaceDay(dayOf(destination, DAY), schema, batchesOf([]));
-      await expect(emptied).rejects.toBeInstanceOf(VerificationError);
+      await expect(emptied).rejects.toBeInstanceOf(RefusalError);
       await expect(emptied).rejects.toThrow(/source has no rows for the day but the warehouse holds 2/);
       expect(await subject.readDay(dayOf(destination, DAY), schema)).toEqual(copied);
       const fresh = await w().replaceDay(dayOf(destination, "2024-05-07"), schema, batchesOf([]));
@@ -170,7 +170,7 @@ export function describeWarehouseContract(
       const copied = keyedRows(DAY, [1, 2, 3]);
       await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(copied));
       const shrunk = w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, [1, 2])));
-      await expect(shrunk).rejects.toBeInstanceOf(VerificationError);
+      await expect(shrunk).rejects.toBeInstanceOf(RefusalError);
       await expect(shrunk).rejects.toThrow(
         /source has 2 rows for the day but the warehouse holds 3; refusing to shrink/,
       );

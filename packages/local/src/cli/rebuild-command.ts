@@ -25,7 +25,7 @@ export async function rebuildCommand(
     {
       // Reads only: a DuckDB file that does not exist is refused, never created.
       warehouse: runtime.cleanup.warehouse,
-      ledger: runtime.ledger,
+      ledger: runtime.storeLedger,
       logger: runtime.logger,
       destinations: runtime.destinations,
     },

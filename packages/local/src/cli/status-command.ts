@@ -27,11 +27,11 @@ export async function readStatus(sources: StatusSources): Promise<Status> {
   const twins = sources.cleanup.partitions
     .detachedTwins()
     .catch((error: unknown) => `not checked: ${(error as Error).message}`);
-  const [tasks, tables] = await Promise.all([sources.queue.count(), sources.ledger.tables()]);
+  const [tasks, tables] = await Promise.all([sources.queue.count(), sources.storeLedger.tables()]);
   const rows = await Promise.all(
     tables.sort().map(async (table): Promise<TableStatus> => {
       const [days, cleaned] = await Promise.all([
-        sources.ledger.migratedDays(table),
+        sources.storeLedger.migratedDays(table),
         sources.cleanup.state.cleanedDays(table),
       ]);
       return {

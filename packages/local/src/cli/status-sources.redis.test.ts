@@ -119,7 +119,7 @@ describe("openStatusSources", () => {
     try {
       expect(sources.queue.name).toBe(QUEUE_NAME);
       expect(await sources.queue.count()).toBe(0);
-      expect(await sources.ledger.migratedDays(table)).toEqual([]);
+      expect(await sources.storeLedger.migratedDays(table)).toEqual([]);
       expect(await sources.cleanup.state.cleanedDays(table)).toEqual([]);
     } finally {
       await sources.close();

@@ -23,7 +23,7 @@ import type { Redis } from "ioredis";
  */
 export interface StatusSources {
   readonly queue: Pick<TaskQueue, "name" | "count">;
-  readonly ledger: Pick<MigrationLedger, "tables" | "migratedDays">;
+  readonly storeLedger: Pick<MigrationLedger, "tables" | "migratedDays">;
   readonly cleanup: {
     readonly state: Pick<CleanupState, "cleanedDays">;
     readonly partitions: Pick<PartitionedTable, "detachedTwins">;
@@ -52,7 +52,7 @@ export async function openStatusSources(
   let pool: Promise<MysqlPool> | undefined;
   return {
     queue: { name: QUEUE_NAME, count: () => withRedisErrors(() => countLiveJobs(redis, queue.prefix)) },
-    ledger: createRedisMigrationLedger(redis),
+    storeLedger: createRedisMigrationLedger(redis),
     cleanup: {
       state: createRedisCleanupState(redis),
       partitions: {

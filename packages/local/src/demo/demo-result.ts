@@ -21,7 +21,7 @@ export async function showDemoResult(
   ])) as unknown as [[{ n: number | string }]];
   const warehouse = await runtime.warehouse();
   const copied = await warehouse.countRows(parseDestination(demo.destination, runtime.destinations));
-  const days = await runtime.ledger.migratedDays(demo.table);
+  const days = await runtime.storeLedger.migratedDays(demo.table);
   const rows = Number(source.n);
   writeLine(io.stdout, "");
   writeLine(

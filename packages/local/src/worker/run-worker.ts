@@ -21,7 +21,7 @@ export interface FailedTask {
   readonly jobId: string | undefined;
   /** INVALID_INPUT, VERIFICATION_FAILED, TRANSIENT, INVALID_CONFIG or INTERNAL. */
   readonly code: string;
-  /** Why a day was refused, when the error says (VerificationError's `reason`). */
+  /** Why a day was refused, when the error says (RefusalError's `reason`). */
   readonly reason: string | undefined;
   readonly message: string;
 }

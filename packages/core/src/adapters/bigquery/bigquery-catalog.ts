@@ -1,5 +1,5 @@
 import type { TableMetadata } from "@google-cloud/bigquery";
-import { VerificationError } from "../../errors";
+import { RefusalError } from "../../errors";
 import { type Destination, formatDestination } from "../../model/destination";
 import type { TableSchema } from "../../model/table-schema";
 import type { BigQueryClient, BigQueryTableHandle } from "./bigquery-client";
@@ -23,7 +23,7 @@ export interface BigQueryCatalog {
   /**
    * Makes the table fit the source: creates it (and its dataset) when missing,
    * partitioned by DAY on `filterColumn`, adds new source columns, and throws
-   * VerificationError on another partitioning or an incompatible column.
+   * RefusalError on another partitioning or an incompatible column.
    * Returns the schema loads send.
    */
   prepareTable(
@@ -109,12 +109,12 @@ export function createBigQueryCatalog(options: BigQueryCatalogOptions): BigQuery
       });
       current = await readTable(destination);
       if (!current)
-        throw new VerificationError(`${formatDestination(destination)} vanished right after it was created`);
+        throw new RefusalError(`${formatDestination(destination)} vanished right after it was created`);
     }
     checkPartitioning(destination, current, filterColumn);
     const plan = planSchema((current.schema?.fields ?? []) as BigQueryField[], wanted);
     if (plan.conflicts.length > 0) {
-      throw new VerificationError(
+      throw new RefusalError(
         `${formatDestination(destination)} cannot take the rows of ${schema.name} without changing values: ${plan.conflicts.join("; ")}. Change the BigQuery column by hand or pick a new destination table.`,
       );
     }
@@ -138,7 +138,7 @@ function checkPartitioning(destination: Destination, metadata: TableMetadata, fi
   const partitioning = metadata.timePartitioning;
   if (partitioning?.type !== "DAY" || partitioning.field?.toLowerCase() !== filterColumn.toLowerCase()) {
     const found = partitioning ? `${partitioning.type} on ${partitioning.field ?? "ingestion time"}` : "none";
-    throw new VerificationError(
+    throw new RefusalError(
       `${formatDestination(destination)} must be partitioned by DAY on ${filterColumn} (found: ${found}); days are replaced partition by partition`,
     );
   }

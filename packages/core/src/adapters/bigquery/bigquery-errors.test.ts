@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, TransientError, VerificationError } from "../../errors";
+import { ConfigError, RefusalError, TransientError } from "../../errors";
 import { isAlreadyExists, isNotFound, mapBigQueryError } from "./bigquery-errors";
 
 const context = { action: "loading archive.orders 2024-01-31", project: "acme-prod", dataset: "archive" };
@@ -72,14 +72,14 @@ describe("mapBigQueryError", () => {
       { reason: "invalid", message: "Invalid NUMERIC value: 1e999 Field: price; Value: 1e999" },
     ]);
     const mapped = mapBigQueryError(error, context);
-    expect(mapped).toBeInstanceOf(VerificationError);
+    expect(mapped).toBeInstanceOf(RefusalError);
     expect(mapped.message).toBe(
       "BigQuery loading archive.orders 2024-01-31: Error while reading data, error message: JSON table encountered too many errors; Invalid NUMERIC value: 1e999 Field: price; Value: 1e999",
     );
   });
 
   it("keeps archiver errors and errors that did not come from BigQuery as they are", () => {
-    const verification = new VerificationError("bad value");
+    const verification = new RefusalError("bad value");
     expect(mapBigQueryError(verification, context)).toBe(verification);
     const bug = new TypeError("x is undefined");
     expect(mapBigQueryError(bug, context)).toBe(bug);

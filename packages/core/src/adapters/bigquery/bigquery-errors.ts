@@ -1,4 +1,4 @@
-import { ArchiverError, ConfigError, TransientError, VerificationError } from "../../errors";
+import { ArchiverError, ConfigError, RefusalError, TransientError } from "../../errors";
 
 /** What the adapter was doing, for messages that tell the operator where it failed. */
 export interface BigQueryErrorContext {
@@ -44,7 +44,7 @@ const NETWORK_CODES = new Set([
  * rate limits, quotas, 5xx, backend errors and network failures are
  * TransientError (retried); permission failures are a ConfigError naming the
  * roles to grant; invalid data or schema (the load job's `invalid` errors) and
- * other 4xx are VerificationError carrying BigQuery's own messages. Checked in
+ * other 4xx are RefusalError carrying BigQuery's own messages. Checked in
  * that order because BigQuery answers rate limits with 403 too. Errors that
  * did not come from BigQuery are returned unchanged.
  */
@@ -76,7 +76,7 @@ export function mapBigQueryError(error: unknown, context: BigQueryErrorContext):
     // Not an answer from BigQuery (a bug, an aborted stream): leave it as it is.
     return error instanceof Error ? error : new Error(`BigQuery ${context.action}: ${said}`);
   }
-  return new VerificationError(`BigQuery ${context.action}: ${said}`, options);
+  return new RefusalError(`BigQuery ${context.action}: ${said}`, options);
 }
 
 /** True when the error is BigQuery's "not found" (404). */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, TransientError, VerificationError } from "../../errors";
+import { ConfigError, RefusalError, TransientError } from "../../errors";
 import type { Destination } from "../../model/destination";
 import type { Warehouse } from "../../ports/warehouse";
 import { batchesOf, dayOf, order, ordersSchema } from "../../testing/orders-fixture";
@@ -44,7 +44,7 @@ describe("BigQuery warehouse adapter errors, played back by the local REST stand
       ordersSchema(),
       batchesOf([order("1", "2024-08-01")]),
     );
-    await expect(failure).rejects.toBeInstanceOf(VerificationError);
+    await expect(failure).rejects.toBeInstanceOf(RefusalError);
     await expect(failure).rejects.toThrow(/Could not convert value to NUMERIC\. Field: id/);
   });
 

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { TransientError, VerificationError } from "../../errors";
+import { RefusalError, TransientError } from "../../errors";
 import type { Row } from "../../model/table-schema";
 import type { Warehouse } from "../../ports/warehouse";
 import { copyRecordOf } from "../../testing/day-record-contract";
@@ -44,7 +44,7 @@ describe("BigQuery warehouse adapter: replaceDay", () => {
   it("refuses to empty a copied day when the source has no rows for it, and uploads nothing", async () => {
     bq.answer("query", [[{ row_count: "1" }]]);
     const late = warehouse.replaceDay(day, ordersSchema(), batchesOf([]));
-    await expect(late).rejects.toBeInstanceOf(VerificationError);
+    await expect(late).rejects.toBeInstanceOf(RefusalError);
     await expect(late).rejects.toThrow(/source has no rows for the day but the warehouse holds 1/);
     expect(bq.uploads).toHaveLength(0);
     expect(await warehouse.replaceDay(dayOf(target, "2024-02-01"), ordersSchema(), batchesOf([]))).toEqual({
@@ -83,7 +83,7 @@ describe("BigQuery warehouse adapter: replaceDay", () => {
         errors: [{ reason: "invalid", message: "Could not convert value. Field: id" }],
       }),
     );
-    await expect(warehouse.replaceDay(day, ordersSchema(), rows)).rejects.toBeInstanceOf(VerificationError);
+    await expect(warehouse.replaceDay(day, ordersSchema(), rows)).rejects.toBeInstanceOf(RefusalError);
     bq.fail("upload", apiError(undefined, "rateLimitExceeded"));
     await expect(
       warehouse.replaceDay(day, ordersSchema(), batchesOf([order("1", "2024-01-31")])),
@@ -145,7 +145,7 @@ describe("BigQuery warehouse adapter: the durable day record", () => {
       ordersSchema(),
       batchesOf([order("1", "2024-01-31")]),
       "id",
-      () => Promise.reject(new VerificationError("figures differ")),
+      () => Promise.reject(new RefusalError("figures differ")),
     );
     await expect(failing).rejects.toThrow("figures differ");
     expect(bq.uploads[0]?.ended).toBe(true);

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { ConfigError, TransientError, VerificationError } from "../../errors";
+import { ConfigError, RefusalError, TransientError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
 import { batchesOf, dayOf, order, ordersSchema } from "../../testing/orders-fixture";
 import { bigQueryFields } from "./bigquery-types";
@@ -68,7 +68,7 @@ describe("BigQuery warehouse adapter: tables", () => {
     );
     await expect(
       warehouse.replaceDay(dayOf(target, "2024-01-01"), changed, batchesOf([order("1", "2024-01-01")])),
-    ).rejects.toBeInstanceOf(VerificationError);
+    ).rejects.toBeInstanceOf(RefusalError);
     expect(bq.uploads).toHaveLength(0);
     expect(bq.callsOf("setMetadata")).toHaveLength(0);
   });

@@ -1,5 +1,5 @@
 import { BigQuery } from "@google-cloud/bigquery";
-import { VerificationError } from "../../errors";
+import { RefusalError } from "../../errors";
 import { emptyDayFigures, emptyDaysFigures } from "../../model/day-figures";
 import { type Destination, formatDestination } from "../../model/destination";
 import type { Row, TableSchema } from "../../model/table-schema";
@@ -196,7 +196,7 @@ function outputRows(job: BigQueryLoadJob, action: string): number {
   const text = job.metadata?.statistics?.load?.outputRows;
   const rows = Number(text);
   if (text === undefined || text === null || !Number.isSafeInteger(rows)) {
-    throw new VerificationError(`BigQuery ${action}: job ${job.id} finished without an output row count`);
+    throw new RefusalError(`BigQuery ${action}: job ${job.id} finished without an output row count`);
   }
   return rows;
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { VerificationError } from "../../errors";
+import { RefusalError } from "../../errors";
 import type { LogicalType } from "../../model/logical-type";
 import { createNdjsonEncoder } from "./ndjson-encoder";
 import { everyTypeRows, everyTypeSchema } from "./testdata/every-type";
@@ -57,7 +57,7 @@ describe("createNdjsonEncoder", () => {
     ["a TIME with a day part", { kind: "time", fractionDigits: 0 }, "1 10:00:00"],
   ])("refuses %s, naming the column", (_, type, value) => {
     const encode = encoderFor(type);
-    expect(() => encode([[value]])).toThrow(VerificationError);
+    expect(() => encode([[value]])).toThrow(RefusalError);
     expect(() => encode([[value]])).toThrow(/^t\.v: /);
   });
 

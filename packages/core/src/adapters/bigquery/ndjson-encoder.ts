@@ -1,4 +1,4 @@
-import { VerificationError } from "../../errors";
+import { RefusalError } from "../../errors";
 import type { LogicalType } from "../../model/logical-type";
 import type { Row, SourceColumn } from "../../model/table-schema";
 
@@ -19,7 +19,7 @@ const TIME_TEXT = /^-?\d+:\d{2}:\d{2}(?:\.\d{1,6})?$/;
  * (JSON numbers beyond 2^53 would be rounded), TIMESTAMP with an explicit UTC
  * offset, JSON documents embedded as they are, bytes and WKB in base64, NULL as
  * null. A value that is not the canonical value of its column throws
- * VerificationError naming the column, so a bad value never reaches the load.
+ * RefusalError naming the column, so a bad value never reaches the load.
  *
  * In a JSON column SQL NULL leaves the key out and the JSON document `null`
  * is written as `null`: the only way NDJSON can tell the two apart.
@@ -38,9 +38,7 @@ export function createNdjsonEncoder(
     let out = "";
     for (const row of rows) {
       if (row.length !== count) {
-        throw new VerificationError(
-          `${table}: a row has ${row.length} values but the table has ${count} columns`,
-        );
+        throw new RefusalError(`${table}: a row has ${row.length} values but the table has ${count} columns`);
       }
       let line = "";
       for (let index = 0; index < count; index++) {
@@ -57,9 +55,9 @@ export function createNdjsonEncoder(
   };
 }
 
-function badValue(table: string, column: string, value: unknown): VerificationError {
+function badValue(table: string, column: string, value: unknown): RefusalError {
   const shown = value instanceof Uint8Array ? `${value.byteLength} bytes` : String(value).slice(0, 80);
-  return new VerificationError(
+  return new RefusalError(
     `${table}.${column}: ${typeof value} value "${shown}" is not the canonical value of its column type`,
   );
 }

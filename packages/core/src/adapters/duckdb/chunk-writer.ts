@@ -1,5 +1,5 @@
 import { type DuckDBAppender, DuckDBDataChunk, DuckDBVector } from "@duckdb/node-api";
-import { messageOf, VerificationError } from "../../errors";
+import { messageOf, RefusalError } from "../../errors";
 import type { Row, TableSchema } from "../../model/table-schema";
 import { type ValueEncoder, valueEncoder } from "./duckdb-types";
 
@@ -57,11 +57,11 @@ export class ChunkWriter {
     return new ChunkWriter(appender, columns, schema.columns.length, label);
   }
 
-  /** Appends `rows`; throws VerificationError naming the column of a value that cannot be stored exactly. */
+  /** Appends `rows`; throws RefusalError naming the column of a value that cannot be stored exactly. */
   write(rows: readonly Row[]): void {
     for (const row of rows) {
       if (row.length !== this.rowWidth) {
-        throw new VerificationError(
+        throw new RefusalError(
           `${this.label}: a row has ${row.length} values, the schema ${this.rowWidth} columns`,
         );
       }
@@ -93,7 +93,7 @@ export class ChunkWriter {
       const value = (rows[start + offset] as Row)[source];
       const shown = typeof value === "string" ? JSON.stringify(value) : String(value);
       const why = messageOf(cause);
-      throw new VerificationError(`${this.label}: column ${name} cannot store ${shown} exactly (${why})`, {
+      throw new RefusalError(`${this.label}: column ${name} cannot store ${shown} exactly (${why})`, {
         cause,
       });
     }

@@ -1,5 +1,5 @@
 import { type DuckDBConnection, quotedIdentifier } from "@duckdb/node-api";
-import { InvalidInputError, VerificationError } from "../../errors";
+import { InvalidInputError, RefusalError } from "../../errors";
 import { addDays, type CalendarDay, isCalendarDay, startOfDay } from "../../model/calendar-day";
 import { type Destination, formatDestination } from "../../model/destination";
 import type { TableSchema } from "../../model/table-schema";
@@ -119,7 +119,7 @@ export async function ensureTableShape(
     }
   }
   if (conflicts.length > 0) {
-    throw new VerificationError(`${formatDestination(destination)}: ${conflicts.join("; ")}`);
+    throw new RefusalError(`${formatDestination(destination)}: ${conflicts.join("; ")}`);
   }
   if (changes.length === 0) return;
   await connection.run("BEGIN TRANSACTION");

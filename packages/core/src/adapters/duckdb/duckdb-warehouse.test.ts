@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { VerificationError } from "../../errors";
+import { RefusalError } from "../../errors";
 import type { Row } from "../../model/table-schema";
 import { batchesOf, dayOf } from "../../testing/orders-fixture";
 import { uniqueName } from "../../testing/test-services";
@@ -68,7 +68,7 @@ describe("DuckDB warehouse specifics", () => {
     await warehouse.replaceDay(dayOf(destination, DAY), schema, batchesOf(before));
     const stray = [...keyedRows(DAY, [2]), ...keyedRows("2024-05-07", [3])];
     const attempt = warehouse.replaceDay(dayOf(destination, DAY), schema, batchesOf(stray));
-    await expect(attempt).rejects.toBeInstanceOf(VerificationError);
+    await expect(attempt).rejects.toBeInstanceOf(RefusalError);
     await expect(attempt).rejects.toThrow("appended 2 rows but the day holds 1");
     expect(await readDuckDbDay(warehouse, dayOf(destination, DAY), schema)).toEqual(before);
     expect(await warehouse.countRows(destination)).toBe(1);
@@ -84,7 +84,7 @@ describe("DuckDB warehouse specifics", () => {
       batchesOf(keyedRows(DAY, [2, 3])),
       "id",
       async ({ figures }) => {
-        throw new VerificationError(`refused a day of ${figures?.rows} rows`);
+        throw new RefusalError(`refused a day of ${figures?.rows} rows`);
       },
     );
     await expect(attempt).rejects.toThrow("refused a day of 2 rows");
@@ -106,7 +106,7 @@ describe("DuckDB warehouse specifics", () => {
         i === 1 ? row.map((v, c) => (c === index ? value : v)) : row,
       );
       const attempt = warehouse.replaceDay(dayOf(destination, DAY), schema, batchesOf(bad));
-      await expect(attempt).rejects.toBeInstanceOf(VerificationError);
+      await expect(attempt).rejects.toBeInstanceOf(RefusalError);
       await expect(attempt).rejects.toThrow(message);
       expect(await readDuckDbDay(warehouse, dayOf(destination, DAY), schema)).toEqual(keyedRows(DAY, [1]));
     },

@@ -1,5 +1,5 @@
 import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api";
-import { InvalidInputError, VerificationError } from "../../errors";
+import { InvalidInputError, RefusalError } from "../../errors";
 import type { DayFigures } from "../../model/day-figures";
 import { formatDestination } from "../../model/destination";
 import type { Row, TableSchema } from "../../model/table-schema";
@@ -79,7 +79,7 @@ export async function replaceDayInTransaction(
     const figures = await dayFiguresOn(connection, at, target.keyColumn);
     const rows = figures.rows;
     if (rows !== appended) {
-      throw new VerificationError(
+      throw new RefusalError(
         `${label}: appended ${appended} rows but the day holds ${rows}; ${appended - rows} rows lie outside the day or have no ${filterColumn}`,
       );
     }

@@ -1,5 +1,6 @@
 import type { JobsOptions, Queue } from "bullmq";
 import { Redis, type RedisOptions } from "ioredis";
+import pMemoize from "p-memoize";
 import { parseTaskPayload } from "../../domain/tasks/task-payload";
 import type { TaskPayload } from "../../model/task";
 import type { EnqueueResult, TaskQueue } from "../../ports/task-queue";
@@ -70,18 +71,11 @@ export function createLocalTaskQueue(options: LocalTaskQueueOptions): TaskQueue 
     removeOnComplete: true,
     removeOnFail: { age: KEEP_FAILED_SECONDS },
   };
-  let opened: Promise<Queue> | undefined;
   let ready: Queue | undefined;
 
   // BullMQ waits for a ready connection without a time limit, so the queue is
   // opened only once Redis has answered; a failed open is forgotten and retried.
-  function bull(): Promise<Queue> {
-    opened ??= openQueue().catch((error: unknown) => {
-      opened = undefined;
-      throw error;
-    });
-    return opened;
-  }
+  const bull = pMemoize(openQueue);
 
   async function openQueue(): Promise<Queue> {
     await redis.ping();

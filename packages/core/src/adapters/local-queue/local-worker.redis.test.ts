@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { InvalidInputError, TransientError, VerificationError } from "../../errors";
+import { InvalidInputError, RefusalError, TransientError } from "../../errors";
 import { addDays } from "../../model/calendar-day";
 import type { CopyDayTask, TaskPayload } from "../../model/task";
 import type { TaskQueue } from "../../ports/task-queue";
@@ -159,7 +159,7 @@ describe("startLocalWorker", () => {
 
   it.each([
     ["invalid input", () => new InvalidInputError("table", "does not exist")],
-    ["a failed verification", () => new VerificationError("warehouse holds 3 rows, source 4")],
+    ["a failed verification", () => new RefusalError("warehouse holds 3 rows, source 4")],
   ])("fails a task for good at once on %s, and lets a later run enqueue it again", async (_, error) => {
     let fail = true;
     const runs: number[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InvalidInputError, TransientError, VerificationError } from "../../errors";
+import { InvalidInputError, RefusalError, TransientError } from "../../errors";
 import { mapMysqlError } from "./map-mysql-error";
 
 function driverError(fields: Record<string, unknown>): Error {
@@ -51,11 +51,9 @@ describe("mapMysqlError", () => {
         table: "rental",
       },
     );
-    expect(mapped).toBeInstanceOf(VerificationError);
+    expect(mapped).toBeInstanceOf(RefusalError);
     expect(mapped).toMatchObject({ reason: "foreign-key" });
-    expect((mapped as VerificationError).message).toMatch(
-      /foreign key refused the delete \(table "rental"\)/,
-    );
+    expect((mapped as RefusalError).message).toMatch(/foreign key refused the delete \(table "rental"\)/);
   });
 
   it("names the column when it does not exist", () => {
@@ -78,7 +76,7 @@ describe("mapMysqlError", () => {
     expect(mapMysqlError(denied)).toBe(denied);
     const syntax = driverError({ code: "ER_PARSE_ERROR", errno: 1064, sqlState: "42000" });
     expect(mapMysqlError(syntax)).toBe(syntax);
-    const verification = new VerificationError("mismatch");
+    const verification = new RefusalError("mismatch");
     expect(mapMysqlError(verification)).toBe(verification);
     expect(mapMysqlError("text")).toBe("text");
   });

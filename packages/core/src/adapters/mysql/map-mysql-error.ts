@@ -1,4 +1,4 @@
-import { ArchiverError, InvalidInputError, TransientError, VerificationError } from "../../errors";
+import { ArchiverError, InvalidInputError, RefusalError, TransientError } from "../../errors";
 
 /** What the failing call was about, so the error can name it. */
 export interface MysqlErrorContext {
@@ -59,7 +59,7 @@ interface DriverError {
  * Turns a mysql2 error into the archiver's error classes: connection-level
  * failures become TransientError (retry), a missing table or column becomes
  * InvalidInputError (never retry), a delete a foreign key refuses becomes
- * VerificationError (never retry: the same rows are refused every time). Anything else is returned unchanged: an
+ * RefusalError (never retry: the same rows are refused every time). Anything else is returned unchanged: an
  * unexpected server error is neither safe to retry forever nor the caller's
  * fault.
  */
@@ -81,7 +81,7 @@ export function mapMysqlError(error: unknown, context: MysqlErrorContext = {}): 
     (typeof code === "string" && REFERENCED_ROW_CODES.has(code)) ||
     (typeof errno === "number" && REFERENCED_ROW_ERRNOS.has(errno))
   ) {
-    return new VerificationError(`a foreign key refused the delete${where}: ${text}`, {
+    return new RefusalError(`a foreign key refused the delete${where}: ${text}`, {
       cause: error,
       reason: "foreign-key",
     });

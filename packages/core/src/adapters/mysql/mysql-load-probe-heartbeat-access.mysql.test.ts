@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { VerificationError } from "../../errors";
+import { RefusalError } from "../../errors";
 import { createTestAccount, DOCUMENTED_GRANTS, type TestAccount } from "../../testing/archiver-account";
 import { createTestDatabase, type TestDatabase } from "../../testing/test-services";
 import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
@@ -45,8 +45,8 @@ describe("the heartbeat's privilege", () => {
     const denied = probe();
     try {
       const error = await denied.replicaLags().catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(VerificationError);
-      expect((error as VerificationError).reason).toBe("privilege");
+      expect(error).toBeInstanceOf(RefusalError);
+      expect((error as RefusalError).reason).toBe("privilege");
       expect((error as Error).message).toContain(`without SELECT ON ${table} on that replica`);
       expect((error as Error).message).toContain(grant);
       const checks = await denied.accessChecks({ replicaLag: true, redo: false, historyLength: false });

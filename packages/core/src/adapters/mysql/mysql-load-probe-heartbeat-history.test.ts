@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { VerificationError } from "../../errors";
+import { RefusalError } from "../../errors";
 import type { MysqlPool } from "./create-mysql-pool";
 import { createMysqlLoadProbe } from "./mysql-load-probe";
 
@@ -85,7 +85,7 @@ describe("createMysqlLoadProbe: heartbeat lag", () => {
     const denied = serverError(1142, "SELECT command denied to user 'archiver'@'%' for table 'heartbeat'");
     const { probe } = heartbeatProbe(denied);
     const error = await probe.replicaLags().catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(VerificationError);
+    expect(error).toBeInstanceOf(RefusalError);
     expect((error as Error).message).toContain(
       "the replica-lag (replica-a:3307) throttle cannot read its signal without SELECT ON `percona`.`heartbeat` on that replica",
     );

@@ -1,6 +1,6 @@
 import type mysql from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createThrottle } from "../../domain/cleanup/throttle";
+import { createThrottle } from "../../domain/pacing/throttle";
 import {
   type PrivateServers,
   privateMariaDbAvailable,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createThrottle } from "../../domain/cleanup/throttle";
 import { createLagForecast } from "../../domain/pacing/lag-forecast";
+import { createThrottle } from "../../domain/pacing/throttle";
 import type { LoadProbe } from "../../ports/load-probe";
 import {
   type PrivateServers,

@@ -1,5 +1,5 @@
 import type { PoolOptions } from "mysql2/promise";
-import { VerificationError } from "../../errors";
+import { RefusalError } from "../../errors";
 import type { AccessCheck } from "../../ports/access-check";
 import type { LoadProbe, RedoFill, ReplicaLag, ReplicaRedo } from "../../ports/load-probe";
 import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
@@ -132,7 +132,7 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
         detail: lag.seconds === null ? (lag.reason ?? "no figure") : `lag ${lag.seconds} s`,
       };
     } catch (error) {
-      if (!(error instanceof VerificationError) || !replica.pool) throw error;
+      if (!(error instanceof RefusalError) || !replica.pool) throw error;
       const access = await replicaAccess(replica.pool, heartbeat);
       return {
         for: part,
@@ -163,7 +163,7 @@ export function createMysqlLoadProbe(options: MysqlLoadProbeOptions): LoadProbe 
           figure === null ? "not reported by this server: the throttle has no effect" : describe(figure),
       };
     } catch (error) {
-      if (!(error instanceof VerificationError)) throw error;
+      if (!(error instanceof RefusalError)) throw error;
       return {
         for: part,
         need,

@@ -1,4 +1,4 @@
-import { VerificationError } from "../../errors";
+import { RefusalError } from "../../errors";
 import { quoteIdentifier } from "./quote-identifier";
 
 /**
@@ -32,8 +32,8 @@ export function privilegeRefusal(
   what: string,
   privilege: string,
   grant: string,
-): VerificationError {
-  return new VerificationError(
+): RefusalError {
+  return new RefusalError(
     `cleanup of "${table}" refused: the archiver's MySQL account cannot ${what} without ${privilege}; ` +
       `nothing was deleted. Grant it with: ${grant}`,
     { field: "clean_table", reason: "privilege" },
@@ -41,8 +41,8 @@ export function privilegeRefusal(
 }
 
 /** The refusal of a cleanup whose switched-on throttle cannot read its signal. */
-export function throttleRefusal(what: string, privilege: string, grant: string): VerificationError {
-  return new VerificationError(
+export function throttleRefusal(what: string, privilege: string, grant: string): RefusalError {
+  return new RefusalError(
     `cleanup refused: the ${what} throttle cannot read its signal without ${privilege}; nothing was deleted. ` +
       `Grant it with: ${grant} (or switch that throttle off)`,
     { reason: "privilege" },

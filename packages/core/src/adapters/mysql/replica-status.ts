@@ -1,4 +1,4 @@
-import type { VerificationError } from "../../errors";
+import type { RefusalError } from "../../errors";
 import type { ReplicaLag } from "../../ports/load-probe";
 import type { MysqlPool } from "./create-mysql-pool";
 import { grantStatement, replicaMonitorPrivilege, throttleRefusal } from "./privilege-refusal";
@@ -81,7 +81,7 @@ export async function replicaRefusal(
   pool: MysqlPool,
   name: string,
   heartbeat: Heartbeat | undefined,
-): Promise<VerificationError> {
+): Promise<RefusalError> {
   const { privilege, grant } = await replicaAccess(pool, heartbeat);
   return throttleRefusal(`replica-lag (${name})`, `${privilege} on that replica`, grant);
 }

@@ -1,3 +1,4 @@
+import pMemoize from "p-memoize";
 import type { MysqlPool } from "./create-mysql-pool";
 import { mapMysqlError } from "./map-mysql-error";
 
@@ -19,14 +20,11 @@ export type Queryable = Pick<MysqlPool, "query">;
 
 /** Reads the facts on first use and keeps them; a failed read is tried again next time. */
 export function serverFactsOf(pool: Queryable): () => Promise<ServerFacts> {
-  let facts: Promise<ServerFacts> | undefined;
-  return () => {
-    facts ??= readServerFacts(pool).catch((error) => {
-      facts = undefined;
+  return pMemoize(() =>
+    readServerFacts(pool).catch((error: unknown) => {
       throw mapMysqlError(error);
-    });
-    return facts;
-  };
+    }),
+  );
 }
 
 async function readServerFacts(pool: Queryable): Promise<ServerFacts> {

@@ -1,4 +1,4 @@
-import { VerificationError } from "../../errors";
+import { RefusalError } from "../../errors";
 import { dictionaryNames } from "./innodb-names";
 import type { ServerFacts } from "./server-facts";
 import type { SqlQuery } from "./sql-query";
@@ -34,7 +34,7 @@ function referencesTable(facts: ServerFacts, table: string): SqlQuery {
 function dictionaryNamesOf(facts: ServerFacts, table: string): string[] {
   const names = dictionaryNames(facts.database, table, facts.lowerCaseNames);
   if (names !== undefined) return names;
-  throw new VerificationError(
+  throw new RefusalError(
     `cleanup of "${table}" refused: the name of the table or its database has characters beyond ASCII, ` +
       "which InnoDB's dictionary spells in a way the archiver does not read, so the foreign keys that " +
       "reference it cannot be proven; nothing was deleted",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { VerificationError } from "../../errors";
+import { RefusalError } from "../../errors";
 import type { ReferencingKey } from "../../ports/day-deleter";
 import type { ServerFacts } from "./server-facts";
 import { createSideEffectWatch, describes } from "./side-effect-watch";
@@ -104,7 +104,7 @@ describe("createSideEffectWatch", () => {
       referencingKeys: [],
       deleteTriggers: [],
     });
-    await expect(denied).rejects.toBeInstanceOf(VerificationError);
+    await expect(denied).rejects.toBeInstanceOf(RefusalError);
     await expect(denied).rejects.toMatchObject({ reason: "privilege" });
     await expect(denied).rejects.toThrow("GRANT PROCESS ON *.* TO 'archiver'@'%';");
   });

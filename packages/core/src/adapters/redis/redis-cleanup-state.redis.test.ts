@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { TransientError, VerificationError } from "../../errors";
+import { RefusalError, TransientError } from "../../errors";
 import type { CleanupPlan } from "../../model/day-chunks";
 import { deleteKeysWithPrefix, testRedisUrl, uniqueName } from "../../testing/test-services";
 import { createRedisClient } from "./create-redis-client";
@@ -88,7 +88,7 @@ describe("createRedisCleanupState", () => {
       figures: "{",
       plan: "{",
     });
-    await expect(state.read({ table: "t4", day: "2024-01-01" })).rejects.toBeInstanceOf(VerificationError);
+    await expect(state.read({ table: "t4", day: "2024-01-01" })).rejects.toBeInstanceOf(RefusalError);
   });
 
   it("leases a day to one holder at a time", async () => {

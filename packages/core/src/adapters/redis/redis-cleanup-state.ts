@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { TransientError, VerificationError } from "../../errors";
+import { RefusalError, TransientError } from "../../errors";
 import type { CalendarDay } from "../../model/calendar-day";
 import type { DayCleanup } from "../../model/day-cleanup";
 import type { TableDay } from "../../model/table-day";
@@ -144,10 +144,10 @@ const NO_PLAN = { kind: "chunks", by: { kind: "time" }, chunks: [], newestFirst:
 function parseDay({ table, day }: TableDay, hash: Record<string, string>): DayCleanup {
   const status = hash.status;
   if (status !== "verified" && status !== "deleting" && status !== "done") {
-    throw new VerificationError(`cleanup state of ${table} ${day} has an unknown status ${String(status)}`);
+    throw new RefusalError(`cleanup state of ${table} ${day} has an unknown status ${String(status)}`);
   }
   if (hash.plan === undefined && status !== "done") {
-    throw new VerificationError(`cleanup state of ${table} ${day} is ${status} but has no plan`);
+    throw new RefusalError(`cleanup state of ${table} ${day} is ${status} but has no plan`);
   }
   try {
     return {
@@ -162,6 +162,6 @@ function parseDay({ table, day }: TableDay, hash: Record<string, string>): DayCl
     };
   } catch (error) {
     // Deletes resume from this state; an unreadable one must stop the day, never guess.
-    throw new VerificationError(`cleanup state of ${table} ${day} is not readable`, { cause: error });
+    throw new RefusalError(`cleanup state of ${table} ${day} is not readable`, { cause: error });
   }
 }

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { InvalidInputError, VerificationError } from "../../errors";
+import { InvalidInputError, RefusalError } from "../../errors";
 import { type CalendarDay, isCalendarDay } from "../../model/calendar-day";
 import type { CopiedDayRecord } from "../../model/copied-day-record";
 import type { MigrationLedger } from "../../ports/migration-ledger";
@@ -105,6 +105,6 @@ function parseRecord(table: string, day: CalendarDay, json: string): CopiedDayRe
     return JSON.parse(json) as CopiedDayRecord;
   } catch (error) {
     // Cleanup verifies against this record; an unreadable one must stop the day, not pass it.
-    throw new VerificationError(`copy record of ${table} ${day} is not valid JSON`, { cause: error });
+    throw new RefusalError(`copy record of ${table} ${day} is not valid JSON`, { cause: error });
   }
 }

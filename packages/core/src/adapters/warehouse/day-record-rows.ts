@@ -1,4 +1,4 @@
-import { VerificationError } from "../../errors";
+import { RefusalError } from "../../errors";
 import type { CalendarDay } from "../../model/calendar-day";
 import type { CopiedDayRecord } from "../../model/copied-day-record";
 import type { CleanupStart, DayRecordEntry, DurableDayRecord } from "../../ports/day-record";
@@ -67,11 +67,8 @@ function parseEntry<T>(text: string, label: string): T {
   try {
     return JSON.parse(text) as T;
   } catch (error) {
-    throw new VerificationError(
-      `${label}: an entry of ${DAY_RECORD_TABLE} is not JSON: ${text.slice(0, 80)}`,
-      {
-        cause: error,
-      },
-    );
+    throw new RefusalError(`${label}: an entry of ${DAY_RECORD_TABLE} is not JSON: ${text.slice(0, 80)}`, {
+      cause: error,
+    });
   }
 }

@@ -1,4 +1,4 @@
-import { VerificationError } from "../../errors";
+import { RefusalError } from "../../errors";
 import type { Row } from "../../model/table-schema";
 
 /**
@@ -6,10 +6,10 @@ import type { Row } from "../../model/table-schema";
  * it holds: rows that left the source (cleanup deleted them, and its record may
  * be lost) would leave the warehouse too, and it may hold their only copy.
  */
-export function shrinkRefusal(label: string, rows: number, held: number): VerificationError {
+export function shrinkRefusal(label: string, rows: number, held: number): RefusalError {
   const source =
     rows === 0 ? "the source has no rows for the day" : `the source has ${rows} rows for the day`;
-  return new VerificationError(
+  return new RefusalError(
     `${label}: ${source} but the warehouse holds ${held}; refusing to ${rows === 0 ? "empty" : "shrink"} a copied day. ` +
       "If a cleanup of this day started, finish it rather than copying the day again",
     { reason: "changed" },

@@ -1,6 +1,6 @@
-import { VerificationError } from "../../errors";
 import type { AccessCheck } from "../../ports/access-check";
 import type { CleanupDeps } from "./cleanup-deps";
+import { refusalError, refuse } from "./refusal";
 
 /** What the archiver's account may do for one table's cleanup, as `archiver check` prints it. */
 export interface AccessReport {
@@ -48,9 +48,10 @@ export function requireAccess(table: string, report: AccessReport): void {
   if (missing.length === 0) return;
   const needs = missing.map((check) => `${check.need} (${check.for}; needs ${check.privilege})`).join("; ");
   const grants = missing.flatMap((check) => (check.grant ? [check.grant] : []));
-  throw new VerificationError(
+  const refusal = refuse(
+    "privilege",
     `cleanup of "${table}" refused: the archiver's MySQL account cannot ${needs}; nothing was checked ` +
       `or deleted.${grants.length > 0 ? ` Grant it with: ${grants.join(" ")}` : ""}`,
-    { field: "clean_table", reason: "privilege" },
   );
+  throw refusalError(refusal, "clean_table");
 }

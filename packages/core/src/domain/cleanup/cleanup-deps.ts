@@ -1,4 +1,3 @@
-import type { Config } from "../../config";
 import type { CalendarDay } from "../../model/calendar-day";
 import type { CopiedDayRecord } from "../../model/copied-day-record";
 import type { DayFigures } from "../../model/day-figures";
@@ -17,9 +16,7 @@ import type { SourceDatabase } from "../../ports/source-database";
 import type { TaskQueue } from "../../ports/task-queue";
 import type { Warehouse } from "../../ports/warehouse";
 import type { ThrottleMemory } from "../pacing/throttle-memory";
-
-/** Chunking, pacing and throttles (CLEANUP_* variables). */
-export type CleanupSettings = Config["cleanup"];
+import type { CleanupSettings } from "./cleanup-settings";
 
 /** Everything cleanup mode (`startCleanup`) and a cleanup task (`cleanDay`) use. */
 export interface CleanupDeps {

@@ -6,11 +6,12 @@ import type { DayScope } from "../../model/table-day";
 import { integerKeyColumn, type TableSchema } from "../../model/table-schema";
 import type { ReferencingKey } from "../../ports/day-deleter";
 import type { CleanupDeps } from "./cleanup-deps";
-import type { PartitionPath } from "./partition-paths";
-import { exchangeCheck, verifyRows } from "./partition-rows";
-import { chunkByOf, recordedKeyRange } from "./plan-cleanup";
-import type { DayRefusal, DayVerdict } from "./refusals";
-import { verifyDay } from "./verify-day";
+import { chunkByOf, recordedKeyRange } from "./day/plan-chunks";
+import { verifyDay } from "./day/verify-day";
+import type { DayVerdict } from "./judge-day";
+import type { PartitionPath } from "./partition/partition-paths";
+import { exchangeCheck, verifyRows } from "./partition/partition-rows";
+import type { DayRefusal } from "./refusal";
 
 /** A day of the cleanup, with its copy record when the ledger has one. */
 export interface PendingDay {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InvalidInputError, VerificationError } from "../../errors";
+import { InvalidInputError, RefusalError } from "../../errors";
 import { type CleanupFixture, createCleanupFixture } from "../../testing/cleanup-fixture";
 import { uniqueName } from "../../testing/test-services";
 import { parseMessage } from "../messages/parse-message";
-import { cleanDay } from "./clean-day";
+import { cleanDay } from "./day/clean-day";
 import { startCleanup } from "./start-cleanup";
 
 let fx: CleanupFixture;
@@ -157,7 +157,7 @@ describe("startCleanup on real MariaDB, Redis and DuckDB", () => {
 
     const run = startCleanup(fx.deps(), message(table, { dry_run: false }));
 
-    await expect(run).rejects.toBeInstanceOf(VerificationError);
+    await expect(run).rejects.toBeInstanceOf(RefusalError);
     await expect(run).rejects.toMatchObject({ field: "clean_table" });
     expect(await snapshot(table)).toEqual(before);
     expect(fx.logs.find((l) => l.table === table && l.copyTasksQueued !== undefined)?.copyTasksQueued).toBe(

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { InvalidInputError, VerificationError } from "../../errors";
+import { InvalidInputError, RefusalError } from "../../errors";
 import { failAfter } from "../../testing/day-deleter-faults";
 import { sourceColumn } from "../../testing/fakes/source-column";
 import {
@@ -13,7 +13,7 @@ import {
 } from "../../testing/memory-fixture";
 import type { CleanupMessage } from "../messages/cleanup-message";
 import { parseMessage } from "../messages/parse-message";
-import { cleanDay } from "./clean-day";
+import { cleanDay } from "./day/clean-day";
 import { startCleanup } from "./start-cleanup";
 
 // startCleanup on the in-memory fakes; start-cleanup.mysql.test.ts runs it against MariaDB and Redis.
@@ -138,7 +138,7 @@ describe("startCleanup", () => {
 
     const error = await startCleanup(fx.cleanupDeps(), message()).catch((e: unknown) => e);
 
-    expect(error).toBeInstanceOf(VerificationError);
+    expect(error).toBeInstanceOf(RefusalError);
     expect(error).toMatchObject({ reason: "warehouse", field: "clean_table" });
     expect((error as Error).message).toMatch(
       /has no table elsewhere\.orders_copy, where its days were copied/,
@@ -153,7 +153,7 @@ describe("startCleanup", () => {
 
     const error = await startCleanup(fx.cleanupDeps(), message({ dry_run: false })).catch((e: unknown) => e);
 
-    expect(error).toBeInstanceOf(VerificationError);
+    expect(error).toBeInstanceOf(RefusalError);
     expect(error).toMatchObject({ field: "clean_table", reason: "queued" });
     expect(await snapshot()).toEqual(before);
     expect(fx.logged(/still queued/)).toMatchObject([{ copyTasksQueued: 1 }]);

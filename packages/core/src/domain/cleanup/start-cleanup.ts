@@ -1,14 +1,15 @@
-import { InvalidInputError, VerificationError } from "../../errors";
+import { InvalidInputError } from "../../errors";
 import type { CalendarDay } from "../../model/calendar-day";
 import { formatDestination, parseDestination } from "../../model/destination";
 import type { CleanDayTask } from "../../model/task";
 import type { CleanupMessage } from "../messages/cleanup-message";
-import { describeSourceTable } from "../types/source-table";
+import { describeSourceTable } from "../source-table";
 import { accessReport, requireAccess } from "./cleanup-access";
 import { type CleanupDeps, pendingDays } from "./cleanup-deps";
 import { dryRunCleanup, dryRunPartitions, type PendingDay } from "./cleanup-dry-run";
-import { type PartitionPath, type PartitionPaths, readPartitionPaths } from "./partition-paths";
-import { copyRecordProblem, type DayRefusal, describeTriggers } from "./refusals";
+import { copyRecordProblem } from "./judge-day";
+import { type PartitionPath, type PartitionPaths, readPartitionPaths } from "./partition/partition-paths";
+import { type DayRefusal, refusalError, refuse, triggerRefusal } from "./refusal";
 
 /** What a cleanup message did (or, in a dry run, would do); also logged as one summary line. */
 export interface CleanupSummary {
@@ -63,22 +64,20 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
     deps.queue.queuedDays("copy", schema.name),
     deps.deleter.sideEffects(schema.name),
   ]);
-  if (sideEffects.deleteTriggers.length > 0 && !message.allow_delete_triggers) {
-    throw new InvalidInputError(
-      "allow_delete_triggers",
-      describeTriggers(schema.name, sideEffects.deleteTriggers),
-    );
-  }
+  // The message names the table: one that has triggers it does not allow is bad input (its tasks refuse the same way).
+  const triggers = triggerRefusal(schema.name, sideEffects, message.allow_delete_triggers);
+  if (triggers) throw new InvalidInputError("allow_delete_triggers", triggers.reason);
   if (queuedCopies.size > 0) {
     deps.logger.warn("cleanup refused: the migration of this table is still queued", {
       table: schema.name,
       copyTasksQueued: queuedCopies.size,
     });
-    throw new VerificationError(
+    const queued = refuse(
+      "queued",
       `cleanup of "${schema.name}" refused: ${queuedCopies.size} copy tasks for it are still queued; ` +
         "run it again once the migration has finished",
-      { field: "clean_table", reason: "queued" },
     );
+    throw refusalError(queued, "clean_table");
   }
 
   const days = await pendingDays(deps, schema.name);
@@ -145,12 +144,13 @@ async function requireWarehouseTables(
   for (const name of names) {
     const destination = parseDestination(name, deps.destinations);
     if (await warehouse.hasTable(destination)) continue;
-    throw new VerificationError(
+    const missing = refuse(
+      "warehouse",
       `cleanup of "${table}" refused: ${deps.warehouseLabel} has no table ${formatDestination(destination)}, ` +
         "where its days were copied; nothing was checked or deleted. Point the warehouse variables at the " +
         "warehouse the migration wrote to",
-      { field: "clean_table", reason: "warehouse" },
     );
+    throw refusalError(missing, "clean_table");
   }
 }
 

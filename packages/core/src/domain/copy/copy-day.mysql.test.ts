@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { VerificationError } from "../../errors";
+import { RefusalError } from "../../errors";
 import type { Warehouse } from "../../ports/warehouse";
 import { db, deps, fixture, readBack, t, task } from "../../testing/copy-day-fixture";
 import { testRedisUrl, uniqueName } from "../../testing/test-services";
@@ -22,7 +22,7 @@ describe("copyDay", () => {
     await copyDay(deps(), task(table, "2024-01-02"));
     const { rows } = await readBack(table, "2024-01-02");
     expect(rows.map((r) => r[1])).toEqual(["2024-01-02 00:00:00.000000", "2024-01-02 23:59:59.999999"]);
-    expect(await t.runtime.ledger.migratedDays(table)).toEqual(["2024-01-02"]);
+    expect(await t.runtime.storeLedger.migratedDays(table)).toEqual(["2024-01-02"]);
   });
 
   it("copying a day twice leaves exactly one copy of each row", async () => {
@@ -88,12 +88,12 @@ describe("copyDay", () => {
     await expect(
       copyDay(deps({ warehouse: async () => crashing }), task(table, "2024-01-06")),
     ).rejects.toThrow("killed");
-    expect(await t.runtime.ledger.migratedDays(table)).toEqual([]);
+    expect(await t.runtime.storeLedger.migratedDays(table)).toEqual([]);
     expect(await real.countRows({ dataset: "archive", table: `${table}_archive` })).toBe(0);
 
     await copyDay(deps(), task(table, "2024-01-06"));
     expect(await real.countRows({ dataset: "archive", table: `${table}_archive` })).toBe(1000);
-    expect(await t.runtime.ledger.migratedDays(table)).toEqual(["2024-01-06"]);
+    expect(await t.runtime.storeLedger.migratedDays(table)).toEqual(["2024-01-06"]);
   });
 
   it("never records a day whose warehouse count differs from the rows read", async () => {
@@ -119,9 +119,9 @@ describe("copyDay", () => {
     };
     await expect(
       copyDay(deps({ warehouse: async () => lossy }), task(table, "2024-01-07")),
-    ).rejects.toBeInstanceOf(VerificationError);
-    expect(await t.runtime.ledger.migratedDays(table)).toEqual([]);
-    expect(await t.runtime.ledger.copiedDay(table, "2024-01-07")).toBeUndefined();
+    ).rejects.toBeInstanceOf(RefusalError);
+    expect(await t.runtime.storeLedger.migratedDays(table)).toEqual([]);
+    expect(await t.runtime.storeLedger.copiedDay(table, "2024-01-07")).toBeUndefined();
   });
 });
 

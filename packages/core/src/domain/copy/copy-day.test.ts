@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { InvalidInputError, VerificationError } from "../../errors";
+import { InvalidInputError, RefusalError } from "../../errors";
 import type { Row } from "../../model/table-schema";
 import type { DayStream, SourceDatabase } from "../../ports/source-database";
 import {
@@ -200,7 +200,7 @@ describe("copyDay", () => {
       for await (const batch of batches) yield batch.slice(1);
     });
     await expect(copyDay(fx.copyDeps({ source: lossy }), copyTask("events", DAY))).rejects.toBeInstanceOf(
-      VerificationError,
+      RefusalError,
     );
     expect(await fx.ledger.copiedDay("events", DAY)).toBeUndefined();
     expect(await fx.warehouse.dayRecord({ dataset: "archive" }, "events", DAY)).toEqual({});
@@ -232,7 +232,7 @@ describe("recopyDay", () => {
     fx.source.insertRows("events", [event(7, `${DAY} 14:00:00`)]);
 
     const error = await recopyDay(fx.copyDeps(), copyTask("events", DAY)).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(VerificationError);
+    expect(error).toBeInstanceOf(RefusalError);
     expect(error).toMatchObject({ reason: "changed" });
     expect(await fx.ledger.copiedDay("events", DAY)).toEqual(first);
     expect(await fx.warehouse.countRows(archive("events"))).toBe(3);

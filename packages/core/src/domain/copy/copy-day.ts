@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { InvalidInputError, VerificationError } from "../../errors";
+import { InvalidInputError, RefusalError } from "../../errors";
 import type { CopiedDayRecord } from "../../model/copied-day-record";
 import { describeFigures } from "../../model/day-figures";
 import { type DestinationRules, parseDestination } from "../../model/destination";
@@ -13,7 +13,7 @@ import type { SourceDatabase } from "../../ports/source-database";
 import type { Warehouse } from "../../ports/warehouse";
 import { todayIn } from "../days/cutoff-day";
 import { createNicePace, paceBatches } from "../pacing/nice-pace";
-import { describeSourceTable, TASK_FIELDS } from "../types/source-table";
+import { describeSourceTable, TASK_FIELDS } from "../source-table";
 import { keepHeldRows } from "./keep-held-rows";
 
 export interface CopyDayDeps {
@@ -107,7 +107,7 @@ async function copyAndRecord(
         figures.rows !== read.rows ||
         (figures.key && figures.key.count !== read.rows)
       ) {
-        throw new VerificationError(
+        throw new RefusalError(
           `${task.table} ${task.day}: read ${read.rows} rows from the source but the warehouse holds ${describeFigures(figures)}`,
         );
       }

@@ -1,4 +1,4 @@
-import { VerificationError } from "../../errors";
+import { RefusalError } from "../../errors";
 import { integerKeyColumn, type Row, type TableSchema } from "../../model/table-schema";
 import type { WarehouseDay } from "../../model/warehouse-day";
 import type { Warehouse } from "../../ports/warehouse";
@@ -37,7 +37,7 @@ async function* keepKeys(
   }
   const missing = held.size - kept;
   if (missing > 0) {
-    throw new VerificationError(
+    throw new RefusalError(
       `${label}: ${missing} ${missing === 1 ? "row" : "rows"} of the warehouse copy (by key) ` +
         `${missing === 1 ? "is" : "are"} no longer in the source's day; re-copying would remove from the ` +
         "warehouse rows that have left the source (the warehouse may hold their only copy), so the copy and " +

@@ -2,7 +2,7 @@ import { type DestinationRules, parseDestination } from "../../model/destination
 import type { TableSchema } from "../../model/table-schema";
 import type { SourceDatabase } from "../../ports/source-database";
 import type { MigrationMessage } from "../messages/migration-message";
-import { describeSourceTable } from "../types/source-table";
+import { describeSourceTable } from "../source-table";
 
 /** One validated entry of the message's parallel lists. */
 export interface ResolvedTable {

@@ -98,7 +98,7 @@ describe("startMigration planning", () => {
 
   it("skips days already in mig_<table>", async () => {
     const table = await createEvents(["2025-01-01 01:00:00", "2025-01-02 01:00:00", "2025-01-03 01:00:00"]);
-    await t.runtime.ledger.recordCopiedDay(table, {
+    await t.runtime.storeLedger.recordCopiedDay(table, {
       day: "2025-01-02",
       destination: `${table}_archive`,
       filterColumn: "created_at",
@@ -186,7 +186,7 @@ describe("startMigration validation against the database", () => {
     const error = await rejected({ ...base, ...change(good) } as MigrationMessage);
     expect(error.field).toBe(field);
     expect(await t.runtime.queue.count()).toBe(0);
-    expect(await t.runtime.ledger.migratedDays(good)).toEqual([]);
+    expect(await t.runtime.storeLedger.migratedDays(good)).toEqual([]);
   });
 
   it("names the column's real type", async () => {

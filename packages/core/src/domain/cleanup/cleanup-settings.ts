@@ -1,0 +1,14 @@
+import type { ThrottleSettings } from "../pacing/throttle";
+
+/**
+ * How cleanup cuts, paces and throttles its deletes; the environment's
+ * CLEANUP_* variables fill it (docs/cleanup.md explains each).
+ */
+export interface CleanupSettings extends ThrottleSettings {
+  /** Rows per planned chunk, each deleted in its own transaction. */
+  readonly chunkRows: number;
+  /** Deletes join consecutive planned chunks to last about this long; 0 deletes one planned chunk at a time. */
+  readonly chunkTargetMs: number;
+  /** Rest per unit of delete time, before the next delete. */
+  readonly niceRatio: number;
+}

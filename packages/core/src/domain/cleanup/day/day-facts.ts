@@ -1,0 +1,75 @@
+import type { CopiedDayRecord } from "../../../model/copied-day-record";
+import type { ChunkTarget } from "../../../model/day-chunks";
+import type { DayCleanup } from "../../../model/day-cleanup";
+import type { CleanDayTask } from "../../../model/task";
+import type { DeleteSideEffects } from "../../../ports/day-deleter";
+import { warehouseHoldsCopy } from "../../records/held-copy";
+import { describeSourceTable, TASK_FIELDS } from "../../source-table";
+import type { CleanupDeps } from "../cleanup-deps";
+import { chunkByOf, copyFitsOneChunk } from "./plan-chunks";
+
+/** Everything a cleanup task decides its day by, read in one round. */
+export interface DayFacts {
+  readonly task: CleanDayTask;
+  /** The day, the table as described now, and what its chunks are ranges of. */
+  readonly target: ChunkTarget;
+  /** The day's cleanup state: none, `verified`, `deleting` or `done`. */
+  readonly state: DayCleanup | undefined;
+  /** Whether the day is in `mig_<table>`. */
+  readonly migrated: boolean;
+  /** The day's copy record (the ledger recovers one Redis lost: withDurableRecord). */
+  readonly record: CopiedDayRecord | undefined;
+  /**
+   * For a day not begun whose copy one chunk can vouch for: whether the
+   * warehouse still holds exactly that copy. False for every other day.
+   */
+  readonly held: boolean;
+  /** For a day recorded `done`: how many rows of it the source holds now. */
+  readonly rowsNow: number | undefined;
+  /** Foreign keys that reference the table and its DELETE triggers. */
+  readonly sideEffects: DeleteSideEffects;
+}
+
+/**
+ * Reads the day's facts, each a round trip, asked at once. The two that
+ * depend on others are asked as soon as those answer, and only for the days
+ * that need them: the warehouse's figures for a day not begun whose copy one
+ * chunk can vouch for (its delete needs them first), the source's count for
+ * a day recorded done (rows that arrived since must not count as clean).
+ */
+export async function readDayFacts(deps: CleanupDeps, task: CleanDayTask): Promise<DayFacts> {
+  const scope = { table: task.table, column: task.filterColumn, day: task.day };
+  const schema = describeSourceTable(deps.source, task.table, task.filterColumn, TASK_FIELDS);
+  const state = deps.state.read(scope);
+  const record = deps.ledger.copiedDay(scope.table, scope.day);
+  const [described, existing, migrated, copied, held, rowsNow, sideEffects] = await Promise.all([
+    schema,
+    state,
+    deps.ledger.isMigrated(scope.table, scope.day),
+    record,
+    Promise.all([state, record]).then(([existing, copy]) =>
+      existing?.status !== "done" &&
+      existing?.status !== "deleting" &&
+      copy !== undefined &&
+      copyFitsOneChunk(copy, scope.column, deps.settings.chunkRows)
+        ? warehouseHoldsCopy(deps, copy)
+        : false,
+    ),
+    Promise.all([state, schema]).then(async ([existing, table]) =>
+      existing?.status === "done"
+        ? (await deps.source.dayFigures(table, scope.column, scope.day)).rows
+        : undefined,
+    ),
+    deps.deleter.sideEffects(scope.table),
+  ]);
+  return {
+    task,
+    target: { scope, schema: described, by: chunkByOf(described) },
+    state: existing,
+    migrated,
+    record: copied,
+    held,
+    rowsNow,
+    sideEffects,
+  };
+}

@@ -1,0 +1,36 @@
+import type { CleanPartitionTask } from "../../../model/task";
+import type { CleanupDeps } from "../cleanup-deps";
+import { type DayCleanupReport, NOTHING_RUN } from "../day/clean-day";
+import { cleanPartition, type PartitionCleanup } from "./clean-partition";
+
+/** What a partition's cleanup task did: the partition's fate, and its own day's report when it cleaned one. */
+export interface PartitionTaskReport extends DayCleanupReport {
+  readonly partition: PartitionCleanup;
+}
+
+/** What any cleanup task did: a day's report, with its partition's when the task emptied one. */
+export type CleanupTaskReport = DayCleanupReport & { readonly partition?: PartitionCleanup };
+
+/**
+ * A partition's cleanup task (see cleanPartition): the partition emptied at
+ * once, or its days cleaned one by one, this task's own day here.
+ */
+export async function cleanPartitionTask(
+  deps: CleanupDeps,
+  task: CleanPartitionTask,
+): Promise<PartitionTaskReport> {
+  const started = performance.now();
+  const { own, ...partition } = await cleanPartition(deps, task);
+  const durationMs = Math.round(performance.now() - started);
+  if (own) return { ...own, partition, durationMs };
+  return {
+    table: task.table,
+    day: task.day,
+    outcome: partition.outcome === "cleaned" ? "cleaned" : "already-done",
+    rowsDeleted: partition.rowsDeleted,
+    ...NOTHING_RUN,
+    durationMs,
+    resumed: false,
+    partition,
+  };
+}

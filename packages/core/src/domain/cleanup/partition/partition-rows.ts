@@ -1,0 +1,238 @@
+import type { CalendarDay } from "../../../model/calendar-day";
+import type { CopiedDayRecord } from "../../../model/copied-day-record";
+import type { DayFigures } from "../../../model/day-figures";
+import { integerKeyColumn, type TableSchema } from "../../../model/table-schema";
+import type { PartitionDays, PartitionRows } from "../../../ports/partitioned-table";
+import type { Throttle } from "../../pacing/throttle";
+import { warehouseDaysFigures } from "../../records/held-copy";
+import type { CleanupDeps } from "../cleanup-deps";
+import { type DayVerdict, judgeDay, warehouseUnreadable } from "../judge-day";
+
+// Reading and verifying the rows of a partition, or of the twin it was exchanged with, day by day.
+
+/** Where the rows are, and what paces reading them. */
+export interface RowsToRead {
+  readonly schema: TableSchema;
+  readonly column: string;
+  readonly rows: PartitionRows;
+  /**
+   * Waited on before each day's read and told how long it took: the task's
+   * throttles (replica lag, history length...) and CLEANUP_NICE_RATIO apply to
+   * these reads as they do to deletes. Absent (a dry run), days are read back to back.
+   */
+  readonly throttle?: Throttle;
+}
+
+/** The warehouse's figures of each day, asked once per partition task (on BigQuery, a billed query). */
+export type HeldFigures = Promise<ReadonlyMap<CalendarDay, DayFigures | Error | undefined>>;
+
+/**
+ * Asks the warehouse for the figures of every day that has a copy record: one
+ * query for the days copied to each destination (a partition's days are
+ * usually all in one), an Error for a day whose recorded destination cannot
+ * be used, nothing for a day without a record.
+ */
+export function askWarehouse(
+  deps: CleanupDeps,
+  schema: TableSchema,
+  column: string,
+  days: readonly CalendarDay[],
+  records: ReadonlyMap<CalendarDay, CopiedDayRecord>,
+): HeldFigures {
+  const keyColumn = integerKeyColumn(schema)?.name;
+  const byDestination = new Map<string, CalendarDay[]>();
+  for (const day of days) {
+    const destination = records.get(day)?.destination;
+    if (destination === undefined) continue;
+    const copied = byDestination.get(destination) ?? [];
+    copied.push(day);
+    byDestination.set(destination, copied);
+  }
+  const held = Promise.all(
+    [...byDestination].map(([destination, copied]) =>
+      warehouseDaysFigures(deps, destination, { filterColumn: column, days: copied }, keyColumn),
+    ),
+  ).then((answers) => {
+    const figures = new Map<CalendarDay, DayFigures | Error | undefined>(days.map((day) => [day, undefined]));
+    for (const answer of answers) for (const [day, held] of answer) figures.set(day, held);
+    return figures;
+  });
+  // Handled here too: a task that fails before reading its rows must not leave the rejection unhandled.
+  held.catch(() => undefined);
+  return held;
+}
+
+/**
+ * How much of the rows is read: `"every day"` hashes each day and judges it
+ * against its copy record and the warehouse (the proof that the rows are the
+ * copied ones); `"one pass"` proves the same with one read of every row, no
+ * range and nothing counted first, for rows that fit one read (see
+ * fitsOneRead): the read reaches every row there is; `"counts"` judges each
+ * day on its count and its copy record alone (a pre-check, waiting for no
+ * warehouse: whatever it lets through is proven by a later hashed read of the
+ * same rows).
+ */
+export type RowsReading = "every day" | "one pass" | "counts";
+
+/**
+ * Why the rows may not leave at once, or, when they may, their figures by
+ * day: every day that holds rows is one of the partition's pending days, and
+ * passes verification with these rows as its source figures. Rows are first
+ * counted by day through the filter column's index; rows on a day that is
+ * not pending, or on no day, refuse the rows without hashing any, and a day
+ * whose count differs from its copy refuses them after hashing that one day
+ * (so its refusal names every figure, in the chunked path's words).
+ * Otherwise, reading every day, the days are hashed (see hashDays) under the
+ * throttle while the warehouse answers, then each is judged; a hashed row on
+ * no pending day refuses the rows as a counted one would. Reading them in one
+ * pass, nothing is counted: every row is hashed and judged as above.
+ */
+export async function verifyRows(
+  deps: CleanupDeps,
+  read: RowsToRead,
+  days: readonly CalendarDay[],
+  records: ReadonlyMap<CalendarDay, CopiedDayRecord>,
+  reading: RowsReading,
+  held: HeldFigures = askWarehouse(deps, read.schema, read.column, days, records),
+): Promise<PartitionDays | string> {
+  const { schema, column } = read;
+  // Awaited on every path that judges a day, so a failed warehouse read is never left unhandled.
+  const warehouse = held.catch((error: unknown) => error as Error);
+  const keyColumn = integerKeyColumn(schema)?.name;
+  const judge = async (day: CalendarDay, source: DayFigures, against: "warehouse" | "record") => {
+    const record = records.get(day);
+    const evidence = { table: schema.name, day, filterColumn: column, keyColumn };
+    // Judged on its record alone, the day's own recorded figures stand in for the rows and the warehouse.
+    if (against === "record")
+      return refusal(day, judgeDay({ ...evidence, record, source, warehouse: record?.figures }));
+    const figures = await warehouse;
+    if (figures instanceof Error) throw figures;
+    const heldFigures = figures.get(day);
+    if (heldFigures instanceof Error)
+      return refusal(day, warehouseUnreadable(`${schema.name} ${day}`, heldFigures, source, record));
+    return refusal(day, judgeDay({ ...evidence, record, source, warehouse: heldFigures }));
+  };
+  // Counted through the index first, unless one read of every row is the proof (see RowsReading).
+  const counts =
+    reading === "one pass" ? undefined : await deps.partitions.dayCounts(schema.name, column, read.rows);
+  const sorted = [...(counts?.days.keys() ?? [])].sort();
+  if (counts) {
+    const early = refusalByCount(counts, new Set(days));
+    if (early !== undefined) return early;
+    const differing = sorted.find((day) => records.get(day)?.figures.rows !== counts.days.get(day));
+    if (differing !== undefined) {
+      let figures: DayFigures = { rows: 0 };
+      for await (const part of hashDays(deps, read, [differing])) {
+        figures = part.days.get(differing) ?? figures;
+      }
+      const refused = await judge(differing, figures, "warehouse");
+      if (refused !== undefined) return refused;
+    }
+  }
+  const source = new Map<CalendarDay, DayFigures>();
+  if (counts && reading === "counts") {
+    for (const day of sorted) {
+      const recorded = records.get(day)?.figures ?? { rows: counts.days.get(day) ?? 0 };
+      const refused = await judge(day, recorded, "record");
+      if (refused !== undefined) return refused;
+      source.set(day, recorded);
+    }
+    return { days: source, outside: 0 };
+  }
+  // Every counted row is on a pending day by now (refusalByCount), so one pass reads just these days.
+  const total = sorted.reduce((sum, day) => sum + (counts?.days.get(day) ?? 0), 0);
+  const reads = !counts || fitsOneRead(deps, read, total) ? [undefined] : sorted;
+  // Every day hashed before the first is judged: the reads go on while the warehouse answers.
+  let outside = 0;
+  for await (const part of hashDays(deps, read, reads)) {
+    outside += part.outside;
+    for (const [day, figures] of part.days) source.set(day, figures);
+  }
+  const stray = refusalByCount({ days: source, outside }, new Set(days));
+  if (stray !== undefined) return stray;
+  for (const day of new Set([...sorted, ...source.keys()])) {
+    const figures = source.get(day) ?? { rows: 0 };
+    const refused = await judge(day, figures, "warehouse");
+    if (refused !== undefined) return refused;
+    // Every counted row is a hashed one: a row the count put on a day whose hashed range does not
+    // hold it would otherwise leave with the others, unproven. A read in one pass counted nothing.
+    if (counts === undefined) continue;
+    const counted = counts.days.get(day) ?? 0;
+    if (figures.rows !== counted) {
+      return `${day} is refused: ${counted} rows counted on it through the index, ${figures.rows} hashed`;
+    }
+  }
+  return { days: source, outside: 0 };
+}
+
+/** verifyRows' answer before an exchange: the rows to detach on how many days, or why the chunked path instead. */
+export function exchangeCheck(
+  checked: PartitionDays | string,
+): { readonly rows: number; readonly days: number } | { readonly chunked: string } {
+  if (typeof checked === "string") return { chunked: checked };
+  if (checked.days.size === 0)
+    return { chunked: "the partition holds no rows; each day is checked on its own" };
+  return { rows: rowsIn(checked), days: checked.days.size };
+}
+
+/** The rows of every day of `read`. */
+export function rowsIn(read: PartitionDays): number {
+  return [...read.days.values()].reduce((rows, figures) => rows + figures.rows, 0);
+}
+
+function refusal(day: CalendarDay, verdict: DayVerdict): string | undefined {
+  if (verdict.kind === "ready") return undefined;
+  return `${day} is refused: ${verdict.kind === "refused" ? verdict.reason : "no rows"}`;
+}
+
+/**
+ * Ten delete chunks (CLEANUP_CHUNK_ROWS each) of rows hashed by one statement
+ * at most: a read short enough for the throttle to pause between reads, and
+ * for its snapshot not to hold InnoDB's purge back for long, long enough that
+ * a partition of small days is not read in dozens of statements.
+ */
+const CHUNKS_PER_READ = 10;
+
+/**
+ * Whether `rows` rows are read in one pass, in the order they are stored:
+ * when they fit one read, or when the filter column leads no index (a day's
+ * range would read them all anyway).
+ */
+export function fitsOneRead(deps: Pick<CleanupDeps, "settings">, read: RowsToRead, rows: number): boolean {
+  return (
+    !read.schema.indexLeadingColumns.includes(read.column) ||
+    rows <= deps.settings.chunkRows * CHUNKS_PER_READ
+  );
+}
+
+/**
+ * The figures of each of `days`, a statement a day through the filter
+ * column's index, or of every row in one statement (`undefined`), with the
+ * throttle waited on before each.
+ */
+async function* hashDays(
+  deps: CleanupDeps,
+  { schema, column, rows, throttle }: RowsToRead,
+  days: readonly (CalendarDay | undefined)[],
+): AsyncGenerator<PartitionDays> {
+  let first = true;
+  for (const day of days) {
+    await throttle?.beforeChunk(first);
+    first = false;
+    const started = performance.now();
+    const part = await deps.partitions.dayFigures(schema, column, rows, day);
+    throttle?.afterChunk(performance.now() - started);
+    yield part;
+  }
+}
+
+function refusalByCount(
+  counts: { readonly days: ReadonlyMap<CalendarDay, unknown>; readonly outside: number },
+  pending: ReadonlySet<CalendarDay>,
+): string | undefined {
+  if (counts.outside > 0) return `${counts.outside} rows have a NULL or zero date, which no day holds`;
+  for (const day of [...counts.days.keys()].sort()) {
+    if (!pending.has(day)) return `it holds rows of ${day}, which is not a migrated day waiting for cleanup`;
+  }
+  return undefined;
+}
