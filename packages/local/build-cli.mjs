@@ -19,16 +19,12 @@ export const buildInfoFile = path.join(outdir, "build-info.json");
 /**
  * Left out of the bundle and imported from where the workspace installed
  * them: native modules (DuckDB; msgpackr-extract, an optional speed-up
- * BullMQ's msgpackr falls back from), the Functions Framework (the entry and
- * task handler register with it on import), and the Cloud Tasks client,
- * which reads its protos from files beside its modules.
+ * BullMQ's msgpackr falls back from) and the Cloud Tasks client, which reads
+ * its protos from files beside its modules. The Functions Framework is not
+ * needed: the function packages register with it only in their own
+ * `function.ts`, which the CLI never imports.
  */
-const EXTERNAL = [
-  "@duckdb/node-api",
-  "msgpackr-extract",
-  "@google-cloud/functions-framework",
-  "@google-cloud/tasks",
-];
+const EXTERNAL = ["@duckdb/node-api", "msgpackr-extract", "@google-cloud/tasks"];
 
 /** Chunks no build refers to any more are removed once this old (a running worker may still load them). */
 const STALE_CHUNK_MS = 24 * 60 * 60 * 1000;
