@@ -61,6 +61,7 @@ export async function main(): Promise<Record<string, unknown>> {
     queue,
     logger: benchLogger,
     clock: () => NOW,
+    timeZone: "UTC",
     destinations: { defaultDataset: "archive", allowProject: false },
     settings: config.cleanup,
     recopy: () => Promise.reject(new Error("the cleanup bench never re-copies a day")),

@@ -82,6 +82,7 @@ export async function main(): Promise<Record<string, unknown>> {
     queue,
     logger: benchLogger,
     clock: () => NOW,
+    timeZone: "UTC",
     destinations: { defaultDataset: "archive", allowProject: false },
     settings: config.cleanup,
     recopy: () => Promise.reject(new Error("the partitions bench never re-copies a day")),

@@ -39,6 +39,14 @@ export {
   rebuildMigratedDays,
   withDurableRecord,
 } from "./domain/records/durable-day-record";
+export { parseCleanupWindow, windowEndAt } from "./domain/retention/cleanup-window";
+export {
+  type PolicyMode,
+  policyCleanupMessage,
+  policyMigrationMessage,
+  policySchedules,
+} from "./domain/retention/policy-messages";
+export { parsePolicies, type RetentionPolicy } from "./domain/retention/retention-policy";
 export { parseTaskPayload } from "./domain/tasks/task-payload";
 export * from "./errors";
 export { addDays, type CalendarDay } from "./model/calendar-day";
@@ -56,4 +64,5 @@ export {
   type TaskPayload,
   taskKey,
 } from "./model/task";
+export { isTimeZone } from "./model/time-zone";
 export type { WarehouseDay } from "./model/warehouse-day";

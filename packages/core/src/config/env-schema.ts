@@ -132,6 +132,12 @@ export const envSchema = z.object({
   CLEANUP_MAX_REDO_PERCENT: intFrom(0, 95, 0),
   /** Longest a cleanup task waits for lag or load to fall before it gives up and is retried later. */
   CLEANUP_MAX_WAIT_SECONDS: intFrom(1, 3_600, 120),
+  /** Rows deleted per second for a table, across every task and worker; 0, the default, caps nothing. */
+  CLEANUP_MAX_ROWS_PER_SECOND: intFrom(0, 100_000_000, 0),
+  /** Rows copied per second for a table, across every task and worker; 0, the default, caps nothing. */
+  COPY_MAX_ROWS_PER_SECOND: intFrom(0, 100_000_000, 0),
+  /** No cleanup deletes a day younger than this many days, whatever its message says. */
+  MIN_RETENTION_DAYS: intFrom(0, 100_000, 30),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "./load-config";
 
 describe("loadConfig: cleanup", () => {
-  it("defaults to chunks of 10000, one task at once, no pause or rest, throttles off, two minutes of patience", () => {
+  it("defaults to chunks of 10000, one task at once, no pause or rest, throttles and rate cap off, two minutes of patience, a 30-day floor", () => {
     expect(loadConfig({}).cleanup).toEqual({
       chunkRows: 10_000,
       chunkTargetMs: 0,
@@ -16,6 +16,8 @@ describe("loadConfig: cleanup", () => {
       maxRedoPercent: 0,
       maxHistoryLength: 0,
       maxWaitMs: 120_000,
+      maxRowsPerSecond: 0,
+      minRetentionDays: 30,
     });
   });
 
@@ -33,6 +35,8 @@ describe("loadConfig: cleanup", () => {
       CLEANUP_MAX_HISTORY_LENGTH: "200000",
       CLEANUP_REPLICA_HEARTBEAT_TABLE: "percona.heartbeat",
       CLEANUP_MAX_WAIT_SECONDS: "30",
+      CLEANUP_MAX_ROWS_PER_SECOND: "5000",
+      MIN_RETENTION_DAYS: "90",
     }).cleanup;
     expect(cleanup).toEqual({
       chunkRows: 2000,
@@ -47,6 +51,8 @@ describe("loadConfig: cleanup", () => {
       maxRedoPercent: 60,
       maxHistoryLength: 200_000,
       maxWaitMs: 30_000,
+      maxRowsPerSecond: 5000,
+      minRetentionDays: 90,
     });
   });
 

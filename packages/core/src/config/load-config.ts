@@ -172,6 +172,8 @@ function toConfig(env: Env) {
     copyBatchRows: env.COPY_BATCH_ROWS,
     /** Rest per unit of a copy's read time (COPY_NICE_RATIO). */
     copyNiceRatio: env.COPY_NICE_RATIO,
+    /** Rows copied per second for a table across every task (COPY_MAX_ROWS_PER_SECOND); 0 caps nothing. */
+    copyMaxRowsPerSecond: env.COPY_MAX_ROWS_PER_SECOND,
     /** Copy tasks one local worker runs at once. */
     workerConcurrency: env.WORKER_CONCURRENCY,
     logLevel: env.LOG_LEVEL,
@@ -216,6 +218,10 @@ function toConfig(env: Env) {
       maxHistoryLength: env.CLEANUP_MAX_HISTORY_LENGTH,
       /** Longest wait for lag or load before the task gives up and is retried (CLEANUP_MAX_WAIT_SECONDS). */
       maxWaitMs: env.CLEANUP_MAX_WAIT_SECONDS * 1000,
+      /** Rows deleted per second for a table across every task (CLEANUP_MAX_ROWS_PER_SECOND); 0 caps nothing. */
+      maxRowsPerSecond: env.CLEANUP_MAX_ROWS_PER_SECOND,
+      /** No cleanup deletes a day younger than this (MIN_RETENTION_DAYS). */
+      minRetentionDays: env.MIN_RETENTION_DAYS,
     },
   } as const;
 }

@@ -10,6 +10,7 @@ import { ArchiverError } from "./archiver-error";
  * - `trigger`: the table has a DELETE trigger and the message did not allow it;
  * - `queued`: the migration of the table is still queued;
  * - `rows-after-cleanup`: a day recorded as cleaned holds rows again;
+ * - `retention-floor`: the day is younger than the retention floor (MIN_RETENTION_DAYS);
  * - `privilege`: the database account lacks a privilege a safety check needs
  *   (seeing every foreign key or trigger, reading a throttle's signal);
  * - `other`: anything else that must stop the day.
@@ -23,6 +24,7 @@ export type RefusalReason =
   | "trigger"
   | "queued"
   | "rows-after-cleanup"
+  | "retention-floor"
   | "privilege"
   | "other";
 

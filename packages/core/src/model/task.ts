@@ -8,6 +8,10 @@ export interface CopyDayTask {
   readonly destination: string;
   readonly filterColumn: string;
   readonly day: CalendarDay;
+  /** The run that queued the task (see RunHistory), counted when the task ends. */
+  readonly run?: string;
+  /** Rows copied per second for the table, across every task at once. */
+  readonly maxRowsPerSecond?: number;
 }
 
 /** Delete one verified day of `table`, or, with `partition`, empty that partition at once. */
@@ -26,6 +30,14 @@ export interface CleanDayTask {
    * the task. Days the partition cannot take that way are cleaned one by one.
    */
   readonly partition?: string;
+  /** The run that queued the task (see RunHistory), counted when the task ends. */
+  readonly run?: string;
+  /** Rows deleted per second for the table, across every task at once. */
+  readonly maxRowsPerSecond?: number;
+  /** ISO instant: no delete starts that could not finish by then; past it, the task defers its day. */
+  readonly windowEnd?: string;
+  /** Days younger than this are refused, above the deployment's own floor. */
+  readonly minRetentionDays?: number;
 }
 
 /** A cleanup task that names a partition: its own kind of work, dispatched apart from the day's. */

@@ -102,6 +102,7 @@ export function assembleDeps(adapters: Adapters, settings: DomainSettings): Doma
     queue,
     logger,
     clock,
+    timeZone,
     destinations,
     settings: settings.cleanup,
     recopy: (task) => recopyDay(copy, task),

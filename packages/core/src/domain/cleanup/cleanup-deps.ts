@@ -36,6 +36,8 @@ export interface CleanupDeps {
   readonly queue: TaskQueue;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** ARCHIVER_TIMEZONE: the zone of "today" for the retention floor, and of a message's window without one. */
+  readonly timeZone: string;
   /** How recorded destination names resolve (the default dataset), as when the day was copied. */
   readonly destinations: DestinationRules;
   readonly settings: CleanupSettings;

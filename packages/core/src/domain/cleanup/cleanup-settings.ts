@@ -11,4 +11,8 @@ export interface CleanupSettings extends ThrottleSettings {
   readonly chunkTargetMs: number;
   /** Rest per unit of delete time, before the next delete. */
   readonly niceRatio: number;
+  /** Rows deleted per second for a table, across every task and worker at once; 0 caps nothing. */
+  readonly maxRowsPerSecond: number;
+  /** No day younger than this many days is deleted, whatever a message says. */
+  readonly minRetentionDays: number;
 }

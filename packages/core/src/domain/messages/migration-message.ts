@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isLocalDateTime } from "./local-date-time";
+import { runFields } from "./run-fields";
 
 const integer = () =>
   z.int({ error: (issue) => (issue.input === undefined ? "is required" : "must be an integer") });
@@ -32,6 +33,7 @@ export const migrationMessageSchema = z
       .string({ error: "must be a string YYYY-MM-DDTHH:MM:SS" })
       .refine(isLocalDateTime, "must be a real local date-time YYYY-MM-DDTHH:MM:SS")
       .optional(),
+    ...runFields,
   })
   .superRefine((message, ctx) => {
     const count = message.source_tables.length;

@@ -13,6 +13,8 @@ const copyDayTask = z.strictObject({
   destination: z.string().min(1).max(1024),
   filterColumn: identifier,
   day,
+  run: z.string().min(1).max(200).optional(),
+  maxRowsPerSecond: z.int().min(1).optional(),
 });
 
 const cleanDayTask = z.strictObject({
@@ -23,6 +25,10 @@ const cleanDayTask = z.strictObject({
   recopyChangedDays: z.boolean().optional(),
   allowDeleteTriggers: z.boolean().optional(),
   partition: identifier.optional(),
+  run: z.string().min(1).max(200).optional(),
+  maxRowsPerSecond: z.int().min(1).optional(),
+  windowEnd: z.iso.datetime().optional(),
+  minRetentionDays: z.int().min(0).optional(),
 });
 
 const taskPayload: z.ZodType<TaskPayload> = z.discriminatedUnion("kind", [copyDayTask, cleanDayTask]);

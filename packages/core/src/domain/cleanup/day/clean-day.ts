@@ -16,8 +16,12 @@ import { verifyAndPlan } from "./verify-and-plan";
 export interface DayCleanupReport extends Omit<DeleteRun, "dayRowsDeleted"> {
   readonly table: string;
   readonly day: CalendarDay;
-  /** `cleaned` this run; `already-clean` (no source rows, full copy); `already-done` (a repeated task). */
-  readonly outcome: "cleaned" | "already-clean" | "already-done";
+  /**
+   * `cleaned` this run; `already-clean` (no source rows, full copy); `already-done` (a repeated task);
+   * `deferred`: its window closed, so it stopped where it was (part of the day may be deleted) and the
+   * next window's run takes the day up there.
+   */
+  readonly outcome: "cleaned" | "already-clean" | "already-done" | "deferred";
   /** Rows of the day deleted, by this attempt and any earlier one it resumed. */
   readonly rowsDeleted: number;
   readonly durationMs: number;
