@@ -45,6 +45,10 @@ export const PORT_CALL_ROLES = {
   "Warehouse.hasTable": [readsDatasets],
   // Creates _archiver_days when missing, then a DML insert (a query job).
   "Warehouse.recordDay": [editsDatasets, runsJobs],
+  // Creates _archiver_runs when missing, then a DML insert (a query job), as recordDay.
+  "Warehouse.recordRun": [editsDatasets, runsJobs],
+  // A query job reading _archiver_runs (the CLI's `archiver runs`; no function reads it).
+  "Warehouse.runs": [readsDatasets, runsJobs],
   "Warehouse.close": [],
   // tasks.create with the invoker's OIDC identity (actAs); on a name taken, tasks.get tells live from done.
   "TaskQueue.enqueue": [

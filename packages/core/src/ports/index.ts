@@ -1,6 +1,7 @@
 export type * from "../model/copied-day-record";
 export type * from "../model/day-chunks";
 export type * from "../model/day-cleanup";
+export type * from "../model/run";
 export type * from "../model/table-day";
 export type * from "./cleanup-state";
 export type { Clock } from "./clock";
@@ -10,6 +11,7 @@ export type * from "./load-probe";
 export type { LogFields, Logger } from "./logger";
 export type { MigrationLedger } from "./migration-ledger";
 export type * from "./partitioned-table";
+export type * from "./run-history";
 export type { DayStream, DayStreamStats, SourceDatabase } from "./source-database";
 export { type EnqueueResult, QUEUE_NAME, type TaskQueue } from "./task-queue";
 export type { Warehouse } from "./warehouse";

@@ -4,6 +4,7 @@ import type { Destination } from "../model/destination";
 import type { Row, TableSchema } from "../model/table-schema";
 import type { WarehouseDay, WarehouseDays } from "../model/warehouse-day";
 import type { DayRecordEntry, DayRecordStore } from "./day-record";
+import type { RunRecordStore } from "./run-history";
 
 /** What replaceDay asks for the durable record entry of the day it wrote (see Warehouse.replaceDay). */
 export type RecordReplacedDay = (written: {
@@ -19,7 +20,8 @@ export type RecordReplacedDay = (written: {
  * retry or a second copy never duplicates. Values keep the canonical meaning of
  * their LogicalType without rounding or truncation (docs/type-mapping.md).
  *
- * It also keeps the durable day record beside the data (DayRecordStore).
+ * It also keeps the durable day record beside the data (DayRecordStore), and
+ * the history of finished runs beside that (RunRecordStore).
  *
  * Every day operation names its day the same way, first: a WarehouseDay
  * (destination, filter column, day).
@@ -27,7 +29,7 @@ export type RecordReplacedDay = (written: {
  * Leaves out: rows outside the replaced day, and deleting anything but a day
  * being replaced.
  */
-export interface Warehouse extends DayRecordStore {
+export interface Warehouse extends DayRecordStore, RunRecordStore {
   /**
    * Creates the dataset and the table from the source schema when missing
    * (partitioned by day of `filterColumn` where the warehouse partitions), adds

@@ -6,6 +6,7 @@ import type { WarehouseDay } from "../model/warehouse-day";
 import type { Warehouse } from "../ports/warehouse";
 import { dayRecordContract } from "./day-record-contract";
 import { batchesOf, dayOf } from "./orders-fixture";
+import { runRecordContract } from "./run-record-contract";
 import { uniqueName } from "./test-services";
 import {
   allTypesRows,
@@ -34,7 +35,8 @@ const DAY = "2024-05-06";
 /**
  * The behaviour every Warehouse adapter must have (see ports/warehouse.ts):
  * dataset and table creation, schema evolution, exact round trips of every
- * logical type, atomic day replacement and the figures and keys cleanup relies on.
+ * logical type, atomic day replacement and the figures and keys cleanup relies on;
+ * the durable day record and the run history.
  * Each test uses its own table.
  */
 export function describeWarehouseContract(
@@ -230,5 +232,6 @@ export function describeWarehouseContract(
     });
 
     dayRecordContract(w, dataset);
+    runRecordContract(w, dataset);
   });
 }

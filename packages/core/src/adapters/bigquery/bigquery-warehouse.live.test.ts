@@ -37,6 +37,11 @@ if (project) {
       dayRecord: (dataset, table, day) => inner.dayRecord(dataset, table, day),
       recordedCopies: (dataset, table) => inner.recordedCopies(dataset, table),
       recordedTables: (dataset) => inner.recordedTables(dataset),
+      recordRun(dataset, run) {
+        datasets.add(dataset.dataset);
+        return inner.recordRun(dataset, run);
+      },
+      runs: (dataset, options) => inner.runs(dataset, options),
       hasTable: (destination) => inner.hasTable(destination),
       countRows: (destination) => inner.countRows(destination),
       close: () => inner.close(),

@@ -18,6 +18,7 @@ import {
   parseDayFigures,
   rowCountQuery,
 } from "./bigquery-queries";
+import { createBigQueryRunRecords } from "./bigquery-run-records";
 import type { BigQueryField } from "./bigquery-types";
 import { loadJobMetadata, partitionTableId } from "./load-job";
 import { createNdjsonEncoder } from "./ndjson-encoder";
@@ -127,6 +128,7 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
 
   return {
     ...dayRecords,
+    ...createBigQueryRunRecords({ catalog, project, query }),
 
     async ensureTable(destination, schema, filterColumn) {
       const key = preparedKey(destination, schema, filterColumn);

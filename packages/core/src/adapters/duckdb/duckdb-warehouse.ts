@@ -19,6 +19,7 @@ import {
 import { createConnectionPool } from "./duckdb-connection-pool";
 import { createDuckDbDayRecords } from "./duckdb-day-records";
 import { DuckDbFileInUseError, isDuckDbLockError, withDuckDbErrors } from "./duckdb-errors";
+import { createDuckDbRunRecords } from "./duckdb-run-records";
 import { replaceDayInTransaction } from "./replace-day";
 import { type DuckDbSettings, openSharedDatabase, type SharedDatabase } from "./shared-database";
 
@@ -156,6 +157,12 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
     ddl: (work) => locks.run(DDL_KEY, work),
     memo: database.memo,
   });
+  const runRecords = createDuckDbRunRecords({
+    catalog,
+    operation,
+    withConnection,
+    ddl: (work) => locks.run(DDL_KEY, work),
+  });
 
   return {
     async ensureTable(destination, schema, filterColumn) {
@@ -245,6 +252,7 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
     },
 
     ...dayRecords,
+    ...runRecords,
 
     withConnection(action, work) {
       return operation(action, () => pool.withConnection((connection) => work(connection, catalog)));

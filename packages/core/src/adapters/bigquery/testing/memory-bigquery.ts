@@ -1,5 +1,7 @@
 import type { TableField } from "@google-cloud/bigquery";
 import type { Destination } from "../../../model/destination";
+import { NO_COUNTS, type RunRecord } from "../../../model/run";
+import { toRunRow } from "../../warehouse/run-record-rows";
 import {
   dayFiguresQuery,
   dayKeysQuery,
@@ -7,6 +9,7 @@ import {
   daysFiguresQuery,
   rowCountQuery,
 } from "../bigquery-queries";
+import { runRecordQueries } from "../bigquery-run-queries";
 import { apiError, bigQueryDouble, type DoubleUpload } from "./client-double";
 
 /** One loaded row: its values for queries, its NDJSON line as uploaded for exact reads. */
@@ -17,6 +20,19 @@ export interface StoredRow {
 
 type Params = Readonly<Record<string, string>>;
 type Answer = (params: Params) => Record<string, string | null>[];
+
+/** Any run: the run statements bind every value, so their text is the same for every run. */
+const ANY_RUN: RunRecord = {
+  ...NO_COUNTS,
+  id: "",
+  table: "",
+  mode: "migration",
+  dataset: "",
+  startedAt: "",
+  endedAt: "",
+  queued: 0,
+  result: "succeeded",
+};
 
 /** Any day: the statements bind the day as parameters, so their text is the same for every day. */
 const ANY_DAY = "2000-01-01";
@@ -78,6 +94,7 @@ export function memoryBigQuery() {
         .map(({ values }) => values)
         .filter(keep);
     const anyEntry = { source_table: "", day: "", kind: "", entry: "" };
+    const anyRun = toRunRow(ANY_RUN);
     const statements = new Map<string, Answer>([
       [rowCountQuery(at, project).query, () => [{ row_count: String(rowsOf(path).length) }]],
       [
@@ -109,6 +126,22 @@ export function memoryBigQuery() {
           [...new Set(entries((v) => v.kind === "copied").map((v) => String(v.source_table)))]
             .sort()
             .map((source_table) => ({ source_table })),
+      ],
+      [
+        runRecordQueries.insert(at, project, anyRun).query,
+        (params) => {
+          const values = { ...params, recorded_at: new Date().toISOString() };
+          partitionsOf(path).set("", [...rowsOf(path), { values, line: JSON.stringify(values) }]);
+          return [];
+        },
+      ],
+      [
+        runRecordQueries.latest(at, project, "", 1).query,
+        (params) =>
+          entries((v) => params.source_table === "" || v.source_table === params.source_table)
+            .sort((a, b) => String(b.started_at).localeCompare(String(a.started_at)))
+            .slice(0, Number(params.limit))
+            .map((v) => ({ record: String(v.record) })),
       ],
     ]);
     const columns = ((double.tables.get(path)?.schema?.fields ?? []) as TableField[]).map((f) =>

@@ -1,0 +1,57 @@
+import {
+  addCounts,
+  finishedRun,
+  NO_COUNTS,
+  type RunCounts,
+  type RunRecord,
+  type RunStart,
+} from "../../model/run";
+import type { RunHistory } from "../../ports/run-history";
+
+interface LiveRun {
+  start?: RunStart;
+  queued?: number;
+  counts: RunCounts;
+  ended: Set<string>;
+  endedAt?: string;
+  finished: boolean;
+}
+
+/** The run history in memory, for fast tests; it passes the RunHistory contract. */
+export function createMemoryRunHistory(): RunHistory {
+  const runs = new Map<string, LiveRun>();
+  const live = (id: string): LiveRun => {
+    let run = runs.get(id);
+    if (!run) {
+      run = { counts: NO_COUNTS, ended: new Set(), finished: false };
+      runs.set(id, run);
+    }
+    return run;
+  };
+  const latest = (run: LiveRun, at: string) => {
+    if (run.endedAt === undefined || at > run.endedAt) run.endedAt = at;
+  };
+  // As the Redis scripts do: finished once, when the queued count is known and reached.
+  const finish = (run: LiveRun): RunRecord | undefined => {
+    if (run.finished || !run.start || run.queued === undefined || run.ended.size < run.queued)
+      return undefined;
+    run.finished = true;
+    return finishedRun(run.start, run.queued, run.counts, run.endedAt ?? run.start.startedAt);
+  };
+  return {
+    async begin(start, queued, counts, at) {
+      const run = live(start.id);
+      Object.assign(run, { start, queued, counts: addCounts(run.counts, counts) });
+      latest(run, at);
+      return finish(run);
+    },
+    async taskEnded(runId, end) {
+      const run = live(runId);
+      if (run.ended.has(end.task)) return undefined;
+      run.ended.add(end.task);
+      run.counts = addCounts(run.counts, end.counts);
+      latest(run, end.endedAt);
+      return finish(run);
+    },
+  };
+}
