@@ -2,7 +2,13 @@ import { InvalidInputError } from "@table-archiver/core";
 
 /** The `data` of a Pub/Sub CloudEvent (google.cloud.pubsub.topic.v1.messagePublished). */
 export interface MessagePublishedData {
-  readonly message?: { readonly data?: string; readonly messageId?: string; readonly attributes?: unknown };
+  readonly message?: {
+    readonly data?: string;
+    readonly messageId?: string;
+    readonly attributes?: unknown;
+    /** When Pub/Sub accepted the message (RFC 3339). */
+    readonly publishTime?: string;
+  };
   readonly subscription?: string;
 }
 
@@ -20,10 +26,18 @@ export function decodePubSubEvent(data: MessagePublishedData | undefined): unkno
   }
 }
 
-/** Wraps a JSON document the way Pub/Sub delivers it, for publishers and tests. */
-export function encodePubSubData(document: unknown, messageId = "local"): MessagePublishedData {
+/**
+ * Wraps a JSON document the way Pub/Sub delivers it, for publishers and tests.
+ * `publishTime` is when it was published: a scheduled run passes its scheduled
+ * minute, so two deliveries of that minute carry the same time.
+ */
+export function encodePubSubData(
+  document: unknown,
+  messageId = "local",
+  publishTime: Date = new Date(),
+): MessagePublishedData {
   const data = Buffer.from(typeof document === "string" ? document : JSON.stringify(document)).toString(
     "base64",
   );
-  return { message: { data, messageId }, subscription: "local" };
+  return { message: { data, messageId, publishTime: publishTime.toISOString() }, subscription: "local" };
 }

@@ -13,6 +13,8 @@ import { decodePubSubEvent, type MessagePublishedData } from "./decode-pubsub-ev
 
 export interface EntryEvent {
   readonly id?: string;
+  /** The CloudEvent's `time` (RFC 3339): when the message was published, for a schedule its scheduled minute. */
+  readonly time?: string;
   readonly data?: MessagePublishedData;
 }
 

@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import type { CleanupSummary } from "@table-archiver/core";
 import type { Runtime } from "@table-archiver/core/runtime";
-import { createEntryHandler, type EntryOutcome, encodePubSubData } from "@table-archiver/entry";
+import type { EntryOutcome } from "@table-archiver/entry";
 import { type CliIo, EXIT } from "./cli-io";
+import { deliverMessage } from "./deliver-message";
 import { createScreen, type Screen } from "./progress-reporter";
 import { type MessageSource, readMessage } from "./read-message";
 import { count, number } from "./wording";
@@ -26,8 +26,7 @@ export async function publishCommand(
   screen: Screen = createScreen(io),
 ): Promise<number> {
   const message = await readMessage(options, io);
-  const deliver = createEntryHandler(async () => runtime);
-  const outcome = await deliver({ id: randomUUID(), data: encodePubSubData(message) });
+  const outcome = await deliverMessage(runtime, message);
   if (outcome.outcome === "rejected") {
     screen.print("err", `error: ${outcome.error.message}`);
     // A message that can never be right is bad input; a refusal (queued copies, no warehouse) is a failed run.

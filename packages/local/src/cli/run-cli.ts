@@ -1,7 +1,7 @@
 import { ArchiverError, InvalidInputError, messageOf } from "@table-archiver/core";
 import type { Runtime } from "@table-archiver/core/runtime";
 import { Command, CommanderError } from "commander";
-import { loadLocalConfig } from "../config/load-local-config";
+import { type LocalConfig, loadLocalConfig } from "../config/load-local-config";
 import { type CliIo, EXIT, writeLine } from "./cli-io";
 import { createCliLogger } from "./cli-logger";
 import { daysCommand } from "./days-command";
@@ -14,6 +14,8 @@ import type { StatusSources } from "./status-sources";
  * drivers load when opened, so a command loads only the ones it uses.
  */
 interface Services {
+  /** The configuration the command runs with (loadLocalConfig). */
+  readonly config: LocalConfig;
   /** Every adapter config selects (createRuntime). */
   runtime(): Promise<Runtime>;
   /** Only what plain `status` reads: no MySQL pool, warehouse or BullMQ (openStatusSources). */
@@ -55,7 +57,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option("--drain", "exit when the queue is empty")
     .action((options) => {
       action = async (services, screen) =>
-        (await import("./worker-command")).workQueue(await services.runtime(), options, screen);
+        (await import("./worker-command")).workQueue(
+          await services.runtime(),
+          { ...options, policiesFile: services.config.local.policiesFile },
+          screen,
+        );
     });
   program
     .command("status")
@@ -77,7 +83,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         ? async (services) =>
             (await import("./rebuild-command")).rebuildCommand(await services.runtime(), options, io)
         : async (services) =>
-            (await import("./status-command")).statusCommand(await services.statusSources(), options, io);
+            (await import("./status-command")).statusCommand(
+              await services.statusSources(),
+              { ...options, policiesFile: services.config.local.policiesFile },
+              io,
+            );
     });
 
   program
@@ -145,6 +155,7 @@ async function runAction(action: Action, io: CliIo): Promise<number> {
         return resource;
       };
     const services: Services = {
+      config,
       runtime: opening(async () =>
         (await import("@table-archiver/core/runtime")).createRuntime(config, { logger }),
       ),

@@ -1,5 +1,7 @@
 import type { DetachedTwin } from "@table-archiver/core/ports";
+import { readPolicyFile } from "../schedules/policy-file";
 import { type CliIo, EXIT, writeLine } from "./cli-io";
+import { type PolicyStatus, policyLine, policyStatuses } from "./policy-status";
 import type { StatusSources } from "./status-sources";
 import { count, number } from "./wording";
 
@@ -20,6 +22,8 @@ export interface Status {
    * holding the partition's rows; a string when MySQL could not be asked.
    */
   readonly detachedTwins: readonly DetachedTwin[] | string;
+  /** With ARCHIVER_POLICIES: each table's policy, its next runs and its last run. */
+  readonly policies?: readonly PolicyStatus[];
 }
 
 /** The queue's task count (0 means finished) and each table's migrated days. */
@@ -46,12 +50,22 @@ export async function readStatus(sources: StatusSources): Promise<Status> {
   return { queue: { name: sources.queue.name, tasks }, tables: rows, detachedTwins: await twins };
 }
 
+/**
+ * `archiver status`; with `policiesFile` (ARCHIVER_POLICIES) each policy too,
+ * read before anything else, so a broken file is refused (exit 2) as the
+ * worker refuses it.
+ */
 export async function statusCommand(
   sources: StatusSources,
-  options: { json?: boolean },
+  options: { json?: boolean; policiesFile?: string | undefined },
   io: CliIo,
+  now: Date = new Date(),
 ): Promise<number> {
-  const status = await readStatus(sources);
+  const policies = options.policiesFile ? await readPolicyFile(options.policiesFile) : undefined;
+  const status: Status = {
+    ...(await readStatus(sources)),
+    ...(policies ? { policies: await policyStatuses(policies, now) } : {}),
+  };
   if (options.json) {
     writeLine(io.stdout, JSON.stringify(status));
     return EXIT.ok;
@@ -77,6 +91,7 @@ export function statusLines(status: Status): string[] {
     );
   }
   if (status.tables.length === 0) lines.push("no migrated tables yet");
+  for (const policy of status.policies ?? []) lines.push(policyLine(policy));
   if (typeof status.detachedTwins === "string") {
     lines.push(`detached partitions: ${status.detachedTwins}`);
     return lines;

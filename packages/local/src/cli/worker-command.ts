@@ -1,4 +1,5 @@
 import type { Runtime } from "@table-archiver/core/runtime";
+import { readPolicyFile } from "../schedules/policy-file";
 import { runWorker, type WorkerOutcomes } from "../worker/run-worker";
 import { EXIT } from "./cli-io";
 import type { Screen } from "./progress-reporter";
@@ -9,16 +10,20 @@ import { failureLine, summarizeOutcomes } from "./worker-summary";
  * once it is empty, otherwise runs until SIGINT/SIGTERM. Each task that fails
  * for good or is refused is printed to stderr as it happens; the closing line
  * on stdout says what the run came to. Exits 1 when any task failed for good
- * or was refused.
+ * or was refused. With `policiesFile` (ARCHIVER_POLICIES) it first reads the
+ * policies, refusing to start on a broken one before anything changes, and
+ * keeps their schedules (see startSchedules).
  */
 export async function workQueue(
   runtime: Runtime,
-  options: { drain?: boolean },
+  options: { drain?: boolean; policiesFile?: string | undefined },
   screen: Screen,
 ): Promise<number> {
+  const policies = options.policiesFile ? await readPolicyFile(options.policiesFile) : undefined;
   const reporter = screen.progress(await runtime.queue.count());
   let outcomes: () => WorkerOutcomes | undefined = () => undefined;
   const worker = await runWorker(runtime, {
+    ...(policies ? { policies } : {}),
     onProgress: (p) => reporter.update(p, outcomes()),
     onFailed: (failure) => reporter.printError(failureLine(failure)),
   }).catch((error: unknown) => {
@@ -27,6 +32,7 @@ export async function workQueue(
     throw error;
   });
   outcomes = worker.outcomes;
+  if (worker.schedules) screen.print("out", schedulesLine(worker.schedules));
   try {
     if (options.drain) await worker.drained();
     else await untilSignal();
@@ -45,4 +51,10 @@ function untilSignal(): Promise<void> {
     process.once("SIGINT", () => resolve());
     process.once("SIGTERM", () => resolve());
   });
+}
+
+/** `schedules: orders|migration, orders|cleanup; removed: events|cleanup`. */
+function schedulesLine(s: { upserted: readonly string[]; removed: readonly string[] }): string {
+  const set = s.upserted.length > 0 ? s.upserted.join(", ") : "none";
+  return `schedules: ${set}${s.removed.length > 0 ? `; removed: ${s.removed.join(", ")}` : ""}`;
 }

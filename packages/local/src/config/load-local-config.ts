@@ -43,6 +43,8 @@ function toLocalSettings(env: LocalEnv) {
     debugUids: splitList(env.DEBUG_UIDS),
     tokenSecret: env.LOCAL_TOKEN_SECRET,
     tokenTtlSeconds: env.LOCAL_TOKEN_TTL_SECONDS,
+    /** ARCHIVER_POLICIES: the retention policies' file; unset leaves the schedules in Redis as they are. */
+    policiesFile: env.ARCHIVER_POLICIES,
     loader: {
       query: env.LOADER_QUERY,
       table: env.LOADER_TABLE,

@@ -29,6 +29,8 @@ export const localEnvSchema = z.object({
   LOADER_BATCH_ROWS: intFrom(1, 100_000, 1_000),
   /** Lifetime of the tokens /api/tokenGenerators issues. */
   LOCAL_TOKEN_TTL_SECONDS: intFrom(1, 7 * 86_400, 3_600),
+  /** A YAML or JSON file of retention policies that `archiver worker` and `pnpm dev` schedule at start. */
+  ARCHIVER_POLICIES: z.string().min(1).optional(),
 });
 
 export type LocalEnv = z.output<typeof localEnvSchema>;

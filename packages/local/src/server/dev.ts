@@ -3,6 +3,7 @@ import { archiverErrorCode, messageOf } from "@table-archiver/core";
 import { createJsonLogger } from "@table-archiver/core/logging";
 import { closeSharedRuntime } from "@table-archiver/core/runtime";
 import { loadLocalConfig } from "../config/load-local-config";
+import { readPolicyFile } from "../schedules/policy-file";
 import { buildLocalServer, type LocalServer } from "./build-local-server";
 import { startDevWorker } from "./start-dev-worker";
 
@@ -29,10 +30,13 @@ async function orExit<T>(start: () => T | Promise<T>): Promise<T> {
 }
 
 const config = await orExit(() => loadLocalConfig());
+// A broken policy file stops the stack before anything listens or any schedule changes.
+const policiesFile = config.local.policiesFile;
+const policies = policiesFile ? await orExit(() => readPolicyFile(policiesFile)) : undefined;
 const logger = createJsonLogger({ level: config.logLevel, base: { component: "local-stack" } });
 const server: LocalServer = await orExit(() => buildLocalServer({ config, logger, archiverFunctions: true }));
 const base = await orExit(() => server.listen());
-const worker = await startDevWorker();
+const worker = await startDevWorker(policies);
 
 const lines = [
   `table-archiver local stack on ${base}  (base_url = function_url)`,
@@ -45,7 +49,7 @@ const lines = [
     state.mounted ? `  POST ${base}/${name}` : `  ${name}: not mounted (${state.reason})`,
   ),
   "close" in worker
-    ? "  queue worker: working jobs-migration"
+    ? `  queue worker: working jobs-migration${policies ? `, ${policies.length} retention policies scheduled` : ""}`
     : `  queue worker: not started (${worker.reason})`,
 ];
 process.stdout.write(`${lines.join("\n")}\n`);

@@ -1,7 +1,8 @@
-import { ConfigError, type TaskPayload, taskKey } from "@table-archiver/core";
+import { ConfigError, type RetentionPolicy, type TaskPayload, taskKey } from "@table-archiver/core";
 import { startLocalWorker } from "@table-archiver/core/local-queue";
 import type { Runtime } from "@table-archiver/core/runtime";
 import { handleTask, logTaskFailure, type TaskResult, taskErrorInfo } from "@table-archiver/task-handler";
+import { type RunningSchedules, startSchedules } from "../schedules/run-schedules";
 import { holdWarehouse } from "./hold-warehouse";
 import { limitCleanup } from "./limit-cleanup";
 
@@ -49,6 +50,11 @@ export interface RunWorkerOptions {
   readonly onFailed?: (failure: FailedTask) => void;
   /** Delay before a task's first retry (later ones double); the local worker's default when unset. */
   readonly backoffMs?: number;
+  /**
+   * ARCHIVER_POLICIES, read: their schedulers are set in Redis (others removed)
+   * and the worker publishes each scheduled run. Unset: schedules are left alone.
+   */
+  readonly policies?: readonly RetentionPolicy[];
 }
 
 /**
@@ -70,6 +76,10 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
       field: "QUEUE",
     });
   }
+  // Before any task is taken, so a worker whose schedules cannot be set takes no task either.
+  const schedules: RunningSchedules | undefined = options.policies
+    ? await startSchedules(runtime, options.policies, { prefix: queue.prefix })
+    : undefined;
   const progress = { done: 0, failed: 0, remaining: 0, rows: 0 };
   const copied = { days: 0, rows: 0 };
   const cleanup = { cleaned: 0, alreadyClean: 0, alreadyDone: 0, rowsDeleted: 0 };
@@ -151,6 +161,10 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
       await worker.drained();
       report();
     },
-    close: () => worker.close(),
+    /** Schedulers upserted and removed at start, when policies were given. */
+    schedules: schedules && { upserted: schedules.upserted, removed: schedules.removed },
+    async close() {
+      await Promise.all([worker.close(), schedules?.close()]);
+    },
   };
 }
