@@ -1,5 +1,7 @@
+import type { TaskPayload } from "@table-archiver/core";
 import type { WorkerOutcomes, WorkerProgress } from "../worker/run-worker";
 import type { CliIo } from "./cli-io";
+import { etaSeconds, etaText } from "./eta";
 import { count, number } from "./wording";
 
 /** Where a line goes: stdout or stderr. */
@@ -28,8 +30,16 @@ export interface Screen {
    * progress until it is cleared with undefined.
    */
   status(text: string | undefined): void;
-  /** Shows the queue's progress until `stop()`: a bar on a terminal, otherwise a line every few seconds. */
-  progress(total: number): ProgressReporter;
+  /**
+   * Shows the queue's progress until `stop()`: a bar on a terminal, otherwise a line every few seconds.
+   * `rateCap` gives a task's table rate cap, which bounds the ETA (see etaSeconds).
+   */
+  progress(total: number, options?: ProgressOptions): ProgressReporter;
+}
+
+export interface ProgressOptions {
+  /** Rows per second the task's table may go at, or undefined for no cap. */
+  readonly rateCap?: (task: TaskPayload) => number | undefined;
 }
 
 /** Moves to the start of the line and clears it. */
@@ -68,7 +78,7 @@ function terminalScreen(io: CliIo): Screen {
       status = text;
       redraw?.();
     },
-    progress(total) {
+    progress(total, options) {
       const started = performance.now();
       let state = { total, finished: 0, rows: "0 rows", rate: 0, eta: "", last: "" };
       let drawnAt = Number.NEGATIVE_INFINITY;
@@ -96,7 +106,7 @@ function terminalScreen(io: CliIo): Screen {
             finished,
             rows: rowsText(p, outcomes),
             rate: rate(p.rows, started),
-            eta: eta(finished, p.remaining, started),
+            eta: eta(p, started, options),
             last: p.last ? `${p.last.kind} ${p.last.table} ${p.last.day}` : "",
           };
           if (performance.now() - drawnAt >= REDRAW_MS || p.remaining === 0) draw();
@@ -124,7 +134,7 @@ function plainScreen(io: CliIo): Screen {
     status(text) {
       status = text;
     },
-    progress() {
+    progress(_total, options) {
       const started = performance.now();
       let lastLine = Number.NEGATIVE_INFINITY;
       let lastCounts = "";
@@ -139,7 +149,7 @@ function plainScreen(io: CliIo): Screen {
           print(
             "out",
             `progress: ${p.done} done, ${p.failed} failed, ${p.remaining} left, ${rowsText(p, outcomes)}, ` +
-              `${number(rate(p.rows, started))} rows/s${suffix(eta(p.done + p.failed, p.remaining, started))}${suffix(status)}`,
+              `${number(rate(p.rows, started))} rows/s${suffix(eta(p, started, options))}${suffix(status)}`,
           );
         },
         printError: (line) => print("err", line),
@@ -190,11 +200,12 @@ function rowsText(p: WorkerProgress, outcomes?: WorkerOutcomes): string {
   return count(p.rows, "row");
 }
 
-/** `eta 2 min 10 s` at the pace of the tasks finished so far, or "" before the first one. */
-function eta(finished: number, remaining: number, started: number): string {
-  if (finished === 0 || remaining === 0) return "";
-  const seconds = Math.round((((performance.now() - started) / finished) * remaining) / 1000);
-  return `eta ${seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds} s`}`;
+/** `eta 2 min 10 s`: the rows left at the measured rate, bounded by the last task's table cap. */
+function eta(p: WorkerProgress, started: number, options: ProgressOptions | undefined): string {
+  const cap = p.last ? options?.rateCap?.(p.last) : undefined;
+  const elapsedSeconds = (performance.now() - started) / 1000;
+  const finished = p.done + p.failed;
+  return etaText(etaSeconds({ finished, remaining: p.remaining, rows: p.rows, elapsedSeconds, cap }));
 }
 
 function suffix(text: string | undefined): string {

@@ -20,7 +20,13 @@ export async function workQueue(
   screen: Screen,
 ): Promise<number> {
   const policies = options.policiesFile ? await readPolicyFile(options.policiesFile) : undefined;
-  const reporter = screen.progress(await runtime.queue.count());
+  const { copyMaxRowsPerSecond, cleanup } = runtime.config;
+  const reporter = screen.progress(await runtime.queue.count(), {
+    // The task's own cap (its message's max_rows_per_second), else the deployment's; 0 caps nothing.
+    rateCap: (task) =>
+      task.maxRowsPerSecond ??
+      ((task.kind === "copy" ? copyMaxRowsPerSecond : cleanup.maxRowsPerSecond) || undefined),
+  });
   let outcomes: () => WorkerOutcomes | undefined = () => undefined;
   const worker = await runWorker(runtime, {
     ...(policies ? { policies } : {}),
