@@ -15,24 +15,39 @@ export interface RunTaskEnd {
  * The live side of the run history: counts a run's tasks as they end, and
  * tells whoever ends the last one that the run is finished.
  *
- * Guarantees: each task of a run counts once however often it is reported
- * ended (a retry, a second delivery); the finished record is answered exactly
- * once, by `begin` or `taskEnded`, whichever sees the last of the `queued`
- * tasks ended (tasks may end before their run's `begin` is recorded: they
- * count all the same). Counting is atomic across processes.
+ * Guarantees: each task of a run (by its key, taskKey) counts once however
+ * often it is reported ended (a retry, a second delivery); the finished
+ * record is answered exactly once, by whichever call leaves none of the
+ * run's queued tasks unended once the run has begun (tasks may end before
+ * their run's `begin` is recorded: they count all the same). Counting is
+ * atomic across processes.
  *
  * Leaves out: keeping finished runs (the warehouse's RunRecordStore does;
- * the live counts expire some days after the run's last news), and runs whose
- * tasks never end (a task lost for good leaves its run unfinished, and no row).
+ * the live counts expire some days after the run's last news), and runs a
+ * queued task never ends: a task lost for good, or one the queue already
+ * held for another run (enqueue skips it), leaves its run unfinished, and
+ * no row.
  */
 export interface RunHistory {
   /**
-   * Records that `run` queued `queued` tasks, with what it counted before any
-   * ran (days refused up front; a dry run's verified and refused days).
-   * `at` is the instant it finished queueing: the run's end when it queued
-   * nothing. Answers the finished record when nothing is left to end.
+   * Records that `run` queued the tasks keyed `tasks`, with what it counted
+   * before any ran (days refused up front; a dry run's verified and refused
+   * days). `at` is the instant it finished queueing: the run's end when it
+   * queued nothing. Answers the finished record when nothing is left to end.
    */
-  begin(run: RunStart, queued: number, counts: RunCounts, at: string): Promise<RunRecord | undefined>;
+  begin(
+    run: RunStart,
+    tasks: readonly string[],
+    counts: RunCounts,
+    at: string,
+  ): Promise<RunRecord | undefined>;
+  /**
+   * Adds the tasks keyed `tasks` to the run, queued by one of its running
+   * tasks (a partition sending its days down the chunked path). Call it
+   * before queueing them, so none can end the run first; calling it again
+   * with the same keys (a retried task) adds nothing.
+   */
+  queuedMore(runId: string, tasks: readonly string[]): Promise<RunRecord | undefined>;
   /** Counts one task's end; answers the finished record when it was the run's last. */
   taskEnded(runId: string, end: RunTaskEnd): Promise<RunRecord | undefined>;
 }

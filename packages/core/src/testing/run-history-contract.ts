@@ -22,11 +22,13 @@ function startOf(extra: Partial<RunStart> = {}): RunStart {
 }
 
 const at = (minute: number) => `2024-06-01T10:${String(minute).padStart(2, "0")}:00.000Z`;
+const key = (day: string, kind = "clean") => `${kind}:orders:2024-01-${day}`;
 
 /**
  * The behaviour every RunHistory adapter must have (see ports/run-history.ts):
  * tasks counted once each, the finished record answered exactly once, by
- * whichever call sees the last task end, begin before or after the tasks.
+ * whichever call sees the last queued task end, begin before or after the
+ * tasks, tasks queued by a task included.
  */
 export function describeRunHistoryContract(
   name: string,
@@ -35,6 +37,8 @@ export function describeRunHistoryContract(
   describe(`RunHistory contract: ${name}`, () => {
     let subject: RunHistoryContractSubject;
     const history = () => subject.history;
+    const ended = (runId: string, day: string, minute: number, counts = {}) =>
+      history().taskEnded(runId, { task: key(day), endedAt: at(minute), counts });
     beforeAll(async () => {
       subject = await setup();
     });
@@ -44,7 +48,7 @@ export function describeRunHistoryContract(
 
     it("finishes a run that queued nothing at once, with what it counted up front", async () => {
       const start = startOf({ dryRun: true, policy: "orders" });
-      const record = await history().begin(start, 0, { ...NO_COUNTS, cleaned: 4, refused: 1 }, at(2));
+      const record = await history().begin(start, [], { ...NO_COUNTS, cleaned: 4, refused: 1 }, at(2));
       expect(record).toEqual({
         ...start,
         ...NO_COUNTS,
@@ -58,16 +62,14 @@ export function describeRunHistoryContract(
 
     it("answers the record once, when the last queued task ends, with the tasks' counts added up", async () => {
       const start = startOf({ mode: "migration" });
-      expect(await history().begin(start, 3, NO_COUNTS, at(1))).toBeUndefined();
+      expect(
+        await history().begin(start, [key("01"), key("02"), key("03")], NO_COUNTS, at(1)),
+      ).toBeUndefined();
       const copied = (day: string, rows: number, minute: number) =>
-        history().taskEnded(start.id, {
-          task: `copy:orders:${day}`,
-          endedAt: at(minute),
-          counts: { copied: 1, rows, waitedMsByReason: { rateCap: 100 } },
-        });
-      expect(await copied("2024-01-01", 10, 5)).toBeUndefined();
-      expect(await copied("2024-01-03", 5, 9)).toBeUndefined();
-      const record = await copied("2024-01-02", 20, 7);
+        ended(start.id, day, minute, { copied: 1, rows, waitedMsByReason: { rateCap: 100 } });
+      expect(await copied("01", 10, 5)).toBeUndefined();
+      expect(await copied("03", 5, 9)).toBeUndefined();
+      const record = await copied("02", 20, 7);
       expect(record).toMatchObject({
         id: start.id,
         mode: "migration",
@@ -79,25 +81,18 @@ export function describeRunHistoryContract(
         endedAt: at(9),
         result: "succeeded",
       });
-      // A later report of any task, new or not, finishes nothing again.
-      expect(await copied("2024-01-02", 20, 10)).toBeUndefined();
-      expect(await copied("2024-01-04", 1, 11)).toBeUndefined();
+      // A later report of any task, ended before or not, finishes nothing again.
+      expect(await copied("02", 20, 10)).toBeUndefined();
+      expect(await copied("04", 1, 11)).toBeUndefined();
     });
 
     it("counts a task reported ended twice once", async () => {
       const start = startOf();
-      await history().begin(start, 2, NO_COUNTS, at(1));
-      const end = { task: "clean:orders:2024-01-01", endedAt: at(3), counts: { failed: 1 } };
-      expect(await history().taskEnded(start.id, end)).toBeUndefined();
-      // A second delivery of the same task: not the run's second task.
-      expect(
-        await history().taskEnded(start.id, { ...end, counts: { cleaned: 1, rows: 9 } }),
-      ).toBeUndefined();
-      const record = await history().taskEnded(start.id, {
-        task: "clean:orders:2024-01-02",
-        endedAt: at(4),
-        counts: { refused: 1 },
-      });
+      await history().begin(start, [key("01"), key("02")], NO_COUNTS, at(1));
+      expect(await ended(start.id, "01", 3, { failed: 1 })).toBeUndefined();
+      // A second delivery of the same task: not the run's second task, and its counts are not added.
+      expect(await ended(start.id, "01", 3, { cleaned: 1, rows: 9 })).toBeUndefined();
+      const record = await ended(start.id, "02", 4, { refused: 1 });
       expect(record).toMatchObject({
         queued: 2,
         cleaned: 0,
@@ -110,35 +105,47 @@ export function describeRunHistoryContract(
 
     it("counts tasks that end before their run begins, and finishes at the begin", async () => {
       const start = startOf();
-      const end = (day: string) => ({ task: `clean:orders:${day}`, endedAt: at(2), counts: { deferred: 1 } });
-      expect(await history().taskEnded(start.id, end("2024-01-01"))).toBeUndefined();
-      expect(await history().taskEnded(start.id, end("2024-01-02"))).toBeUndefined();
-      const record = await history().begin(start, 2, { ...NO_COUNTS, refused: 1 }, at(1));
+      expect(await ended(start.id, "01", 2, { deferred: 1 })).toBeUndefined();
+      expect(await ended(start.id, "02", 2, { deferred: 1 })).toBeUndefined();
+      const record = await history().begin(
+        start,
+        [key("01"), key("02")],
+        { ...NO_COUNTS, refused: 1 },
+        at(1),
+      );
       expect(record).toMatchObject({ queued: 2, deferred: 2, refused: 1, endedAt: at(2), result: "partial" });
+    });
+
+    it("waits for the tasks a task queued, however often that task ran", async () => {
+      const start = startOf();
+      await history().begin(start, [key("01")], NO_COUNTS, at(1));
+      // The partition's task queues its days 02 and 03, fails, runs again and queues them again.
+      expect(await history().queuedMore(start.id, [key("02"), key("03")])).toBeUndefined();
+      expect(await ended(start.id, "02", 3, { cleaned: 1 })).toBeUndefined();
+      expect(await history().queuedMore(start.id, [key("02"), key("03")])).toBeUndefined();
+      expect(await ended(start.id, "01", 4, { cleaned: 1 })).toBeUndefined();
+      const record = await ended(start.id, "03", 5, { cleaned: 1 });
+      expect(record).toMatchObject({ queued: 3, cleaned: 3, endedAt: at(5), result: "succeeded" });
     });
 
     it("keeps runs apart, and answers one finish among tasks ending at once", async () => {
       const one = startOf();
       const other = startOf();
-      await history().begin(one, 5, NO_COUNTS, at(1));
-      await history().begin(other, 1, NO_COUNTS, at(1));
+      const days = ["01", "02", "03", "04", "05"];
+      await history().begin(
+        one,
+        days.map((day) => key(day)),
+        NO_COUNTS,
+        at(1),
+      );
+      await history().begin(other, [key("01")], NO_COUNTS, at(1));
       const ends = await Promise.all(
-        ["01", "02", "03", "04", "05", "05", "04"].map((day) =>
-          history().taskEnded(one.id, {
-            task: `clean:orders:2024-01-${day}`,
-            endedAt: at(3),
-            counts: { cleaned: 1 },
-          }),
-        ),
+        [...days, "05", "04"].map((day) => ended(one.id, day, 3, { cleaned: 1 })),
       );
       expect(ends.filter(Boolean)).toHaveLength(1);
-      expect(ends.find(Boolean)).toMatchObject({ id: one.id, cleaned: 5 });
-      const last = await history().taskEnded(other.id, {
-        task: "clean:orders:2024-01-01",
-        endedAt: at(4),
-        counts: {},
-      });
-      expect(last).toMatchObject({ id: other.id, cleaned: 0, result: "succeeded" });
+      expect(ends.find(Boolean)).toMatchObject({ id: one.id, cleaned: 5, queued: 5 });
+      const last = await ended(other.id, "01", 4);
+      expect(last).toMatchObject({ id: other.id, cleaned: 0, queued: 1, result: "succeeded" });
     });
   });
 }

@@ -10,42 +10,60 @@ const COUNT_FIELDS = ["copied", "cleaned", "refused", "deferred", "failed", "row
 const WAIT = "wait:";
 
 /**
- * Finishes the run once its `queued` is known and that many tasks have ended:
- * `finished` is set at most once, so exactly one caller gets the hash.
+ * Finishes the run once it has begun (`start`) and none of the tasks it
+ * queued is pending: `finished` is set at most once, so exactly one caller
+ * gets the hash. KEYS: the hash, the ended, queued and pending sets.
  */
 const FINISH = `
 local function finish()
-  local queued = redis.call("HGET", KEYS[1], "queued")
-  if not queued then return false end
-  if redis.call("SCARD", KEYS[2]) < tonumber(queued) then return false end
+  if redis.call("HEXISTS", KEYS[1], "start") == 0 then return false end
+  if redis.call("SCARD", KEYS[4]) > 0 then return false end
   if redis.call("HSETNX", KEYS[1], "finished", "1") == 0 then return false end
-  return redis.call("HGETALL", KEYS[1])
+  local hash = redis.call("HGETALL", KEYS[1])
+  table.insert(hash, "queued")
+  table.insert(hash, tostring(redis.call("SCARD", KEYS[3])))
+  return hash
 end
 local function latest(at)
   local last = redis.call("HGET", KEYS[1], "endedAt")
   if not last or at > last then redis.call("HSET", KEYS[1], "endedAt", at) end
 end
+local function queue(from, to)
+  for i = from, to do
+    redis.call("SADD", KEYS[3], ARGV[i])
+    if redis.call("SISMEMBER", KEYS[2], ARGV[i]) == 0 then redis.call("SADD", KEYS[4], ARGV[i]) end
+  end
+end
 local function add(from)
   for i = from, #ARGV, 2 do redis.call("HINCRBY", KEYS[1], ARGV[i], ARGV[i + 1]) end
 end
 local function keep(ttl)
-  redis.call("EXPIRE", KEYS[1], ttl)
-  redis.call("EXPIRE", KEYS[2], ttl)
+  for i = 1, 4 do redis.call("EXPIRE", KEYS[i], ttl) end
 end
 `;
 
-/** ARGV: start JSON, queued, instant, ttl, then field / increment pairs. */
+/** ARGV: start JSON, instant, ttl, n, then n task keys, then field / increment pairs. */
 const BEGIN_SCRIPT = `${FINISH}
-redis.call("HSET", KEYS[1], "start", ARGV[1], "queued", ARGV[2])
-latest(ARGV[3])
-add(5)
-keep(ARGV[4])
+local n = tonumber(ARGV[4])
+redis.call("HSET", KEYS[1], "start", ARGV[1])
+latest(ARGV[2])
+queue(5, 4 + n)
+add(5 + n)
+keep(ARGV[3])
+return finish()
+`;
+
+/** ARGV: ttl, then task keys. */
+const QUEUED_MORE_SCRIPT = `${FINISH}
+queue(2, #ARGV)
+keep(ARGV[1])
 return finish()
 `;
 
 /** ARGV: task key, instant, ttl, then field / increment pairs. A task already ended adds nothing. */
 const TASK_ENDED_SCRIPT = `${FINISH}
 if redis.call("SADD", KEYS[2], ARGV[1]) == 0 then return false end
+redis.call("SREM", KEYS[4], ARGV[1])
 latest(ARGV[2])
 add(4)
 keep(ARGV[3])
@@ -53,13 +71,11 @@ return finish()
 `;
 
 /** Key names of a run's live counts under `prefix`. */
-export function runKeys(prefix: string, runId: string) {
-  return {
-    /** Hash: the run's start, `queued`, its counts, `wait:<reason>` ms, `endedAt`, `finished`. */
-    run: `${prefix}:run:${runId}`,
-    /** Set of the keys (taskKey) of its tasks that ended. */
-    ended: `${prefix}:run:${runId}:ended`,
-  };
+export function runKeys(prefix: string, runId: string): [string, string, string, string] {
+  const run = `${prefix}:run:${runId}`;
+  // The hash (start, counts, `wait:<reason>` ms, endedAt, finished); the keys (taskKey) of the tasks
+  // that ended, of those it queued, and of those queued and not ended yet.
+  return [run, `${run}:ended`, `${run}:queued`, `${run}:pending`];
 }
 
 /** Counts as HINCRBY field / increment pairs, the waits rounded to whole ms; zeros left out. */
@@ -98,7 +114,7 @@ function recordOf(reply: unknown): RunRecord | undefined {
 }
 
 /**
- * RunHistory on Redis: a hash of counts and a set of ended task keys per run,
+ * RunHistory on Redis: a hash of counts and sets of task keys per run,
  * changed only by scripts, so counting a task, noticing the run is finished
  * and claiming that finish happen with nothing in between. Every key expires
  * RUN_TTL_SECONDS after the run's last news.
@@ -107,38 +123,20 @@ export function createRedisRunHistory(redis: Redis, options: { readonly prefix?:
   const prefix = options.prefix ?? "archiver";
   const ttl = String(RUN_TTL_SECONDS);
   return {
-    async begin(run, queued, counts, at) {
+    async begin(run, tasks, counts, at) {
       const keys = runKeys(prefix, run.id);
-      const reply = await withRedisErrors(() =>
-        redis.eval(
-          BEGIN_SCRIPT,
-          2,
-          keys.run,
-          keys.ended,
-          JSON.stringify(run),
-          String(queued),
-          at,
-          ttl,
-          ...increments(counts),
-        ),
-      );
-      return recordOf(reply);
+      const args = [JSON.stringify(run), at, ttl, String(tasks.length), ...tasks, ...increments(counts)];
+      return recordOf(await withRedisErrors(() => redis.eval(BEGIN_SCRIPT, 4, ...keys, ...args)));
+    },
+    async queuedMore(runId, tasks) {
+      if (tasks.length === 0) return undefined;
+      const keys = runKeys(prefix, runId);
+      return recordOf(await withRedisErrors(() => redis.eval(QUEUED_MORE_SCRIPT, 4, ...keys, ttl, ...tasks)));
     },
     async taskEnded(runId, end) {
       const keys = runKeys(prefix, runId);
-      const reply = await withRedisErrors(() =>
-        redis.eval(
-          TASK_ENDED_SCRIPT,
-          2,
-          keys.run,
-          keys.ended,
-          end.task,
-          end.endedAt,
-          ttl,
-          ...increments(end.counts),
-        ),
-      );
-      return recordOf(reply);
+      const args = [end.task, end.endedAt, ttl, ...increments(end.counts)];
+      return recordOf(await withRedisErrors(() => redis.eval(TASK_ENDED_SCRIPT, 4, ...keys, ...args)));
     },
   };
 }

@@ -10,8 +10,8 @@ import type { RunHistory } from "../../ports/run-history";
 
 interface LiveRun {
   start?: RunStart;
-  queued?: number;
   counts: RunCounts;
+  queued: Set<string>;
   ended: Set<string>;
   endedAt?: string;
   finished: boolean;
@@ -23,7 +23,7 @@ export function createMemoryRunHistory(): RunHistory {
   const live = (id: string): LiveRun => {
     let run = runs.get(id);
     if (!run) {
-      run = { counts: NO_COUNTS, ended: new Set(), finished: false };
+      run = { counts: NO_COUNTS, queued: new Set(), ended: new Set(), finished: false };
       runs.set(id, run);
     }
     return run;
@@ -31,18 +31,25 @@ export function createMemoryRunHistory(): RunHistory {
   const latest = (run: LiveRun, at: string) => {
     if (run.endedAt === undefined || at > run.endedAt) run.endedAt = at;
   };
-  // As the Redis scripts do: finished once, when the queued count is known and reached.
+  // As the Redis scripts do: finished once, when it has begun and every task it queued has ended.
   const finish = (run: LiveRun): RunRecord | undefined => {
-    if (run.finished || !run.start || run.queued === undefined || run.ended.size < run.queued)
-      return undefined;
+    if (run.finished || !run.start || [...run.queued].some((task) => !run.ended.has(task))) return undefined;
     run.finished = true;
-    return finishedRun(run.start, run.queued, run.counts, run.endedAt ?? run.start.startedAt);
+    return finishedRun(run.start, run.queued.size, run.counts, run.endedAt ?? run.start.startedAt);
   };
   return {
-    async begin(start, queued, counts, at) {
+    async begin(start, tasks, counts, at) {
       const run = live(start.id);
-      Object.assign(run, { start, queued, counts: addCounts(run.counts, counts) });
+      run.start = start;
+      run.counts = addCounts(run.counts, counts);
+      for (const task of tasks) run.queued.add(task);
       latest(run, at);
+      return finish(run);
+    },
+    async queuedMore(runId, tasks) {
+      if (tasks.length === 0) return undefined;
+      const run = live(runId);
+      for (const task of tasks) run.queued.add(task);
       return finish(run);
     },
     async taskEnded(runId, end) {
