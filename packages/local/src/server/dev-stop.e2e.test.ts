@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -199,5 +199,28 @@ describe("pnpm dev that cannot start", () => {
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
+  }, 60_000);
+
+  it("refuses a broken ARCHIVER_POLICIES file with exit 2, naming the table and field, before it listens", async () => {
+    const policies = join(dir, "broken-policies.yaml");
+    await writeFile(
+      policies,
+      "- source_table: orders\n  destination_table: archive.orders\n  filter_column: created_at\n" +
+        "  years_to_migrate: 1\n  months_to_migrate: 0\n  migrate_schedule: '0 1 * * *'\n" +
+        "  cleanup: 'off'\n  time_zone: UTC\n  cleanup_window: '22:00-25:00'\n",
+    );
+    const port = await freePort();
+    const result = await startDev({
+      PORT: String(port),
+      MYSQL_URL: db.url,
+      REDIS_URL: testRedisUrl,
+      DUCKDB_PATH: join(dir, "policies.duckdb"),
+      LOCAL_QUEUE_PREFIX: prefix,
+      ARCHIVER_POLICIES: policies,
+    });
+    expect(result).toEqual({
+      code: 2,
+      stderr: `error: ARCHIVER_POLICIES=${policies}: retention "orders": cleanup_window: must be "HH:MM-HH:MM" (22:00-05:00 crosses midnight)\n`,
+    });
   }, 60_000);
 });
