@@ -2,6 +2,16 @@ import { intFrom } from "@table-archiver/core/config";
 import { z } from "zod";
 
 /**
+ * The LOCAL_TOKEN_SECRET values docs/local-deployment.md prints (now and
+ * before): copied into a `.env`, they would let anyone who read the page sign
+ * tokens for the local stack, so it refuses to start with them.
+ */
+export const DOCUMENTED_EXAMPLE_SECRETS: readonly string[] = [
+  "<output of: openssl rand -hex 32>",
+  "change-me-to-at-least-32-characters!",
+];
+
+/**
  * The variables of the local deployment (`pnpm dev`: the API service, the
  * token generator and the key-value loader), by their public names. The
  * functions never read them; `pnpm archiver days` reads PORT, HOST and
@@ -14,7 +24,15 @@ export const localEnvSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   APP_ENV: z.string().default("local"),
   DEBUG_UIDS: z.string().optional(),
-  LOCAL_TOKEN_SECRET: z.string().min(32, "at least 32 characters").optional(),
+  LOCAL_TOKEN_SECRET: z
+    .string()
+    .min(32, "at least 32 characters")
+    .refine((secret) => !DOCUMENTED_EXAMPLE_SECRETS.includes(secret), {
+      message:
+        "is the example docs/local-deployment.md prints, which anyone can read and sign tokens with; " +
+        "set a secret of your own, such as the output of `openssl rand -hex 32`",
+    })
+    .optional(),
   LOADER_QUERY: z.string().optional(),
   LOADER_HASH: z
     .string()

@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import { loadLocalConfig } from "../config/load-local-config";
 import { cliOverrides, continueCommands, demoEnv, demoSettings, shellQuote } from "./demo-env";
 
-/** `.env` as docs/local-deployment.md has it written, for `pnpm dev`. */
+/** `.env` as docs/local-deployment.md has it written, for `pnpm dev`, with a secret of one's own. */
 const LOCAL_STACK_ENV = {
   APP_ENV: "debug",
   DEBUG_UIDS: "alice",
-  LOCAL_TOKEN_SECRET: "change-me-to-at-least-32-characters!",
+  LOCAL_TOKEN_SECRET: "0f".repeat(32),
   PORT: "3001",
 };
 

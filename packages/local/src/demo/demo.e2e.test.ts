@@ -16,7 +16,8 @@ import { demoOwnerKey } from "./reset-demo-state";
 /**
  * `pnpm demo` and then the README's next commands, each as a process of its
  * own in a working directory whose `.env` is docs/local-deployment.md's setup
- * for `pnpm dev` (DEBUG_UIDS without "demo"). The demo's database, table and
+ * for `pnpm dev` (DEBUG_UIDS without "demo"; its placeholder secret replaced
+ * by one of the reader's own, as the page asks). The demo's database, table and
  * queue are this file's own (ARCHIVER_DEMO_*), and `.env` points the CLI at
  * them, so the demo prints the README's commands with nothing in front.
  */
@@ -25,7 +26,7 @@ const tsx = join(root, "node_modules/.bin/tsx");
 const LOCAL_STACK_ENV = [
   "APP_ENV=debug",
   "DEBUG_UIDS=alice",
-  "LOCAL_TOKEN_SECRET=change-me-to-at-least-32-characters!",
+  `LOCAL_TOKEN_SECRET=${"0f".repeat(32)}`,
   "PORT=3999",
 ];
 let db: TestDatabase;

@@ -11,7 +11,7 @@ import { installErrorHandling } from "./http-errors";
 import { registerLoadRedisData } from "./load-redis-data-route";
 import { createLocalTokens, type LocalTokens } from "./local-tokens";
 import { type MountReport, mountArchiverFunctions, mountReader } from "./mount-functions";
-import { requireBearer } from "./route-guards";
+import { requireBearer, requireLoopbackHost } from "./route-guards";
 import { registerTokenGenerator } from "./token-generator-route";
 
 /** Bodies of the API service are tiny; anything larger is refused with 413. */
@@ -48,7 +48,9 @@ export interface LocalServer {
  * (`/api/tokenGenerators` in the debug environment, `/api/loadRedisData`) and
  * the functions, the reader at `/loadRedisData` so that locally
  * `{function_url}` equals `{base_url}`. The functions require a local token,
- * as IAM requires an identity token in front of the deployed ones.
+ * as IAM requires an identity token in front of the deployed ones. Every
+ * route answers only requests addressed to a loopback name
+ * (requireLoopbackHost), so a web page cannot drive it by DNS rebinding.
  */
 export async function buildLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   const { config } = options;
@@ -67,6 +69,8 @@ export async function buildLocalServer(options: LocalServerOptions): Promise<Loc
 
   const app = Fastify({ logger: false, bodyLimit: API_BODY_LIMIT, exposeHeadRoutes: false });
   installErrorHandling(app, logger);
+  // First, and on the root, so it runs for every route (the functions' and unknown ones too) before any other check.
+  app.addHook("onRequest", requireLoopbackHost());
   if (config.local.appEnv === "debug") {
     registerTokenGenerator(app, { tokens, allowedUids: config.local.debugUids });
   }
