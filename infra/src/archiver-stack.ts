@@ -3,12 +3,16 @@ import { fileURLToPath } from "node:url";
 import type * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
 import { ArchiverAccess } from "./components/archiver-access";
+import { ArchiverAlerts } from "./components/archiver-alerts";
+import { ArchiverDashboard } from "./components/archiver-dashboard";
 import { ArchiverFunctions, type BundleDirectories } from "./components/archiver-functions";
+import { ArchiverMetrics } from "./components/archiver-metrics";
 import { ArchiverSecrets, type SecretRef } from "./components/archiver-secrets";
 import { EntryTrigger } from "./components/entry-trigger";
 import { MigrationQueue } from "./components/migration-queue";
 import { MigrationTopic } from "./components/migration-topic";
 import { RedisCache } from "./components/redis-cache";
+import { RetentionSchedules } from "./components/retention-schedules";
 import { ServiceAccounts } from "./components/service-accounts";
 import { VpcAccess } from "./components/vpc-access";
 import { Warehouse } from "./components/warehouse";
@@ -135,6 +139,18 @@ export function createArchiverStack(config: StackConfig, bundles: BundleDirector
     trigger: { subscription: trigger.subscription, deadLetterTopic: messages.deadLetterTopic },
     cloudSql: config.mysql.cloudSqlInstance ? { iamAuth: config.mysql.cloudSqlIamAuth } : undefined,
   });
+
+  // Retention that runs itself: the policies' schedules publish to the topic, and what the
+  // functions log becomes metrics, alerts and a dashboard (docs/retention.md).
+  new RetentionSchedules("retention", {
+    project,
+    region,
+    policies: config.retention,
+    topicId: messages.topic.id,
+  });
+  const { metrics } = new ArchiverMetrics("metrics", { project, maxAttempts: config.queue.maxAttempts });
+  new ArchiverAlerts("alerts", { project, emails: config.alertEmails, policies: config.retention, metrics });
+  new ArchiverDashboard("dashboard", { project, metrics });
 
   const uri = (fn: gcp.cloudfunctionsv2.Function) => fn.serviceConfig.apply((c) => c?.uri ?? "");
   return {

@@ -11,9 +11,19 @@ const example = readFileSync(path.join(repoRoot, "infra/stack.example.yaml"), "u
 const shell = [...guide.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? "").join("\n");
 
 describe("docs/deploy.md", () => {
-  test("enables every API a first deploy and CI's workload identity need", () => {
+  test("enables every API a first deploy, the retention schedules and CI's workload identity need", () => {
     const enable = /gcloud services enable ([\s\S]*?)--project/.exec(shell)?.[1] ?? "";
-    for (const api of ["cloudresourcemanager", "iamcredentials", "sts", "cloudbuild", "artifactregistry"]) {
+    // cloudscheduler, logging and monitoring: the retention policies' jobs, metrics and alerts.
+    for (const api of [
+      "cloudresourcemanager",
+      "iamcredentials",
+      "sts",
+      "cloudbuild",
+      "artifactregistry",
+      "cloudscheduler",
+      "logging",
+      "monitoring",
+    ]) {
       expect(enable, api).toContain(`${api}.googleapis.com`);
     }
   });

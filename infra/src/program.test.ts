@@ -149,4 +149,16 @@ describe("the built main in a fresh process", () => {
       stderr: expect.stringContaining("queueMaxConcurrentDispatches: expected"),
     });
   }, 60_000);
+
+  test("refuses a broken retention policy before creating anything, naming its table and field", async () => {
+    const policies = JSON.parse(devConfig.config["table-archiver:retention"] ?? "[]") as object[];
+    const broken = [{ ...policies[0], migrate_schedule: "every night" }, ...policies.slice(1)];
+    const failure = await runMainInFreshProcess(bundles.root, {
+      ...devConfig,
+      config: { ...devConfig.config, "table-archiver:retention": JSON.stringify(broken) },
+    }).catch((error: { stderr?: string }) => error);
+    expect(failure).toMatchObject({
+      stderr: expect.stringMatching(/retention "orders": migrate_schedule: must be a cron expression/),
+    });
+  }, 60_000);
 });

@@ -1,10 +1,12 @@
 import type * as pulumi from "@pulumi/pulumi";
+import type { RetentionPolicy } from "@table-archiver/core";
 import { envSchema } from "@table-archiver/core/config";
 import { z } from "zod";
 import type { EnvName } from "./function-env";
 import { InfraConfigError } from "./infra-config-error";
 import {
   accepted,
+  alertEmails,
   DATASET_REF,
   duration,
   extraDatasets,
@@ -15,6 +17,7 @@ import {
   number,
   readerInvokers,
   required,
+  retentionPolicies,
   withoutPassword,
 } from "./stack-key-values";
 
@@ -77,6 +80,10 @@ export interface StackConfig {
   readonly functionEnv: Readonly<Partial<Record<EnvName, string>>>;
   /** CLEANUP_REPLICA_URLS, a secret: replica URLs may carry passwords. */
   readonly cleanup: { readonly replicaUrls: pulumi.Output<string> | undefined };
+  /** One policy per table (`retention`, docs/retention.md): what Cloud Scheduler publishes, and when. */
+  readonly retention: readonly RetentionPolicy[];
+  /** Who the alerts reach (`alertEmails`): one e-mail notification channel each. */
+  readonly alertEmails: readonly string[];
 }
 
 /**
@@ -134,6 +141,7 @@ const stackKeys = z.object({
     .default("UTC"),
   readerInvokers: json(readerInvokers).default([]),
   functionEnv: json(functionEnv).default({}),
+  alertEmails: json(alertEmails).default([]),
 });
 
 /**
@@ -154,6 +162,9 @@ export function readStackConfig(app: ConfigSource, gcp: ConfigSource): StackConf
   const problems = parsed.success
     ? []
     : parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  // Checked apart: core's parsePolicies names the table and field itself.
+  const retention = retentionPolicies(emptyAsUnset(app.get("retention")));
+  if (retention.problem) problems.push(retention.problem);
   if (Number(parsed.data?.functionEnv.CLEANUP_MAX_REPLICA_LAG_SECONDS ?? 0) > 0 && !replicaUrls) {
     problems.push(
       "functionEnv.CLEANUP_MAX_REPLICA_LAG_SECONDS: needs replicas to measure (pulumi config set --secret cleanupReplicaUrls)",
@@ -209,8 +220,12 @@ export function readStackConfig(app: ConfigSource, gcp: ConfigSource): StackConf
     readerInvokers: keys.readerInvokers,
     functionEnv: keys.functionEnv,
     cleanup: { replicaUrls },
+    retention: retention.policies,
+    alertEmails: keys.alertEmails,
   };
 }
+
+const emptyAsUnset = (value: string | undefined) => (value === "" ? undefined : value);
 
 /** `dataset` or `project.dataset` as a reference, each once; the stack's own dataset is not an extra one. */
 function datasetRefs(names: readonly string[], project: string, own: string) {

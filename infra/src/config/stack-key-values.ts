@@ -2,6 +2,7 @@
  * The checks on a stack key's value, each a zod schema: what the stack's keys
  * (stackKeys in stack-config.ts) are made of.
  */
+import { InvalidInputError, parsePolicies, type RetentionPolicy } from "@table-archiver/core";
 import { configEnvNames } from "@table-archiver/core/config";
 import { z } from "zod";
 import { type EnvName, programEnvNames, secretEnvNames } from "./function-env";
@@ -120,3 +121,43 @@ export const functionEnv = z
         Record<EnvName, string>
       >,
   );
+
+/**
+ * Who the alerts reach: e-mail addresses, each becoming one notification channel. A malformed
+ * one is refused by name, so a typo cannot silently leave an alert with nobody to tell.
+ */
+export const alertEmails = z
+  .custom<string[]>((v) => Array.isArray(v) && v.every((email) => typeof email === "string"), {
+    error: "expected a list of e-mail addresses such as ops@example.com",
+  })
+  .superRefine((emails, ctx) => {
+    for (const email of emails) {
+      if (!z.email().safeParse(email).success) {
+        ctx.addIssue({ code: "custom", message: `${email} is not an e-mail address` });
+      }
+    }
+  });
+
+/**
+ * The `retention` key (a list of policies, as the local file declares them) through core's own
+ * check, so a stack is refused at `pulumi preview` with the words a local run would use: the
+ * table and the field (`retention "orders": cleanup_window: ...`).
+ */
+export function retentionPolicies(text: string | undefined): {
+  readonly policies: RetentionPolicy[];
+  readonly problem?: string;
+} {
+  if (text === undefined) return { policies: [] };
+  let declared: unknown;
+  try {
+    declared = JSON.parse(text);
+  } catch {
+    return { policies: [], problem: "retention: expected a list of policies (set it in the stack file)" };
+  }
+  try {
+    return { policies: parsePolicies(declared, "retention") };
+  } catch (error) {
+    if (error instanceof InvalidInputError) return { policies: [], problem: error.message };
+    throw error;
+  }
+}
