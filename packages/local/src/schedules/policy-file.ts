@@ -24,7 +24,8 @@ export async function readPolicyFile(path: string): Promise<RetentionPolicy[]> {
   try {
     declared = parse(text);
   } catch (error) {
-    throw new ConfigError(`${where}: is not YAML or JSON: ${messageOf(error)}`, {
+    // The parser's first line says what and where (line, column); the rest is a drawing of the spot.
+    throw new ConfigError(`${where}: is not YAML or JSON: ${messageOf(error).split("\n")[0]}`, {
       field: "ARCHIVER_POLICIES",
       cause: error,
     });
