@@ -31,3 +31,8 @@ export function addDays(day: CalendarDay, count: number): CalendarDay {
 export function startOfDay(day: CalendarDay): string {
   return `${day} 00:00:00`;
 }
+
+/** Whole days from `from` to `to` (negative when `to` comes first). */
+export function daysBetween(from: CalendarDay, to: CalendarDay): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}

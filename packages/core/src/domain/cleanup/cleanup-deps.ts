@@ -12,6 +12,7 @@ import type { LoadProbe } from "../../ports/load-probe";
 import type { Logger } from "../../ports/logger";
 import type { MigrationLedger } from "../../ports/migration-ledger";
 import type { PartitionedTable } from "../../ports/partitioned-table";
+import type { RateCap } from "../../ports/rate-cap";
 import type { SourceDatabase } from "../../ports/source-database";
 import type { TaskQueue } from "../../ports/task-queue";
 import type { Warehouse } from "../../ports/warehouse";
@@ -52,6 +53,8 @@ export interface CleanupDeps {
    * task starts afresh.
    */
   readonly throttleMemory?: ThrottleMemory;
+  /** The table-wide rate cap's shared budget (max_rows_per_second, CLEANUP_MAX_ROWS_PER_SECOND); absent, nothing is capped. */
+  readonly rateCap?: RateCap;
   /** Waits between chunks and while throttled; tests pass a fake. */
   readonly sleep?: (ms: number) => Promise<void>;
 }

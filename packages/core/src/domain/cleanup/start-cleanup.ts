@@ -3,6 +3,7 @@ import type { CalendarDay } from "../../model/calendar-day";
 import { formatDestination, parseDestination } from "../../model/destination";
 import type { CleanDayTask } from "../../model/task";
 import type { CleanupMessage } from "../messages/cleanup-message";
+import { cleanupLimits, splitByFloor, type TaskLimits } from "../retention/cleanup-limits";
 import { describeSourceTable } from "../source-table";
 import { accessReport, requireAccess } from "./cleanup-access";
 import { type CleanupDeps, pendingDays } from "./cleanup-deps";
@@ -29,6 +30,8 @@ export interface CleanupSummary {
   readonly rowsToDelete: number;
   /** Cleanup tasks newly queued (0 in a dry run). */
   readonly enqueued: number;
+  /** Days left for the next window: the message came while its window was closed, so nothing was queued. */
+  readonly deferred: number;
   readonly alreadyQueued: number;
   /** The days counted in `refused`, each with why; logged per day, not in the summary line. */
   readonly refusals: readonly DayRefusal[];
@@ -81,7 +84,9 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
   }
 
   const days = await pendingDays(deps, schema.name);
-  const pending = await withCopyRecords(deps, schema.name, days.pending);
+  // Days younger than the retention floor are refused here, whatever the message asked, and at their task again.
+  const { old, young } = splitByFloor(deps, schema.name, message, days.pending);
+  const pending = await withCopyRecords(deps, schema.name, old);
   requireColumnWasUsed(schema.name, column, pending);
   await requireWarehouseTables(deps, schema.name, pending);
   const usable = pending.flatMap(({ day, record }) => (record?.filterColumn === column ? [day] : []));
@@ -96,12 +101,14 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
     filterColumn: column,
     dryRun: message.dry_run,
     migratedDays: days.migrated,
-    alreadyCleaned: days.migrated - pending.length,
+    alreadyCleaned: days.migrated - days.pending.length,
+    deferred: 0,
   };
+  const limits = message.dry_run ? {} : cleanupLimits(deps, message);
   const dryRun = message.dry_run
     ? await dryRunCleanup(deps, { schema, column, referencingKeys: sideEffects.referencingKeys }, pending)
     : undefined;
-  const summary = dryRun
+  const done = dryRun
     ? {
         ...base,
         ...dryRun,
@@ -109,13 +116,23 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
         enqueued: 0,
         alreadyQueued: 0,
       }
-    : {
-        ...base,
-        ...(await enqueue(deps, message, schema.name, pending, paths)),
-        partitions: paths.partitions,
-      };
+    : limits === "closed"
+      ? { ...base, ...NOTHING_QUEUED, deferred: pending.length, partitions: paths.partitions }
+      : {
+          ...base,
+          ...(await enqueue(deps, message, schema.name, pending, paths, limits)),
+          partitions: paths.partitions,
+        };
+  for (const refusal of young)
+    deps.logger.warn("cleanup refused day; its rows are kept", { table, ...refusal });
+  const summary = { ...done, refused: done.refused + young.length, refusals: [...young, ...done.refusals] };
   const { refusals: _perDay, ...line } = summary;
-  deps.logger.info(message.dry_run ? "cleanup dry run: nothing was deleted" : "cleanup queued", line);
+  const said = message.dry_run
+    ? "cleanup dry run: nothing was deleted"
+    : limits === "closed"
+      ? "cleanup deferred: its window is closed; the next window's run takes the days up"
+      : "cleanup queued";
+  deps.logger.info(said, line);
   return summary;
 }
 
@@ -171,9 +188,11 @@ async function enqueue(
   table: string,
   days: readonly PendingDay[],
   paths: PartitionPaths,
+  limits: TaskLimits,
 ) {
   const column = message.filter_column;
   const flags = {
+    ...limits,
     ...(message.recopy_changed_days ? { recopyChangedDays: true } : {}),
     ...(message.allow_delete_triggers ? { allowDeleteTriggers: true } : {}),
   };
@@ -202,12 +221,21 @@ async function enqueue(
   }
   const result = await deps.queue.enqueue(tasks);
   return {
-    verified: 0,
+    ...NOTHING_QUEUED,
     refused: refusals.length,
     refusals,
-    resuming: 0,
-    rowsToDelete: 0,
     enqueued: result.added,
     alreadyQueued: result.alreadyQueued,
   };
 }
+
+/** The figures of a cleanup that verified and queued nothing. */
+const NOTHING_QUEUED = {
+  verified: 0,
+  refused: 0,
+  refusals: [] as readonly DayRefusal[],
+  resuming: 0,
+  rowsToDelete: 0,
+  enqueued: 0,
+  alreadyQueued: 0,
+};

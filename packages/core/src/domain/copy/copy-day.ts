@@ -9,10 +9,12 @@ import type { WarehouseDay } from "../../model/warehouse-day";
 import type { Clock } from "../../ports/clock";
 import type { Logger } from "../../ports/logger";
 import type { MigrationLedger } from "../../ports/migration-ledger";
+import type { RateCap } from "../../ports/rate-cap";
 import type { SourceDatabase } from "../../ports/source-database";
 import type { Warehouse } from "../../ports/warehouse";
 import { todayIn } from "../days/cutoff-day";
 import { createNicePace, paceBatches } from "../pacing/nice-pace";
+import { capBatches, cappedRows, rateCapPace } from "../pacing/rate-cap-pace";
 import { describeSourceTable, TASK_FIELDS } from "../source-table";
 import { keepHeldRows } from "./keep-held-rows";
 
@@ -28,6 +30,10 @@ export interface CopyDayDeps {
   readonly batchRows: number;
   /** Rest per unit of the source's read time (COPY_NICE_RATIO); 0 or absent reads at full speed. */
   readonly niceRatio?: number;
+  /** The table-wide rate cap's shared budget (max_rows_per_second, COPY_MAX_ROWS_PER_SECOND); absent, nothing is capped. */
+  readonly rateCap?: RateCap;
+  /** COPY_MAX_ROWS_PER_SECOND: rows copied per second for a table across every task; 0 or absent caps nothing. */
+  readonly maxRowsPerSecond?: number;
   /** Waits for the pace; tests pass a fake. */
   readonly sleep?: (ms: number) => Promise<void>;
 }
@@ -81,12 +87,17 @@ async function copyAndRecord(
 
   const warehouse = await deps.warehouse();
   await warehouse.ensureTable(destination, schema, task.filterColumn);
-  const stream = deps.source.streamDay(schema, task.filterColumn, task.day, deps.batchRows);
-  const pace = createNicePace({
-    ratio: deps.niceRatio ?? 0,
-    sleep: deps.sleep ?? ((ms: number) => sleep(ms)),
-  });
-  const batches = paceBatches(stream.batches, pace);
+  const perSecond = task.maxRowsPerSecond ?? (deps.maxRowsPerSecond || undefined);
+  const stream = deps.source.streamDay(
+    schema,
+    task.filterColumn,
+    task.day,
+    cappedRows(deps.batchRows, perSecond),
+  );
+  const wait = deps.sleep ?? ((ms: number) => sleep(ms));
+  const pace = createNicePace({ ratio: deps.niceRatio ?? 0, sleep: wait });
+  const capped = rateCapPace(deps.rateCap, `copy:${task.table}`, perSecond, wait);
+  const batches = capBatches(paceBatches(stream.batches, pace), capped);
   const key = integerKeyColumn(schema)?.name;
   const at: WarehouseDay = { destination, filterColumn: task.filterColumn, day: task.day };
   let record: CopiedDayRecord | undefined;

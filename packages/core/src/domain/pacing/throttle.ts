@@ -11,7 +11,7 @@ import { createThrottleMemory, type ThrottleMemory } from "./throttle-memory";
 const LOG_EVERY_MS = 10_000;
 
 /** What held a chunk back: one of the throttles, or the configured pause between chunks. */
-export type WaitReason = "replicaLag" | "threadsRunning" | "historyLength" | "redo" | "pause";
+export type WaitReason = "replicaLag" | "threadsRunning" | "historyLength" | "redo" | "pause" | "rateCap";
 
 /** Time spent before chunks, in milliseconds. */
 export interface ThrottleWait {

@@ -1,19 +1,21 @@
+import { setTimeout as sleepFor } from "node:timers/promises";
 import { RefusalError, TransientError } from "../../../errors";
 import type { CalendarDay } from "../../../model/calendar-day";
 import type { ChunkPlan } from "../../../model/day-chunks";
 import type { DayFigures } from "../../../model/day-figures";
 import type { CleanDayTask } from "../../../model/task";
+import { cappedRows, rateCapPace } from "../../pacing/rate-cap-pace";
 import { type Throttle, taskThrottle, type WaitReason } from "../../pacing/throttle";
 import { type CleanupDeps, markDayDone } from "../cleanup-deps";
 import { claimDayLease } from "../day-lease";
 import { isRefusal, type Refusal, refusalError } from "../refusal";
 import { type DayFacts, readDayFacts } from "./day-facts";
 import { chunkPlanOf, type DayDecision, decideDay } from "./decide-day";
-import { type DeleteRun, deleteChunks } from "./delete-chunks";
+import { type DeleteRun, deleteChunks, MAX_DELETE_ROWS } from "./delete-chunks";
 import { verifyAndPlan } from "./verify-and-plan";
 
 /** What one cleanup task did for its day; also logged as one JSON line. */
-export interface DayCleanupReport extends Omit<DeleteRun, "dayRowsDeleted"> {
+export interface DayCleanupReport extends Omit<DeleteRun, "dayRowsDeleted" | "rateCapMs" | "deferred"> {
   readonly table: string;
   readonly day: CalendarDay;
   /**
@@ -64,13 +66,7 @@ export async function cleanDay(deps: CleanupDeps, task: CleanDayTask): Promise<D
   try {
     const facts = await readDayFacts(deps, task);
     const throttle = taskThrottle(deps, { table: task.table, day: task.day }, lease.check);
-    const done = await carryOut(
-      deps,
-      facts,
-      decideDay(facts, deps.settings.chunkRows),
-      throttle,
-      lease.check,
-    );
+    const done = await carryOut(deps, facts, decideDay(facts), throttle, lease.check);
     if (isRefusal(done)) throw refusalError(done);
     const report = await record(deps, facts, done, throttle, started);
     deps.logger.info(done.outcome === "cleaned" ? "cleaned day" : `cleanup: day ${done.outcome}`, {
@@ -100,6 +96,9 @@ async function carryOut(
   throttle: Throttle,
   renew: () => Promise<void>,
 ): Promise<DayDone | Refusal> {
+  const { table, windowEnd } = facts.task;
+  const sleep = deps.sleep ?? ((ms: number) => sleepFor(ms));
+  const pace = rateCapPace(deps.rateCap, `cleanup:${table}`, facts.maxRowsPerSecond, sleep);
   const deleteBy = (plan: ChunkPlan, progress: { chunksDone: number; rowsDeleted: number }) =>
     deleteChunks({
       deleter: deps.deleter,
@@ -111,12 +110,18 @@ async function carryOut(
       chunkTargetMs: deps.settings.chunkTargetMs,
       sideEffects: facts.sideEffects,
       beforeDelete: renew,
+      pace,
+      maxRows: cappedRows(MAX_DELETE_ROWS, facts.maxRowsPerSecond),
+      ...(windowEnd ? { deadline: Date.parse(windowEnd) } : {}),
+      now: () => deps.clock().getTime(),
     });
   switch (decision.do) {
     case "nothing":
       return { outcome: "already-done", rowsDeleted: decision.rowsDeleted, chunksDone: 0, resumed: false };
     case "refuse":
       return decision.refusal;
+    case "defer":
+      return { outcome: "deferred", chunksDone: 0, resumed: false };
     case "resume": {
       const run = await deleteBy(decision.plan, decision.progress);
       return isRefusal(run) ? run : cleaned(run, decision.plan, true);
@@ -133,6 +138,7 @@ async function carryOut(
     }
   }
   const verified = await verifyAndPlan(deps, { ...facts, recopy: facts.task.recopyChangedDays === true });
+  // A window that closed while the day was verified: it stays verified and deleting, for the next window.
   if (isRefusal(verified)) return verified;
   if (verified.kind === "already-clean") return clean(verified.figures);
   const plan = chunkPlanOf(facts, verified.state);
@@ -142,7 +148,7 @@ async function carryOut(
 }
 
 const cleaned = (run: DeleteRun, plan: ChunkPlan, resumed: boolean): DayDone => ({
-  outcome: "cleaned",
+  outcome: run.deferred ? "deferred" : "cleaned",
   run,
   chunksDone: plan.chunks.length,
   resumed,
@@ -164,8 +170,18 @@ async function record(
   throttle: Throttle,
   started: number,
 ): Promise<DayCleanupReport> {
-  const { dayRowsDeleted, ...run } = done.run ?? { ...NOTHING_RUN, dayRowsDeleted: done.rowsDeleted ?? 0 };
-  if (done.outcome !== "already-done") {
+  const {
+    dayRowsDeleted,
+    rateCapMs,
+    deferred: _stopped,
+    ...run
+  } = done.run ?? {
+    ...NOTHING_RUN,
+    dayRowsDeleted: done.rowsDeleted ?? 0,
+    rateCapMs: 0,
+    deferred: false,
+  };
+  if (done.outcome !== "already-done" && done.outcome !== "deferred") {
     const { chunksDone, figures } = done;
     await markDayDone(deps, facts.target.scope, { rowsDeleted: dayRowsDeleted, chunksDone, figures });
   }
@@ -177,7 +193,7 @@ async function record(
     ...run,
     rowsDeleted: dayRowsDeleted,
     waitedMs,
-    waitedByReason: byReason,
+    waitedByReason: rateCapMs > 0 ? { ...byReason, rateCap: rateCapMs } : byReason,
     resumed: done.resumed,
     durationMs: Math.round(performance.now() - started),
   };

@@ -1,8 +1,11 @@
+import type { CalendarDay } from "../../../model/calendar-day";
 import type { CopiedDayRecord } from "../../../model/copied-day-record";
 import type { ChunkTarget } from "../../../model/day-chunks";
 import type { DayCleanup } from "../../../model/day-cleanup";
 import type { CleanDayTask } from "../../../model/task";
 import type { DeleteSideEffects } from "../../../ports/day-deleter";
+import { todayIn } from "../../days/cutoff-day";
+import { cappedRows } from "../../pacing/rate-cap-pace";
 import { warehouseHoldsCopy } from "../../records/held-copy";
 import { describeSourceTable, TASK_FIELDS } from "../../source-table";
 import type { CleanupDeps } from "../cleanup-deps";
@@ -28,6 +31,15 @@ export interface DayFacts {
   readonly rowsNow: number | undefined;
   /** Foreign keys that reference the table and its DELETE triggers. */
   readonly sideEffects: DeleteSideEffects;
+  /** Now, by the deps' clock, and today in ARCHIVER_TIMEZONE (the retention floor counts from it). */
+  readonly now: Date;
+  readonly today: CalendarDay;
+  /** The table's rate cap (the task's, else CLEANUP_MAX_ROWS_PER_SECOND); undefined caps nothing. */
+  readonly maxRowsPerSecond: number | undefined;
+  /** Rows per planned chunk: CLEANUP_CHUNK_ROWS, or fewer under a rate cap (cappedRows). */
+  readonly chunkRows: number;
+  /** The deployment's retention floor (MIN_RETENTION_DAYS). */
+  readonly minRetentionDays: number;
 }
 
 /**
@@ -39,6 +51,8 @@ export interface DayFacts {
  */
 export async function readDayFacts(deps: CleanupDeps, task: CleanDayTask): Promise<DayFacts> {
   const scope = { table: task.table, column: task.filterColumn, day: task.day };
+  const maxRowsPerSecond = task.maxRowsPerSecond ?? (deps.settings.maxRowsPerSecond || undefined);
+  const chunkRows = cappedRows(deps.settings.chunkRows, maxRowsPerSecond);
   const schema = describeSourceTable(deps.source, task.table, task.filterColumn, TASK_FIELDS);
   const state = deps.state.read(scope);
   const record = deps.ledger.copiedDay(scope.table, scope.day);
@@ -51,7 +65,7 @@ export async function readDayFacts(deps: CleanupDeps, task: CleanDayTask): Promi
       existing?.status !== "done" &&
       existing?.status !== "deleting" &&
       copy !== undefined &&
-      copyFitsOneChunk(copy, scope.column, deps.settings.chunkRows)
+      copyFitsOneChunk(copy, scope.column, chunkRows)
         ? warehouseHoldsCopy(deps, copy)
         : false,
     ),
@@ -71,5 +85,10 @@ export async function readDayFacts(deps: CleanupDeps, task: CleanDayTask): Promi
     held,
     rowsNow,
     sideEffects,
+    now: deps.clock(),
+    today: todayIn(deps.clock(), deps.timeZone),
+    maxRowsPerSecond,
+    chunkRows,
+    minRetentionDays: deps.settings.minRetentionDays,
   };
 }

@@ -1,6 +1,7 @@
 import type { ChunkPlan } from "../../../model/day-chunks";
 import type { DayCleanup } from "../../../model/day-cleanup";
 import type { DayFigures } from "../../../model/day-figures";
+import { floorRefusal } from "../../retention/retention-floor";
 import { copyRecordProblem } from "../judge-day";
 import { isRefusal, type Refusal, refuse, triggerRefusal } from "../refusal";
 import type { DayFacts } from "./day-facts";
@@ -20,7 +21,9 @@ export type DayDecision =
    */
   | { readonly do: "one-chunk"; readonly plan: ChunkPlan; readonly figures: DayFigures }
   /** Verify the day against its copy and the warehouse, plan its chunks, then delete them. */
-  | { readonly do: "verify" };
+  | { readonly do: "verify" }
+  /** The task's window has closed: nothing is deleted now, and the day keeps its state for the next window. */
+  | { readonly do: "defer" };
 
 /**
  * The cleanup task's one decision. A day is a state machine kept in the
@@ -28,8 +31,8 @@ export type DayDecision =
  * (resume), `done` (nothing, unless rows arrived since). A table with a
  * DELETE trigger is refused unless the task allows triggers.
  */
-export function decideDay(facts: DayFacts, chunkRows: number): DayDecision {
-  const { task, target, state, record, sideEffects } = facts;
+export function decideDay(facts: DayFacts): DayDecision {
+  const { task, target, state, record, sideEffects, chunkRows } = facts;
   const { scope } = target;
   const label = `${scope.table} ${scope.day}`;
   if (state?.status === "done") {
@@ -42,6 +45,14 @@ export function decideDay(facts: DayFacts, chunkRows: number): DayDecision {
         "cleanup record left from an earlier run. They are in no copy of this day and are kept",
     );
   }
+  const young = floorRefusal(
+    scope,
+    facts.today,
+    Math.max(facts.minRetentionDays, task.minRetentionDays ?? 0),
+  );
+  if (young) return { do: "refuse", refusal: young };
+  if (task.windowEnd !== undefined && facts.now.getTime() >= Date.parse(task.windowEnd))
+    return { do: "defer" };
   const triggers = triggerRefusal(scope.table, sideEffects, task.allowDeleteTriggers);
   if (triggers) return refusing("trigger", `${label}: ${triggers.reason}`);
   if (state?.status === "deleting") {

@@ -2,6 +2,7 @@ import type { ChunkPlan, ChunkTarget, DayChunk } from "../../../model/day-chunks
 import type { DayCleanup } from "../../../model/day-cleanup";
 import type { CleanupState } from "../../../ports/cleanup-state";
 import type { DayDeleter, DeleteSideEffects } from "../../../ports/day-deleter";
+import type { RowsPace } from "../../pacing/rate-cap-pace";
 import type { Throttle } from "../../pacing/throttle";
 import { chunkRefusal, type Refusal } from "../refusal";
 import { createChunkPacer, joinChunks } from "./chunk-pacer";
@@ -18,10 +19,14 @@ export interface DeleteRun {
   /** Chunks this run executed. */
   readonly chunks: number;
   readonly longestChunkMs: number;
+  /** Time this run waited for the table's rate cap. */
+  readonly rateCapMs: number;
+  /** True when the run stopped before the end of its plan because the window closes: the rest waits for the next. */
+  readonly deferred: boolean;
 }
 
 /** The most rows one delete takes, however fast the server deletes them. */
-const MAX_DELETE_ROWS = 10_000;
+export const MAX_DELETE_ROWS = 10_000;
 
 export interface DeleteChunksInput {
   readonly deleter: DayDeleter;
@@ -45,6 +50,14 @@ export interface DeleteChunksInput {
    * task's lease, and throws when another task holds it now.
    */
   readonly beforeDelete: () => Promise<void>;
+  /** Waits for a delete's rows under the table's rate cap (rateCapPace). */
+  readonly pace: RowsPace;
+  /** The most rows one delete takes (fewer under a rate cap, see cappedRows). */
+  readonly maxRows: number;
+  /** Epoch milliseconds: no delete starts that could not finish by then, by the pace measured so far. */
+  readonly deadline?: number;
+  /** Epoch milliseconds now, by the deps' clock. */
+  readonly now: () => number;
 }
 
 /**
@@ -60,18 +73,27 @@ export async function deleteChunks(input: DeleteChunksInput): Promise<DeleteRun 
   const { deleter, state, throttle, target, plan } = input;
   const { scope } = target;
   let rowsDeleted = input.progress.rowsDeleted;
-  const tally = { chunks: 0, rowsFoundGone: 0, longestChunkMs: 0 };
+  const tally = { chunks: 0, rowsFoundGone: 0, longestChunkMs: 0, rateCapMs: 0, deferred: false };
+  let deleteMs = 0;
+  let rowsNow = 0;
   const unitRows = Math.max(1, Math.max(...plan.chunks.map((chunk) => chunk.rows)));
   // Newest-first plans (a self-referencing key) run their chunks in falling order: never joined.
   const pacer = createChunkPacer({
     targetMs: plan.newestFirst ? 0 : input.chunkTargetMs,
-    max: Math.max(1, Math.floor(MAX_DELETE_ROWS / unitRows)),
+    max: Math.max(1, Math.floor(input.maxRows / unitRows)),
   });
   for (let index = input.progress.chunksDone; index < plan.chunks.length; ) {
     const taken = plan.chunks.slice(index, index + pacer.next(plan.chunks.length - index));
     if (taken.length === 0) break;
     const chunk = joinChunks(taken);
     await throttle.beforeChunk(tally.chunks === 0);
+    tally.rateCapMs += await input.pace(chunk.rows);
+    // A delete that could not finish before the window closes does not start; the next window resumes here.
+    const expectedMs = rowsNow > 0 ? (deleteMs / rowsNow) * chunk.rows : 0;
+    if (input.deadline !== undefined && input.now() + expectedMs >= input.deadline) {
+      tally.deferred = true;
+      break;
+    }
     await input.beforeDelete();
     const started = performance.now();
     const outcome = await deleter.deleteChunk(target, chunk, input.sideEffects, {
@@ -93,6 +115,8 @@ export async function deleteChunks(input: DeleteChunksInput): Promise<DeleteRun 
     if (refusal) return refusal;
     if (outcome.kind === "deleted") rowsDeleted += outcome.rows;
     else tally.rowsFoundGone += chunk.rows;
+    deleteMs += ms;
+    rowsNow += chunk.rows;
     pacer.observe(outcome.kind === "deleted" ? outcome.rows : 0, ms, unitRows);
     throttle.afterChunk(ms);
     index += taken.length;

@@ -25,6 +25,8 @@ export interface VerifyInput {
   readonly sideEffects: DeleteSideEffects;
   /** The message's `recopy_changed_days`: copy a changed day again once, then verify it against its new record. */
   readonly recopy: boolean;
+  /** Rows per planned chunk (fewer under a rate cap). */
+  readonly chunkRows: number;
 }
 
 /**
@@ -49,7 +51,7 @@ export async function verifyAndPlan(deps: CleanupDeps, input: VerifyInput): Prom
   let record = input.record;
   let mayRecopy = input.recopy;
   for (;;) {
-    const chunks = deps.deleter.planChunks(target, deps.settings.chunkRows);
+    const chunks = deps.deleter.planChunks(target, input.chunkRows);
     const verdict = await verifyDay(deps, {
       target,
       ...(record ? { record } : {}),

@@ -20,16 +20,29 @@ export async function cleanPartitionTask(
   task: CleanPartitionTask,
 ): Promise<PartitionTaskReport> {
   const started = performance.now();
+  if (task.windowEnd !== undefined && deps.clock().getTime() >= Date.parse(task.windowEnd)) {
+    // Its window has closed: nothing is exchanged now; the next window's run queues the partition again.
+    const partition = {
+      outcome: "already-done",
+      partition: task.partition,
+      days: [],
+      rowsDeleted: 0,
+    } as const;
+    return { ...report(task, partition, started), outcome: "deferred" };
+  }
   const { own, ...partition } = await cleanPartition(deps, task);
-  const durationMs = Math.round(performance.now() - started);
-  if (own) return { ...own, partition, durationMs };
+  if (own) return { ...own, partition, durationMs: Math.round(performance.now() - started) };
+  return report(task, partition, started);
+}
+
+function report(task: CleanPartitionTask, partition: PartitionCleanup, started: number): PartitionTaskReport {
   return {
     table: task.table,
     day: task.day,
     outcome: partition.outcome === "cleaned" ? "cleaned" : "already-done",
     rowsDeleted: partition.rowsDeleted,
     ...NOTHING_RUN,
-    durationMs,
+    durationMs: Math.round(performance.now() - started),
     resumed: false,
     partition,
   };

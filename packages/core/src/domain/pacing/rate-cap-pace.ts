@@ -1,0 +1,44 @@
+import type { RateCap } from "../../ports/rate-cap";
+
+/** Waits before working rows, so that a table's rows a second stay within its cap across every worker. */
+export type RowsPace = (rows: number) => Promise<number>;
+
+/**
+ * The pace of a table's shared rate cap: `rows` are reserved in the store
+ * (RateCap) and the caller waits its turn; resolves with the milliseconds
+ * waited. Without a cap (0 or undefined) it never waits.
+ */
+export function rateCapPace(
+  cap: RateCap | undefined,
+  key: string,
+  perSecond: number | undefined,
+  sleep: (ms: number) => Promise<void>,
+): RowsPace {
+  if (!cap || !perSecond) return async () => 0;
+  return async (rows) => {
+    const waitMs = await cap.reserve(key, rows, perSecond);
+    if (waitMs > 0) await sleep(waitMs);
+    return Math.max(0, waitMs);
+  };
+}
+
+/**
+ * The most rows one unit of work may take under a cap: half a second's
+ * worth, so that no single second holds more than about one and a half
+ * times the cap however the units fall; all of `rows` without one.
+ */
+export function cappedRows(rows: number, perSecond: number | undefined): number {
+  if (!perSecond) return rows;
+  return Math.max(1, Math.min(rows, Math.floor(perSecond / 2)));
+}
+
+/** Batches of rows, each let through once its rows have their turn under the table's cap. */
+export async function* capBatches<T extends { readonly length: number }>(
+  batches: AsyncIterable<T>,
+  pace: RowsPace,
+): AsyncGenerator<T> {
+  for await (const batch of batches) {
+    await pace(batch.length);
+    yield batch;
+  }
+}
