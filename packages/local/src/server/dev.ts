@@ -49,7 +49,7 @@ const lines = [
     state.mounted ? `  POST ${base}/${name}` : `  ${name}: not mounted (${state.reason})`,
   ),
   "close" in worker
-    ? `  queue worker: working jobs-migration${policies ? `, ${policies.length} retention policies scheduled` : ""}`
+    ? `  queue worker: working jobs-migration${policies ? `, ${policies.length} retention ${policies.length === 1 ? "policy" : "policies"} scheduled` : ""}`
     : `  queue worker: not started (${worker.reason})`,
 ];
 process.stdout.write(`${lines.join("\n")}\n`);
