@@ -1,10 +1,13 @@
 import { execFile } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { NEVER_BUNDLED } from "./build-function";
+import { BUNDLE_NPMRC, NEVER_BUNDLED, WORKSPACE_LOCK } from "./build-function";
+import type { NpmLockfile } from "./npm-lockfile";
 import { FUNCTIONS, type FunctionKey, repoRoot, served, servedFunctions } from "./testing/served-functions";
+import { readWorkspaceLock } from "./workspace-lock";
 
 // What each built bundle holds and loads, as the Cloud Functions runtime would install it; the requests the
 // served functions answer: build-function.e2e.test.ts.
@@ -20,7 +23,6 @@ describe("each bundle", () => {
       expect(manifest, key).toMatchObject({ type: "module", main: "index.js", engines: { node: "22" } });
       expect(Object.keys(manifest.dependencies), key).toEqual([...FUNCTIONS[key as FunctionKey].installs]);
       for (const version of Object.values(manifest.dependencies)) expect(version).toMatch(/^\d+\.\d+\.\d+$/);
-      expect(readdirSync(path.join(s.dir, "node_modules"))).toEqual(["@google-cloud"]);
       const files = readdirSync(s.dir, { recursive: true, encoding: "utf8" }).filter((f) =>
         f.endsWith(".js"),
       );
@@ -30,7 +32,55 @@ describe("each bundle", () => {
     }
   });
 
-  test("loads every chunk with only its runtime dependencies installed, except those that need a native module production never uses", async () => {
+  test("pins every package the runtime installs to pnpm-lock.yaml's version and tarball hash", () => {
+    const workspace = readWorkspaceLock(WORKSPACE_LOCK);
+    for (const [key, s] of Object.entries(served)) {
+      const manifest = JSON.parse(readFileSync(path.join(s.dir, "package.json"), "utf8"));
+      const lock = JSON.parse(readFileSync(path.join(s.dir, "package-lock.json"), "utf8")) as NpmLockfile;
+      expect(lock, key).toMatchObject({ name: manifest.name, lockfileVersion: 3 });
+      expect(lock.packages[""]?.dependencies, key).toEqual(manifest.dependencies);
+      const installed = Object.entries(lock.packages).filter(([location]) => location !== "");
+      // Far more than the direct dependencies: express, google-gax, protobufjs... each pinned too.
+      expect(installed.length, key).toBeGreaterThan(100);
+      for (const [location, entry] of installed) {
+        const name = location.slice(location.lastIndexOf("node_modules/") + "node_modules/".length);
+        expect(
+          workspace.packages[`${name}@${entry.version}`]?.resolution.integrity,
+          `${key} ${location}`,
+        ).toBe(entry.integrity);
+        expect(entry.resolved, `${key} ${location}`).toMatch(/^https:\/\/registry\.npmjs\.org\/.+\.tgz$/);
+      }
+      expect(readFileSync(path.join(s.dir, ".npmrc"), "utf8"), key).toBe(BUNDLE_NPMRC);
+    }
+  });
+
+  test("is what `npm ci`, as the runtime's buildpack runs it, installs without resolving any version", async () => {
+    // Offline with an empty cache: npm ci accepts only a lock that is complete and agrees with package.json,
+    // and any version it had to resolve would need the registry.
+    const scratch = mkdtempSync(path.join(tmpdir(), "archiver-npm-ci-"));
+    try {
+      for (const [key, s] of Object.entries(served)) {
+        const dir = path.join(scratch, key);
+        cpFiles(s.dir, dir, ["package.json", "package-lock.json", ".npmrc"]);
+        const args = [
+          "ci",
+          "--dry-run",
+          "--offline",
+          "--cache",
+          path.join(scratch, "cache"),
+          "--no-audit",
+          "--no-fund",
+        ];
+        const { stdout } = await run("npm", args, { cwd: dir, env: { PATH: process.env.PATH ?? "" } });
+        const lock = JSON.parse(readFileSync(path.join(s.dir, "package-lock.json"), "utf8")) as NpmLockfile;
+        expect(stdout, key).toContain(`added ${Object.keys(lock.packages).length - 1} packages`);
+      }
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  test("loads every chunk with only the packages of its lockfile installed, except those that need a native module production never uses", async () => {
     for (const [key, s] of Object.entries(served)) {
       const { stdout } = await run(process.execPath, ["--input-type=module", "-e", IMPORT_EVERY_CHUNK], {
         cwd: s.dir,
@@ -52,6 +102,11 @@ describe("each bundle", () => {
     }
   });
 });
+
+function cpFiles(from: string, to: string, files: readonly string[]) {
+  mkdirSync(to, { recursive: true });
+  for (const file of files) copyFileSync(path.join(from, file), path.join(to, file));
+}
 
 /** Imports index.js and every chunk of the bundle in the working directory; prints each outcome. */
 const IMPORT_EVERY_CHUNK = `

@@ -4,6 +4,19 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Metafile } from "esbuild";
 import { ESM_BUNDLE_OPTIONS } from "./esm-bundle.mjs";
+import { type NpmLockfile, npmLockfile } from "./npm-lockfile";
+import { lockedClosure, readWorkspaceLock } from "./workspace-lock";
+
+/** The workspace's lock, the one every bundle's package-lock.json is derived from. */
+export const WORKSPACE_LOCK = fileURLToPath(new URL("../pnpm-lock.yaml", import.meta.url));
+
+/**
+ * Written beside package.json: npm reads a project's .npmrc, so the runtime's
+ * `npm ci` runs no package's install scripts (protobufjs has a postinstall),
+ * as the builder account would otherwise. The workspace builds none of them
+ * either (pnpm-workspace.yaml), and the bundles are tested without them.
+ */
+export const BUNDLE_NPMRC = "ignore-scripts=true\n";
 
 /**
  * Packages the Cloud Functions runtime installs from dist/package.json instead
@@ -25,12 +38,14 @@ export const NEVER_BUNDLED = ["@duckdb/node-api", "msgpackr-extract"] as const;
 
 export interface BuiltFunction {
   readonly name: string;
-  /** The directory Cloud Functions receives: index.js, chunks/, package.json. */
+  /** The directory Cloud Functions receives: index.js, chunks/, package.json, package-lock.json, .npmrc. */
   readonly outdir: string;
   /** What the runtime installs (name to exact version), only the runtime dependencies the code imports. */
   readonly dependencies: Readonly<Record<string, string>>;
-  /** Where the workspace installed each of them. */
-  readonly installedAt: Readonly<Record<string, string>>;
+  /** What dist/package-lock.json holds: every package `npm ci` installs, as pnpm-lock.yaml pins it. */
+  readonly lockfile: NpmLockfile;
+  /** Each node_modules path of the lockfile, and where the workspace installed that package (none: another platform's optional one). */
+  readonly installedAt: Readonly<Record<string, string | undefined>>;
   /** Bytes of JavaScript written. */
   readonly bytes: number;
 }
@@ -42,7 +57,9 @@ export interface BuiltFunction {
  * Functions Framework on import; the package's root, src/index.ts, registers
  * nothing), with the workspace packages and libraries inlined (all but
  * RUNTIME_DEPENDENCIES and NEVER_BUNDLED), plus the package.json the Cloud
- * Functions Node.js 22 runtime installs. Dynamic imports become separate
+ * Functions Node.js 22 runtime installs, with a package-lock.json pinning
+ * every package below them to pnpm-lock.yaml's version and integrity, so the
+ * deploy resolves nothing anew (npm-lockfile.ts). Dynamic imports become separate
  * chunks, so code that loads a driver on demand (DuckDB, BigQuery, Cloud
  * Tasks) costs nothing until used.
  */
@@ -70,26 +87,29 @@ export async function buildFunction(packageDir: string): Promise<BuiltFunction> 
 
   const installed = runtimeDependencies(result.metafile, root);
   const dependencies = Object.fromEntries(installed.map((d) => [d.name, d.version]));
-  writeFileSync(
-    path.join(outdir, "package.json"),
-    `${JSON.stringify(
-      {
-        name: `${manifest.name.replace(/^@/, "").replace("/", "-")}-bundle`,
-        private: true,
-        type: "module",
-        main: "index.js",
-        engines: { node: "22" },
-        dependencies,
-      },
-      null,
-      2,
-    )}\n`,
+  const bundleName = `${manifest.name.replace(/^@/, "").replace("/", "-")}-bundle`;
+  const { lockfile, locations } = npmLockfile(
+    bundleName,
+    lockedClosure(readWorkspaceLock(WORKSPACE_LOCK), installed),
   );
+  const writeJson = (file: string, value: unknown) =>
+    writeFileSync(path.join(outdir, file), `${JSON.stringify(value, null, 2)}\n`);
+  writeJson("package.json", {
+    name: bundleName,
+    private: true,
+    type: "module",
+    main: "index.js",
+    engines: { node: "22" },
+    dependencies,
+  });
+  writeJson("package-lock.json", lockfile);
+  writeFileSync(path.join(outdir, ".npmrc"), BUNDLE_NPMRC);
   return {
     name: manifest.name,
     outdir,
     dependencies,
-    installedAt: Object.fromEntries(installed.map((d) => [d.name, d.dir])),
+    lockfile,
+    installedAt: Object.fromEntries([...locations].map(([location, pkg]) => [location, pkg.dir])),
     bytes: outputBytes(result.metafile),
   };
 }
@@ -147,7 +167,10 @@ async function main(argv: readonly string[]): Promise<void> {
   try {
     const built = await buildFunction(packageDir);
     const runtime = Object.entries(built.dependencies).map(([name, version]) => `${name}@${version}`);
-    console.log(`${built.name}: ${(built.bytes / 1024).toFixed(0)} KiB, installs ${runtime.join(", ")}`);
+    const locked = Object.keys(built.lockfile.packages).length - 1;
+    console.log(
+      `${built.name}: ${(built.bytes / 1024).toFixed(0)} KiB, installs ${runtime.join(", ")} (${locked} packages locked)`,
+    );
   } catch (error) {
     // esbuild has already printed each problem with its file and line.
     console.error(

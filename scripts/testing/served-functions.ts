@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -93,16 +93,17 @@ function productionLikeEnv(mysqlUrl: string): Record<string, string> {
   };
 }
 
-/** Builds, copies out of the workspace, installs the Functions Framework next to it, and starts it. */
+/** Builds, copies out of the workspace, installs what its lockfile lists, and starts it. */
 async function serve(key: FunctionKey, env: Record<string, string>): Promise<Served> {
   const spec = FUNCTIONS[key];
   const built = await buildFunction(path.join(repoRoot, spec.dir));
   const dir = path.join(scratch, key);
   cpSync(built.outdir, dir, { recursive: true });
-  // What the runtime would install from dist/package.json, linked from the workspace's store rather than downloaded.
-  for (const [dependency, installed] of Object.entries(built.installedAt)) {
-    mkdirSync(path.dirname(path.join(dir, "node_modules", dependency)), { recursive: true });
-    symlinkSync(installed, path.join(dir, "node_modules", dependency));
+  // The tree `npm ci` installs from dist/package-lock.json, each package at its path there, copied from the
+  // workspace's store rather than downloaded; copied, not linked, so that Node resolves every import through
+  // this tree's layout and not pnpm's. Another platform's optional packages were never installed.
+  for (const [location, installed] of Object.entries(built.installedAt)) {
+    if (installed) cpSync(installed, path.join(dir, location), { recursive: true });
   }
   const port = await freePort();
   const cli = path.join(dir, "node_modules/@google-cloud/functions-framework/build/src/main.js");

@@ -49,11 +49,19 @@ export class FunctionBuild extends pulumi.ComponentResource {
         parent,
       ),
       // Cloud Functions copies the source object into its own staging bucket
-      // (gcf-v2-sources-<number>-<region>), which it creates itself, and the build
-      // reads it from there: no bucket of the program's to grant on.
+      // (gcf-v2-sources-<number>-<region>), which it creates itself on the first
+      // deploy, and the build reads it from there: no bucket of the program's to
+      // grant on, so the grant is the project's, narrowed by a condition to that
+      // bucket. Unconditioned, a build (which runs install scripts) could read
+      // every object of the project.
       new gcp.projects.IAMMember(
         `${name}-builder-sources`,
-        { project, role: "roles/storage.objectViewer", member },
+        {
+          project,
+          role: "roles/storage.objectViewer",
+          member,
+          condition: sourcesBucketOnly(stagingBucket(project, args.region)),
+        },
         parent,
       ),
       new gcp.artifactregistry.RepositoryIamMember(
@@ -71,4 +79,25 @@ export class FunctionBuild extends pulumi.ComponentResource {
     this.buildConfig = { serviceAccount: builder.name, dockerRepository: this.repository.id };
     this.registerOutputs({ repository: this.repository.id });
   }
+}
+
+/** The bucket Cloud Functions (gen2) stages a region's function sources in, named by the project's number. */
+function stagingBucket(project: string, region: string): pulumi.Output<string> {
+  const { number } = gcp.organizations.getProjectOutput({ projectId: project });
+  return pulumi.interpolate`gcf-v2-sources-${number}-${region}`;
+}
+
+/**
+ * The bucket itself (objects.list is checked on the bucket) and its objects
+ * (projects/_/buckets/<bucket>/objects/<name>); with a customer-managed key
+ * the bucket's name ends in -<key hash>. The dash keeps europe-west1's
+ * condition from matching europe-west10's bucket.
+ */
+function sourcesBucketOnly(bucket: pulumi.Input<string>) {
+  const name = pulumi.interpolate`projects/_/buckets/${bucket}`;
+  return {
+    title: "function sources only",
+    description: "Cloud Functions' staging bucket of the function sources",
+    expression: pulumi.interpolate`resource.name == "${name}" || resource.name.startsWith("${name}/") || resource.name.startsWith("${name}-")`,
+  };
 }

@@ -54,6 +54,9 @@ export async function runWithMocks(program: () => unknown, options: MockRunOptio
         return { id: String(id), state: { ...args.inputs, ...state } };
       },
       call(args) {
+        // The one lookup the program makes: the project's number (the functions' staging bucket is named by it).
+        if (args.token === "gcp:organizations/getProject:getProject")
+          return { projectId: args.inputs.projectId, number: MOCK_PROJECT_NUMBER };
         throw new Error(`unexpected call ${args.token}`);
       },
     },
