@@ -1,0 +1,56 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SourceDatabase } from "../../ports/source-database";
+import { createMemoryRateCap } from "../../testing/fakes/memory-rate-cap";
+import {
+  copyTask,
+  createMemoryFixture,
+  eventsSchema,
+  type MemoryFixture,
+  rowsOnDays,
+} from "../../testing/memory-fixture";
+import { copyDay } from "./copy-day";
+
+let fx: MemoryFixture;
+beforeEach(async () => {
+  fx = await createMemoryFixture();
+});
+afterEach(async () => {
+  await fx.close();
+});
+
+describe("copyDay under the table's rate cap", () => {
+  it("reads in batches of at most half a second's rows, spaced at the cap, and copies every row", async () => {
+    fx.source.createTable(eventsSchema("events"), rowsOnDays(["2024-01-01"], 40));
+    let now = 0;
+    const batches: { at: number; rows: number }[] = [];
+    const source: SourceDatabase = {
+      ...fx.source,
+      streamDay(schema, column, day, batchRows) {
+        const stream = fx.source.streamDay(schema, column, day, batchRows);
+        return {
+          ...stream,
+          batches: (async function* () {
+            for await (const batch of stream.batches) {
+              batches.push({ at: now, rows: batch.length });
+              yield batch;
+            }
+          })(),
+        };
+      },
+    };
+    const deps = fx.copyDeps({
+      source,
+      rateCap: createMemoryRateCap(() => now),
+      sleep: async (ms) => {
+        now += ms;
+      },
+    });
+
+    const record = await copyDay(deps, { ...copyTask("events", "2024-01-01"), maxRowsPerSecond: 8 });
+
+    expect(record.figures.rows).toBe(40);
+    expect(Math.max(...batches.map((b) => b.rows))).toBeLessThanOrEqual(4);
+    // 40 rows at 8 a second: the reservations reach 4.5 s past the first.
+    expect(now).toBeGreaterThanOrEqual(4_500);
+  });
+});
