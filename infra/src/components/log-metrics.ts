@@ -5,9 +5,16 @@
  */
 
 /** The line `cleaned day` and its kin carry `waitedByReason` with these keys (core's WaitReason). */
-export const WAIT_REASONS = ["replicaLag", "threadsRunning", "historyLength", "redo", "pause"] as const;
+export const WAIT_REASONS = [
+  "replicaLag",
+  "threadsRunning",
+  "historyLength",
+  "redo",
+  "pause",
+  "rateCap",
+] as const;
 
-/** The value a run's `result` has when it did its work: the run-history line's contract. */
+/** A run's `result` when no day was refused, deferred or failed (core's RunResult; else partial, failed). */
 export const RUN_SUCCEEDED = "succeeded";
 
 export interface LogMetricSpec {
@@ -78,11 +85,11 @@ export function logMetricSpecs(maxAttempts: number): LogMetricSpec[] {
       labels: { table: "table", mode: "mode", result: "result", policy: "policy" },
     },
     {
-      // `deferred` is a count of days (or true): either way, more than none.
+      // `deferred` counts the run's days its window closed on (core's RunRecord).
       name: "archiver_cleanup_runs_deferred",
       description:
         "Cleanup runs whose window closed before their days were done (`run ended` with deferred).",
-      filter: `${ARCHIVER} AND ${message("run ended")} AND jsonPayload.mode="cleanup" AND (jsonPayload.deferred>0 OR jsonPayload.deferred=true)`,
+      filter: `${ARCHIVER} AND ${message("run ended")} AND jsonPayload.mode="cleanup" AND jsonPayload.deferred>0`,
       labels: { table: "table", policy: "policy" },
     },
   ];
