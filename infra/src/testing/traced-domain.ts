@@ -10,6 +10,7 @@ import {
   createMemoryDayDeleter,
   createMemoryLedger,
   createMemoryLoadProbe,
+  createMemoryRunHistory,
   createMemorySource,
   createMemoryTaskQueue,
   createOnePartitionTable,
@@ -67,6 +68,7 @@ export async function createTracedDomain(
         warehouse: async () => warehouse,
         logger: silentLogger,
         clock: () => now,
+        runHistory: createMemoryRunHistory(),
       },
       {
         timeZone: "UTC",

@@ -47,6 +47,9 @@ export {
   policySchedules,
 } from "./domain/retention/policy-messages";
 export { parsePolicies, type RetentionPolicy } from "./domain/retention/retention-policy";
+export { finishRun, type RunDeps } from "./domain/runs/run-deps";
+export { startCleanupRun, startMigrationRuns } from "./domain/runs/start-runs";
+export { recordTaskEnd, type TaskEnding, taskEndCounts } from "./domain/runs/task-end";
 export { parseTaskPayload } from "./domain/tasks/task-payload";
 export * from "./errors";
 export { addDays, type CalendarDay } from "./model/calendar-day";

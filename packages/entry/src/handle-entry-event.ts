@@ -4,8 +4,8 @@ import {
   isFinalTaskError,
   messageOf,
   parseMessage,
-  startCleanup,
-  startMigration,
+  startCleanupRun,
+  startMigrationRuns,
   type TablePlan,
 } from "@table-archiver/core";
 import type { Runtime } from "@table-archiver/core/runtime";
@@ -34,9 +34,13 @@ export function createEntryHandler(getRuntime: () => Promise<Runtime>) {
     try {
       const parsed = parseMessage(decodePubSubEvent(event.data));
       if (parsed.mode === "migration") {
-        return { outcome: "migration", plans: await startMigration(runtime.migration, parsed.message) };
+        const plans = await startMigrationRuns(runtime.migration, runtime.runs, parsed.message);
+        return { outcome: "migration", plans };
       }
-      return { outcome: "cleanup", summary: await startCleanup(runtime.cleanup, parsed.message) };
+      return {
+        outcome: "cleanup",
+        summary: await startCleanupRun(runtime.cleanup, runtime.runs, parsed.message),
+      };
     } catch (error) {
       // Judged by code, not class, so an error from another copy of the core counts the same.
       if (isFinalTaskError(error)) {

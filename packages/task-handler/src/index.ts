@@ -7,4 +7,5 @@ export {
   type TaskFailure,
   taskErrorInfo,
 } from "./log-task-failure";
+export { countTaskEnd, endingOf, taskEnded } from "./task-ended";
 export { createTaskHttpHandler } from "./task-http-handler";

@@ -5,6 +5,7 @@ import { errorBody, httpStatusOf } from "@table-archiver/core/http";
 import type { Runtime } from "@table-archiver/core/runtime";
 import { handleTask, type TaskResult } from "./handle-task";
 import { logTaskFailure, taskErrorInfo } from "./log-task-failure";
+import { countTaskEnd, endingOf, taskEnded } from "./task-ended";
 
 /** The slice of Express's request and response the handler uses. */
 export interface HttpRequest {
@@ -62,18 +63,23 @@ export function createTaskHttpHandler(getRuntime: () => Promise<Runtime>) {
 
 /**
  * Runs a task (validated by parseTaskPayload) and tells the queue's
- * bookkeeping when it is finished for good: done, invalid
+ * bookkeeping and the task's run when it is finished for good: done, invalid
  * (InvalidInputError) or refused (RefusalError).
- * Anything else is left queued for the retry.
+ * Anything else is left queued for the retry: Cloud Tasks does not tell an
+ * HTTP target which attempt is its last (its headers are for the log only),
+ * so a task that runs out of attempts on transient errors ends no run.
  */
 async function runAndSettle(runtime: Runtime, task: TaskPayload): Promise<TaskResult> {
   try {
     const result = await handleTask(runtime, task);
     await runtime.queue.settle(task);
+    // A failure to count is thrown, as settle's is: the retry finds the task done and counts it once.
+    await taskEnded(runtime, task, endingOf(result));
     return result;
   } catch (error) {
     if (isFinalTaskError(error)) {
       await runtime.queue.settle(task);
+      await countTaskEnd(runtime, task, { kind: "failed", error });
     }
     throw error;
   }

@@ -5,6 +5,8 @@ import type { StartMigrationDeps } from "../domain/migration/start-migration";
 import type { ThrottleMemory } from "../domain/pacing/throttle-memory";
 import { withDurableCleanup } from "../domain/records/durable-cleanup-state";
 import { withDurableRecord } from "../domain/records/durable-day-record";
+import { runAwareQueue } from "../domain/runs/run-aware-queue";
+import type { RunDeps } from "../domain/runs/run-deps";
 import type { DestinationRules } from "../model/destination";
 import type { AccountCheck } from "../ports/access-check";
 import type { CleanupState } from "../ports/cleanup-state";
@@ -14,6 +16,7 @@ import type { LoadProbe } from "../ports/load-probe";
 import type { Logger } from "../ports/logger";
 import type { MigrationLedger } from "../ports/migration-ledger";
 import type { PartitionedTable } from "../ports/partitioned-table";
+import type { RunHistory } from "../ports/run-history";
 import type { SourceDatabase } from "../ports/source-database";
 import type { TaskQueue } from "../ports/task-queue";
 import type { Warehouse } from "../ports/warehouse";
@@ -37,6 +40,8 @@ export interface Adapters {
   readonly existingWarehouse?: () => Promise<Warehouse>;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** The live counts of runs (Redis), which the task that ends a run's last task finishes it by. */
+  readonly runHistory: RunHistory;
 }
 
 /** The settings the domain's parts take from configuration. */
@@ -61,6 +66,8 @@ export interface DomainDeps {
   readonly copy: CopyDayDeps;
   readonly migration: StartMigrationDeps;
   readonly cleanup: CleanupDeps;
+  /** Where runs begin, count their tasks and end (domain/runs). */
+  readonly runs: RunDeps;
 }
 
 /**
@@ -72,7 +79,9 @@ export interface DomainDeps {
  * warehouse it may open: cleanup never creates one.
  */
 export function assembleDeps(adapters: Adapters, settings: DomainSettings): DomainDeps {
-  const { source, queue, logger, clock, warehouse } = adapters;
+  const { source, logger, clock, warehouse } = adapters;
+  // Every task queued with a run is added to that run first, whoever queues it (see runAwareQueue).
+  const queue = runAwareQueue(adapters.queue, adapters.runHistory);
   const { timeZone, destinations } = settings;
   const cleanupWarehouse = adapters.existingWarehouse ?? warehouse;
   const sleep = settings.sleep ? { sleep: settings.sleep } : {};
@@ -118,5 +127,7 @@ export function assembleDeps(adapters: Adapters, settings: DomainSettings): Doma
     timeZone,
     destinations,
   };
-  return { copy, migration, cleanup };
+  // A run ends where its last task ends, often a copy: its row goes through the warehouse a copy opens.
+  const runs: RunDeps = { history: adapters.runHistory, warehouse, logger, clock, destinations };
+  return { copy, migration, cleanup, runs };
 }

@@ -12,6 +12,7 @@ import { openMysqlPool } from "../adapters/mysql/open-mysql-pool";
 import { createRedisClient } from "../adapters/redis/create-redis-client";
 import { createRedisCleanupState } from "../adapters/redis/redis-cleanup-state";
 import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-ledger";
+import { createRedisRunHistory } from "../adapters/redis/redis-run-history";
 import type { Config } from "../config";
 import { createThrottleMemory } from "../domain/pacing/throttle-memory";
 import { RefusalError } from "../errors";
@@ -84,6 +85,7 @@ async function createAdapters(config: Config, options: RuntimeOptions) {
     loadProbe,
     storeLedger: createRedisMigrationLedger(redis),
     storeCleanupState: createRedisCleanupState(redis),
+    runHistory: createRedisRunHistory(redis, { prefix: runHistoryPrefix(config) }),
     queue,
     warehouse,
     // Cleanup never creates a warehouse: one that is not there refuses the cleanup.
@@ -91,6 +93,15 @@ async function createAdapters(config: Config, options: RuntimeOptions) {
     closeWarehouse: async () => opened.get(undefined)?.close(),
     closeStore: () => redis.disconnect(),
   } satisfies Adapters & Record<string, unknown>;
+}
+
+/**
+ * Where runs' live counts are kept in Redis: beside the local queue, under its
+ * prefix (a test's or a demo's queue takes its runs with it); `archiver` with
+ * Cloud Tasks, as the other keys of the deployment.
+ */
+function runHistoryPrefix(config: Config): string {
+  return config.queue.kind === "local" ? config.queue.prefix : "archiver";
 }
 
 function destinationRules(config: Config) {

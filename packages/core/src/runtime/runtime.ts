@@ -2,6 +2,7 @@ import type { Config } from "../config";
 import type { CleanupDeps } from "../domain/cleanup/cleanup-deps";
 import type { CopyDayDeps } from "../domain/copy/copy-day";
 import type { StartMigrationDeps } from "../domain/migration/start-migration";
+import type { RunDeps } from "../domain/runs/run-deps";
 import type { DestinationRules } from "../model/destination";
 import type { Clock } from "../ports/clock";
 import type { Logger } from "../ports/logger";
@@ -30,6 +31,8 @@ export interface Runtime {
   readonly migration: StartMigrationDeps;
   /** What cleanup mode and cleanup tasks use, over the same connections. */
   readonly cleanup: CleanupDeps;
+  /** Where runs begin (entry), count their tasks and end (task handler, local worker). */
+  readonly runs: RunDeps;
   warehouse(): Promise<Warehouse>;
   close(): Promise<void>;
 }

@@ -13,6 +13,7 @@ import { createMysqlSourceDatabase } from "../adapters/mysql/mysql-source-databa
 import { createRedisClient } from "../adapters/redis/create-redis-client";
 import { createRedisCleanupState } from "../adapters/redis/redis-cleanup-state";
 import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-ledger";
+import { createRedisRunHistory } from "../adapters/redis/redis-run-history";
 import { loadConfig } from "../config/load-config";
 import type { CleanupDeps } from "../domain/cleanup/cleanup-deps";
 import type { CleanupSettings } from "../domain/cleanup/cleanup-settings";
@@ -131,6 +132,7 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
       warehouse: async () => warehouse,
       logger,
       clock: () => NOW,
+      runHistory: createRedisRunHistory(redis, { prefix }),
     },
     {
       timeZone: "UTC",

@@ -5,6 +5,7 @@ import type { CleanupDeps } from "../domain/cleanup/cleanup-deps";
 import type { CleanupSettings } from "../domain/cleanup/cleanup-settings";
 import { type CopyDayDeps, copyDay } from "../domain/copy/copy-day";
 import type { StartMigrationDeps } from "../domain/migration/start-migration";
+import type { RunDeps } from "../domain/runs/run-deps";
 import type { CalendarDay } from "../model/calendar-day";
 import type { CopiedDayRecord } from "../model/copied-day-record";
 import type { Row, TableSchema } from "../model/table-schema";
@@ -15,6 +16,7 @@ import { createMemoryCleanupState, type MemoryCleanupState } from "./fakes/memor
 import { createMemoryDayDeleter, type MemoryDayDeleter } from "./fakes/memory-day-deleter";
 import { createMemoryLedger, type MemoryLedger } from "./fakes/memory-ledger";
 import { createMemoryLoadProbe, type MemoryLoadProbe } from "./fakes/memory-load-probe";
+import { createMemoryRunHistory } from "./fakes/memory-run-history";
 import { createMemorySource, type MemorySource } from "./fakes/memory-source";
 import { createMemoryTaskQueue, type MemoryTaskQueue } from "./fakes/memory-task-queue";
 import { sourceColumn } from "./fakes/source-column";
@@ -53,6 +55,8 @@ export interface MemoryFixture {
   migrationDeps(overrides?: Partial<StartMigrationDeps>): StartMigrationDeps;
   /** What cleanDay and startCleanup run with: the defaults of a deployment without CLEANUP_* variables. */
   cleanupDeps(overrides?: CleanupOverrides): CleanupDeps;
+  /** Where runs begin and end: an in-memory run history, this fixture's warehouse. */
+  runDeps(overrides?: Partial<RunDeps>): RunDeps;
   /** Copies one day with copyDay, to the destination of the table's name in the default dataset. */
   copy(table: string, day: CalendarDay): Promise<CopiedDayRecord>;
   /**
@@ -97,6 +101,7 @@ export async function createMemoryFixture(options: { readonly now?: string } = {
     warehouse: async () => warehouse,
     logger,
     clock: () => now,
+    runHistory: createMemoryRunHistory(),
   };
   const domain: DomainSettings = {
     timeZone: "UTC",
@@ -148,6 +153,7 @@ export async function createMemoryFixture(options: { readonly now?: string } = {
       const deps = assemble(overrides).cleanup;
       return { ...deps, ...withoutAdapters(overrides), settings: { ...settings, ...overrides.settings } };
     },
+    runDeps: (overrides = {}) => ({ ...assemble({}).runs, ...overrides }),
     copy: (table, day) => copyDay(copyDeps(), copyTask(table, day)),
     async orders(days, perDay, options = {}) {
       source.createTable(eventsSchema("orders"), rowsOnDays(days, perDay, options));

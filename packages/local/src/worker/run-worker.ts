@@ -1,7 +1,14 @@
 import { ConfigError, type RetentionPolicy, type TaskPayload, taskKey } from "@table-archiver/core";
 import { startLocalWorker } from "@table-archiver/core/local-queue";
 import type { Runtime } from "@table-archiver/core/runtime";
-import { handleTask, logTaskFailure, type TaskResult, taskErrorInfo } from "@table-archiver/task-handler";
+import {
+  countTaskEnd,
+  endingOf,
+  handleTask,
+  logTaskFailure,
+  type TaskResult,
+  taskErrorInfo,
+} from "@table-archiver/task-handler";
 import { type RunningSchedules, startSchedules } from "../schedules/run-schedules";
 import { holdWarehouse } from "./hold-warehouse";
 import { limitCleanup } from "./limit-cleanup";
@@ -64,6 +71,10 @@ export interface RunWorkerOptions {
  * are cleanup tasks (see limitCleanup). Every failed attempt is logged as the
  * HTTP function logs it (logTaskFailure), retried or final.
  *
+ * Every task finished for good is counted in its run (countTaskEnd), and
+ * `drained()` and `close()` wait for those counts, so a run whose last task
+ * ran here has its history row written before they resolve.
+ *
  * One worker per DuckDB file: the warehouse is opened before any task is
  * taken, and a file another process holds stops the worker here with
  * WarehouseInUseError (see holdWarehouse), no task attempt spent.
@@ -88,6 +99,15 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
   // Results of tasks that passed, counted once the worker reports them completed.
   const results = new Map<string, TaskResult>();
   let last: TaskPayload | undefined;
+  // Counts of ended tasks in their runs, still being written.
+  const ending = new Set<Promise<void>>();
+  const ended = (task: TaskPayload, end: Parameters<typeof countTaskEnd>[2]) => {
+    const counted = countTaskEnd(runtime, task, end).finally(() => ending.delete(counted));
+    ending.add(counted);
+  };
+  const endsCounted = async () => {
+    while (ending.size > 0) await Promise.all(ending);
+  };
   // The worker's own figure of the tasks left (see LocalWorker.remaining), as of this report.
   const report = () => {
     progress.remaining = worker.remaining();
@@ -123,8 +143,10 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
       if (event.type === "completed") {
         progress.done += 1;
         const key = taskKey(event.task);
-        tally(results.get(key));
+        const result = results.get(key);
+        tally(result);
         results.delete(key);
+        if (result) ended(event.task, endingOf(result));
       } else if (event.type === "failed") {
         if (event.task) results.delete(taskKey(event.task));
         logTaskFailure(runtime.logger, {
@@ -136,6 +158,7 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
           fields: { jobId: event.jobId },
         });
         if (event.final) {
+          if (event.task) ended(event.task, { kind: "failed", error: event.error });
           progress.failed += 1;
           const failure = { task: event.task, jobId: event.jobId, ...taskErrorInfo(event.error) };
           failed.push(failure);
@@ -159,12 +182,14 @@ export async function runWorker(runtime: Runtime, options: RunWorkerOptions = {}
     /** Reports the queue's count, works it until it is empty, and reports that. */
     async drained() {
       await worker.drained();
+      await endsCounted();
       report();
     },
     /** Schedulers upserted and removed at start, when policies were given. */
     schedules: schedules && { upserted: schedules.upserted, removed: schedules.removed },
     async close() {
       await Promise.all([worker.close(), schedules?.close()]);
+      await endsCounted();
     },
   };
 }
