@@ -37,7 +37,10 @@ describe("readPolicyFile", () => {
 
   it("refuses what is not YAML in one line naming the variable, the file and where", async () => {
     const path = await file("bad.yaml", "retention: [\n");
-    const error = await readPolicyFile(path).catch((e: unknown) => e as Error & { code: string });
+    const error = (await readPolicyFile(path).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as Error & { code: string };
     expect(error.code).toBe("INVALID_CONFIG");
     expect(error.message).toMatch(new RegExp(`^ARCHIVER_POLICIES=${path}: is not YAML or JSON: .*line \\d+`));
     expect(error.message).not.toContain("\n");
