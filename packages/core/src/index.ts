@@ -29,6 +29,7 @@ export { type CleanupSummary, startCleanup } from "./domain/cleanup/start-cleanu
 export { type CopyDayDeps, copyDay, recopyDay } from "./domain/copy/copy-day";
 export { cutoffDay } from "./domain/days/cutoff-day";
 export type { CleanupMessage } from "./domain/messages/cleanup-message";
+export { MAX_MESSAGE_BYTES, refuseOversizedMessage } from "./domain/messages/message-size";
 export type { MigrationMessage } from "./domain/messages/migration-message";
 export { type ParsedMessage, parseMessage } from "./domain/messages/parse-message";
 export { type StartMigrationDeps, startMigration, type TablePlan } from "./domain/migration/start-migration";

@@ -24,4 +24,12 @@ describe("decodePubSubEvent", () => {
     expect(error).toBeInstanceOf(InvalidInputError);
     expect((error as InvalidInputError).field).toBe("message.data");
   });
+
+  it("refuses a message over 512 KiB before parsing it, naming message and the limit", () => {
+    // Not JSON at all: parsing it would answer "is not valid JSON"; the size is judged first.
+    const data = { message: { data: Buffer.from(`{${"x".repeat(600 * 1024)}`).toString("base64") } };
+    expect(() => decodePubSubEvent(data)).toThrow(
+      new InvalidInputError("message", "is over 512 KiB (524288 bytes), the most a message may have"),
+    );
+  });
 });

@@ -1,4 +1,4 @@
-import { InvalidInputError } from "@table-archiver/core";
+import { InvalidInputError, refuseOversizedMessage } from "@table-archiver/core";
 
 /** The `data` of a Pub/Sub CloudEvent (google.cloud.pubsub.topic.v1.messagePublished). */
 export interface MessagePublishedData {
@@ -12,13 +12,16 @@ export interface MessagePublishedData {
   readonly subscription?: string;
 }
 
-/** The JSON document carried base64-encoded in `message.data`. */
+/** The JSON document carried base64-encoded in `message.data`, at most MAX_MESSAGE_BYTES of it. */
 export function decodePubSubEvent(data: MessagePublishedData | undefined): unknown {
   const encoded = data?.message?.data;
   if (typeof encoded !== "string" || encoded.length === 0) {
     throw new InvalidInputError("message.data", "is missing: the Pub/Sub message carries no data");
   }
-  const text = Buffer.from(encoded, "base64").toString("utf8");
+  const bytes = Buffer.from(encoded, "base64");
+  // Judged before the text is parsed: parsing and validating take time and memory in proportion to its size.
+  refuseOversizedMessage(bytes.length);
+  const text = bytes.toString("utf8");
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -62,6 +62,34 @@ describe("archiver CLI", () => {
     expect((await status()).queue.tasks).toBe(0);
   });
 
+  it("refuses a cleanup message with a 3 MB unknown key with exit 2, by its size, and enqueues nothing", async () => {
+    const file = join(dir, "huge-key.json");
+    const huge = "k".repeat(3 * 1024 * 1024);
+    await writeFile(file, JSON.stringify({ clean_table: table, filter_column: "created_at", [huge]: true }));
+    const started = performance.now();
+    const result = await run(["publish", "--file", file]);
+    // Generous: it once took a minute and 2.4 GB; what matters is that nothing grows with the key.
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      "error: message: is over 512 KiB (524288 bytes), the most a message may have\n",
+    );
+    expect((await status()).queue.tasks).toBe(0);
+  });
+
+  it("names a long unknown key under the limit by its first 64 characters, with exit 2 and no suggestion", async () => {
+    const long = "k".repeat(400 * 1024);
+    const file = join(dir, "long-key.json");
+    await writeFile(file, JSON.stringify({ clean_table: table, filter_column: "created_at", [long]: true }));
+    const result = await run(["publish", "--file", file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.startsWith(`error: ${long.slice(0, 64)}…: unknown field (known fields: `)).toBe(
+      true,
+    );
+    expect(result.stderr).not.toContain("did you mean");
+    expect(result.stderr.length).toBeLessThan(500);
+  });
+
   it("says no message was given when stdin is empty, with exit 2", async () => {
     const result = await run(["publish"], "");
     expect(result).toMatchObject({

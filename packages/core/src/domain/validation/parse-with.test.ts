@@ -80,6 +80,36 @@ describe("parseWith: an unknown field", () => {
   });
 });
 
+describe("parseWith: a huge unknown field", () => {
+  // A 3 MB key once took an edit distance against every known field: a minute and gigabytes before the answer.
+  const huge = `x${"k".repeat(3_000_000)}`;
+
+  it("is refused without a suggestion, its name cut to 64 characters", () => {
+    const started = performance.now();
+    const error = rejection(() => parseMessage({ clean_table: "t", filter_column: "c", [huge]: 1 }));
+    // A generous bound: the refusal no longer depends on the key's length.
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(error.message).not.toContain("did you mean");
+    expect(error.field).toBe(`${huge.slice(0, 64)}…`);
+    expect(error.message.startsWith(`${huge.slice(0, 64)}…: unknown field (known fields: clean_table,`)).toBe(
+      true,
+    );
+    expect(error.message.length).toBeLessThan(400);
+  });
+
+  it("still suggests for a key a few letters longer than a known field", () => {
+    expect(closest("source_tabless_", ["source_tables"])).toBe("source_tables");
+    expect(closest(huge, ["source_tables"])).toBeUndefined();
+  });
+
+  it("cuts a schema's message that echoes a long value", () => {
+    const schema = z.strictObject({ flag: z.boolean({ error: (issue) => `not ${String(issue.input)}` }) });
+    const error = rejection(() => parseWith(schema, { flag: "y".repeat(100_000) }, "body"));
+    expect(error.field).toBe("flag");
+    expect(error.message.length).toBeLessThan(400);
+  });
+});
+
 describe("closest", () => {
   it("allows about one slip in three letters", () => {
     expect(closest("day", ["dya", "table"])).toBe("dya");

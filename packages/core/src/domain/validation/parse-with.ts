@@ -1,5 +1,9 @@
 import type { z } from "zod";
 import { InvalidInputError } from "../../errors";
+import { excerpt } from "../../errors/excerpt";
+
+/** Longest message a schema's problem may add to the field's name: a longer one echoes the input. */
+const MAX_PROBLEM_LENGTH = 240;
 
 /**
  * Validates `input` with `schema`; the first problem becomes an
@@ -7,7 +11,9 @@ import { InvalidInputError } from "../../errors";
  * problem with the whole value as `root`. An unknown field comes first, by its
  * own name, with the closest known field it may be a misspelling of:
  * `source_table: unknown field; did you mean "source_tables"?` (a misspelt
- * required field would otherwise read as that field missing).
+ * required field would otherwise read as that field missing). A key is named
+ * by its first 64 characters only, and a schema's problem is cut to
+ * MAX_PROBLEM_LENGTH, so an error never grows with the input it refuses.
  */
 export function parseWith<T>(schema: z.ZodType<T>, input: unknown, root: string): T {
   const parsed = schema.safeParse(input);
@@ -16,7 +22,7 @@ export function parseWith<T>(schema: z.ZodType<T>, input: unknown, root: string)
   const unknown = issues.find((issue) => issue.code === "unrecognized_keys" && issue.keys.length > 0);
   if (unknown?.code === "unrecognized_keys") {
     const key = String(unknown.keys[0]);
-    const field = formatPath([...unknown.path, key]);
+    const field = formatPath([...unknown.path, excerpt(key)]);
     const known = knownKeys(schema, unknown.path);
     const given = objectAt(input, unknown.path);
     const suggestion = closest(
@@ -32,7 +38,7 @@ export function parseWith<T>(schema: z.ZodType<T>, input: unknown, root: string)
   }
   const issue = issues[0];
   if (!issue) throw new InvalidInputError(root, "is invalid");
-  throw new InvalidInputError(formatPath(issue.path) || root, issue.message);
+  throw new InvalidInputError(formatPath(issue.path) || root, excerpt(issue.message, MAX_PROBLEM_LENGTH));
 }
 
 function formatPath(path: readonly PropertyKey[]): string {
@@ -88,12 +94,20 @@ function objectAt(input: unknown, path: readonly PropertyKey[]): object | undefi
   return typeof value === "object" && value !== null ? value : undefined;
 }
 
+/** Characters a key may exceed the longest candidate by and still be its slip (`s_o_u_r_c_e` included). */
+const SLIP_MARGIN = 16;
+
 /**
  * The candidate `key` most likely misspells: fewest edits (a swap of two
  * neighbours counts as one), ignoring case, `_` and `-`, and close enough to
- * be a slip (at most a third of the longer name, at least one edit).
+ * be a slip (at most a third of the longer name, at least one edit). A key
+ * longer than every candidate by more than SLIP_MARGIN is a slip of none and
+ * is compared with none: the distance takes time and memory in proportion to
+ * the product of the lengths, and a key may be megabytes long.
  */
 export function closest(key: string, candidates: readonly string[]): string | undefined {
+  const longest = Math.max(0, ...candidates.map((name) => name.length));
+  if (key.length > longest + SLIP_MARGIN) return undefined;
   const plain = (name: string) => name.toLowerCase().replace(/[_-]/g, "");
   let best: { name: string; distance: number } | undefined;
   for (const name of candidates) {
