@@ -66,7 +66,9 @@ describe("loadConfig: cleanup", () => {
     } catch (error) {
       message = (error as Error).message;
     }
-    expect(message).toMatch(/CLEANUP_REPLICA_URLS: .* is not a mysql:\/\/host\[:port\] URL/);
+    expect(message).toContain(
+      "CLEANUP_REPLICA_URLS: entry 1 of 1 is not a mysql://[user[:password]@]host[:port] URL",
+    );
     expect(message).not.toContain("secret");
   });
 

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { ConfigError } from "../errors";
 import { type Env, envSchema } from "./env-schema";
+import { replicaUrlProblems } from "./replica-urls";
 
 /**
  * The environment, parsed and grouped by the part of the system it
@@ -95,12 +96,7 @@ function crossFieldProblems(env: Readonly<Record<string, string | undefined>>): 
 /** A lag limit with no replica to measure would look like protection and be none. */
 function cleanupProblems(env: Readonly<Record<string, string | undefined>>): string[] {
   const urls = splitList(env.CLEANUP_REPLICA_URLS);
-  const problems = urls
-    .filter((url) => !isMysqlUrl(url))
-    .map(
-      (url) =>
-        `CLEANUP_REPLICA_URLS: "${url.replace(/\/\/[^@/]*@/, "//***@")}" is not a mysql://host[:port] URL`,
-    );
+  const problems = replicaUrlProblems(urls);
   const lagLimit = Number(env.CLEANUP_MAX_REPLICA_LAG_SECONDS ?? 0);
   if (lagLimit > 0 && urls.length === 0) {
     problems.push(
@@ -123,15 +119,6 @@ export function splitList(value: string | undefined): readonly string[] {
     .split(",")
     .map((item) => item.trim())
     .filter((item) => item.length > 0);
-}
-
-function isMysqlUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === "mysql:" && url.hostname.length > 0;
-  } catch {
-    return false;
-  }
 }
 
 /**
