@@ -25,9 +25,12 @@ const alerts = (run: MockRun) => ofType(run, "gcp:monitoring/alertPolicy:AlertPo
 const alertNamed = (run: MockRun, pattern: RegExp) => {
   const found = alerts(run).filter((a) => pattern.test(a.displayName));
   expect(found, String(pattern)).toHaveLength(1);
-  return found[0];
+  const [alert] = found;
+  if (!alert) throw new Error(`no alert ${pattern}`);
+  return alert;
 };
-const promql = (alert: { conditions: { conditionPrometheusQueryLanguage: { query: string } }[] }) =>
+// biome-ignore lint/suspicious/noExplicitAny: resource inputs are untyped JSON from the engine protocol.
+const promql = (alert: Record<string, any>): string =>
   alert.conditions[0]?.conditionPrometheusQueryLanguage.query;
 
 describe("log-based metrics", () => {
