@@ -2,11 +2,15 @@ import { addDays, startOfDay } from "../../model/calendar-day";
 import { type DayFigures, dayFiguresFrom } from "../../model/day-figures";
 import type { Destination } from "../../model/destination";
 import { spanOfDays, type WarehouseDay, type WarehouseDays } from "../../model/warehouse-day";
+import { bigQueryIdentifier, quotedColumn } from "./bigquery-identifier";
 
 /**
  * Every statement the BigQuery adapter sends, written once: the adapter sends
  * them, and the in-memory test double recognises them by building the same
- * text (testing/memory-bigquery.ts), so a change here reaches both.
+ * text (testing/memory-bigquery.ts), so a change here reaches both. Every
+ * name in them passes bigQueryIdentifier (tablePath, quotedColumn): values
+ * are bound as parameters, names cannot be, and one that breaks out of its
+ * backticks is refused before the statement exists.
  */
 
 /** A parameterised standard-SQL query as `BigQuery.query` takes it. */
@@ -16,9 +20,11 @@ export interface BigQueryStatement {
   readonly types: Readonly<Record<string, string>>;
 }
 
-/** `project.dataset.table` quoted for standard SQL. */
+/** `project.dataset.table` quoted for standard SQL, each part checked by bigQueryIdentifier. */
 export function tablePath(destination: Destination, defaultProject: string): string {
-  return `\`${destination.project ?? defaultProject}.${destination.dataset}.${destination.table}\``;
+  const project = bigQueryIdentifier(destination.project ?? defaultProject, "project");
+  const dataset = bigQueryIdentifier(destination.dataset, "dataset");
+  return `\`${project}.${dataset}.${bigQueryIdentifier(destination.table, "table")}\``;
 }
 
 /** Counts every row of the table. */
@@ -57,7 +63,7 @@ export function daysFiguresQuery(
 ): BigQueryStatement {
   const span = spanOfDays(at.days);
   if (!span) throw new Error("no days to count");
-  const column = `\`${at.filterColumn}\``;
+  const column = quotedColumn(at.filterColumn);
   return {
     query: `SELECT CAST(DATE(${column}) AS STRING) AS day, ${figureColumns(keyColumn)} FROM ${tablePath(at.destination, defaultProject)} WHERE ${column} >= @span_start AND ${column} < @span_end GROUP BY day`,
     params: { span_start: span.start, span_end: span.end },
@@ -69,7 +75,7 @@ export function daysFiguresQuery(
 function figureColumns(keyColumn: string | undefined): string {
   const columns = ["CAST(COUNT(*) AS STRING) AS row_count"];
   if (keyColumn !== undefined) {
-    const key = `\`${keyColumn}\``;
+    const key = quotedColumn(keyColumn);
     columns.push(
       `CAST(COUNT(${key}) AS STRING) AS key_count`,
       `CAST(COALESCE(SUM(CAST(${key} AS BIGNUMERIC)), 0) AS STRING) AS key_sum`,
@@ -87,15 +93,16 @@ function figureColumns(keyColumn: string | undefined): string {
  */
 export function dayKeysQuery(at: WarehouseDay, defaultProject: string, keyColumn: string): BigQueryStatement {
   return onDay(
-    `SELECT CAST(\`${keyColumn}\` AS STRING) AS k FROM ${tablePath(at.destination, defaultProject)}`,
+    `SELECT CAST(${quotedColumn(keyColumn)} AS STRING) AS k FROM ${tablePath(at.destination, defaultProject)}`,
     at,
   );
 }
 
 /** `select` restricted to the day: a range on the partitioning column, bound as DATETIME parameters. */
 function onDay(select: string, { filterColumn, day }: WarehouseDay): BigQueryStatement {
+  const column = quotedColumn(filterColumn);
   return {
-    query: `${select} WHERE \`${filterColumn}\` >= @day_start AND \`${filterColumn}\` < @next_day_start`,
+    query: `${select} WHERE ${column} >= @day_start AND ${column} < @next_day_start`,
     params: { day_start: startOfDay(day), next_day_start: startOfDay(addDays(day, 1)) },
     types: { day_start: "DATETIME", next_day_start: "DATETIME" },
   };

@@ -3,6 +3,7 @@ import { addDays, startOfDay } from "../../../model/calendar-day";
 import type { LogicalType } from "../../../model/logical-type";
 import type { Row, TableSchema } from "../../../model/table-schema";
 import type { WarehouseDay } from "../../../model/warehouse-day";
+import { quotedColumn } from "../bigquery-identifier";
 import { tablePath } from "../bigquery-queries";
 import { bigQueryType } from "../bigquery-types";
 
@@ -20,9 +21,10 @@ export async function liveReadDay(
   const select = schema.columns.map(
     (column, index) => `${selectText(column.name, column.logicalType)} AS c${index}`,
   );
-  const first = `\`${schema.columns[0]?.name}\``;
+  const first = quotedColumn(schema.columns[0]?.name ?? "");
+  const filter = quotedColumn(filterColumn);
   const [rows] = await client.query({
-    query: `SELECT ${select.join(", ")} FROM ${tablePath(destination, project)} WHERE \`${filterColumn}\` >= @start AND \`${filterColumn}\` < @end ORDER BY ${first}`,
+    query: `SELECT ${select.join(", ")} FROM ${tablePath(destination, project)} WHERE ${filter} >= @start AND ${filter} < @end ORDER BY ${first}`,
     params: {
       start: BigQuery.datetime(startOfDay(day)),
       end: BigQuery.datetime(startOfDay(addDays(day, 1))),
@@ -34,7 +36,7 @@ export async function liveReadDay(
 }
 
 function selectText(name: string, type: LogicalType): string {
-  const c = `\`${name}\``;
+  const c = quotedColumn(name);
   switch (type.kind) {
     case "float32":
     case "float64":
