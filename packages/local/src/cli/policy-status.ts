@@ -18,15 +18,10 @@ export interface LastRun {
   readonly result: string;
 }
 
-/** The last run of a table, or undefined when none is recorded. */
-export type LastRunSource = (table: string) => Promise<LastRun | undefined>;
+/** The last run of a table; undefined when none is recorded, `unread` when the history could not be read. */
+export type LastRunSource = (table: string) => Promise<LastRun | { readonly unread: string } | undefined>;
 
-/**
- * The seam for the run history: the runs a warehouse keeps (RunRecordStore,
- * `runs(at, { table, limit: 1 })`) were not yet in core when status learned
- * of policies, so every table reads "no run recorded" until this is replaced
- * by a source that reads them.
- */
+/** No run history to read (what status shows when it is given none): every table reads "no run recorded". */
 export const NO_RUN_HISTORY: LastRunSource = async () => undefined;
 
 /** A table's policy as status shows it. */
@@ -37,7 +32,7 @@ export interface PolicyStatus {
   readonly window: string | null;
   readonly maxRowsPerSecond: number | null;
   readonly schedules: readonly ScheduleStatus[];
-  readonly lastRun: LastRun | null;
+  readonly lastRun: LastRun | { readonly unread: string } | null;
 }
 
 /** When `cron` next fires after `now`, read in `timeZone` (as BullMQ reads the scheduler's pattern and tz). */
@@ -79,9 +74,12 @@ export function policyLine(p: PolicyStatus): string {
     (s) =>
       `${s.mode === "cleanup" ? `cleanup (${p.cleanup})` : s.mode} "${s.cron}" next ${localTime(s.next, p.timeZone)}`,
   );
-  const last = p.lastRun
-    ? `${p.lastRun.mode} ${localTime(p.lastRun.startedAt, p.timeZone)}: ${p.lastRun.result}`
-    : "no run recorded";
+  const last =
+    p.lastRun === null
+      ? "no run recorded"
+      : "unread" in p.lastRun
+        ? `not read (${p.lastRun.unread})`
+        : `${p.lastRun.mode} ${localTime(p.lastRun.startedAt, p.timeZone)}: ${p.lastRun.result}`;
   return [
     `${p.table}: policy in ${p.timeZone}: ${schedules.join("; ")}`,
     ...(p.cleanup === "off" ? ["cleanup off"] : []),

@@ -85,7 +85,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         : async (services) =>
             (await import("./status-command")).statusCommand(
               await services.statusSources(),
-              { ...options, policiesFile: services.config.local.policiesFile },
+              { ...options, policiesFile: services.config.local.policiesFile, config: services.config },
               io,
             );
     });

@@ -1,6 +1,8 @@
+import type { Config } from "@table-archiver/core/config";
 import type { DetachedTwin } from "@table-archiver/core/ports";
 import { readPolicyFile } from "../schedules/policy-file";
 import { type CliIo, EXIT, writeLine } from "./cli-io";
+import { warehouseLastRuns } from "./last-runs";
 import { type PolicyStatus, policyLine, policyStatuses } from "./policy-status";
 import type { StatusSources } from "./status-sources";
 import { count, number } from "./wording";
@@ -53,19 +55,26 @@ export async function readStatus(sources: StatusSources): Promise<Status> {
 /**
  * `archiver status`; with `policiesFile` (ARCHIVER_POLICIES) each policy too,
  * read before anything else, so a broken file is refused (exit 2) as the
- * worker refuses it.
+ * worker refuses it, and with `config` each policy's last run from the
+ * warehouse's run history.
  */
 export async function statusCommand(
   sources: StatusSources,
-  options: { json?: boolean; policiesFile?: string | undefined },
+  options: { json?: boolean; policiesFile?: string | undefined; config?: Config },
   io: CliIo,
   now: Date = new Date(),
 ): Promise<number> {
   const policies = options.policiesFile ? await readPolicyFile(options.policiesFile) : undefined;
-  const status: Status = {
-    ...(await readStatus(sources)),
-    ...(policies ? { policies: await policyStatuses(policies, now) } : {}),
-  };
+  const runs = policies && options.config ? warehouseLastRuns(options.config, policies) : undefined;
+  let status: Status;
+  try {
+    status = {
+      ...(await readStatus(sources)),
+      ...(policies ? { policies: await policyStatuses(policies, now, runs?.lastRun) } : {}),
+    };
+  } finally {
+    await runs?.close();
+  }
   if (options.json) {
     writeLine(io.stdout, JSON.stringify(status));
     return EXIT.ok;

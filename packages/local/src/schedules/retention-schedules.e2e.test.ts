@@ -1,5 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { loadConfig } from "@table-archiver/core/config";
+import { createDuckDbWarehouse } from "@table-archiver/core/duckdb";
 import { testRedisUrl, uniqueName } from "@table-archiver/core/testing";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -167,9 +169,57 @@ describe("ARCHIVER_POLICIES", () => {
       .map((line) => JSON.parse(line) as { scheduledFor: string });
     expect(published[0]?.scheduledFor).toBe(due.toISOString());
 
+    // The running worker holds the DuckDB file: status says the history was not read, and still answers.
+    const status = await sandbox.run(["status"], { ARCHIVER_POLICIES: file });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(
+      new RegExp(`${orders}: policy in Europe/Paris: .*; last run: not read \\(`),
+    );
+
     worker.child.kill("SIGTERM");
     expect((await worker.exited).code).toBe(0);
     worker = undefined;
+  });
+
+  it("archiver status shows a policy's last run, the newest the warehouse's run history holds", async () => {
+    const config = loadConfig(sandbox.env);
+    if (config.warehouse.kind !== "duckdb") throw new Error("the sandbox's warehouse is DuckDB");
+    const warehouse = await createDuckDbWarehouse(config.warehouse);
+    const run = (startedAt: string, copied: number) => ({
+      id: `run-${startedAt}`,
+      table: events,
+      mode: "migration" as const,
+      dataset: "hist",
+      policy: events,
+      startedAt,
+      endedAt: startedAt,
+      queued: copied + 1,
+      copied,
+      cleaned: 0,
+      refused: 1,
+      deferred: 0,
+      failed: 0,
+      rows: copied * 600,
+      waitedMsByReason: {},
+      result: "partial" as const,
+    });
+    try {
+      // A migration's row is in its destination's dataset, here not the default one.
+      await warehouse.recordRun({ dataset: "hist" }, run("2026-01-10T16:00:00.000Z", 2));
+      await warehouse.recordRun({ dataset: "hist" }, run("2026-01-09T16:00:00.000Z", 5));
+    } finally {
+      await warehouse.close();
+    }
+    const file = await policyFile("history.yaml", [
+      { ...eventsPolicy, destination_table: `hist.${events}_archive` },
+    ]);
+    const text = await sandbox.run(["status"], { ARCHIVER_POLICIES: file });
+
+    expect(text.code).toBe(0);
+    // 16:00 UTC is 01:00 the next day in Tokyo.
+    expect(text.stdout).toContain(
+      "last run: migration 2026-01-11 01:00: partial: 2 days copied, 1 refused, 1,200 rows",
+    );
   });
 
   it("the next start removes the schedulers of a policy, or a mode, the file no longer declares", async () => {
