@@ -97,9 +97,12 @@ export class ArchiverAlerts extends pulumi.ComponentResource {
         conditions: [
           {
             displayName: `no successful migration of ${table} in ${STALLED_PERIODS * period}s`,
+            // Absent for one period, and still absent a period later: two periods after the last
+            // success. Not absent over two periods at once, which a new stack is from its first
+            // minute: this way it has one period for its first run before anyone is told.
             conditionPrometheusQueryLanguage: {
-              query: `absent_over_time(${selector("archiver_runs_ended", { table, mode: "migration", result: RUN_SUCCEEDED })}[${STALLED_PERIODS * period}s])`,
-              duration: "0s",
+              query: `absent_over_time(${selector("archiver_runs_ended", { table, mode: "migration", result: RUN_SUCCEEDED })}[${period}s])`,
+              duration: `${(STALLED_PERIODS - 1) * period}s`,
             },
           },
         ],
