@@ -5,7 +5,13 @@ import { type Config, loadConfig } from "@table-archiver/core/config";
 import { copiedDaysKey, createRedisClient, migratedDaysKey } from "@table-archiver/core/redis";
 import { createRuntime, type Runtime } from "@table-archiver/core/runtime";
 import { runWorker } from "@table-archiver/local";
-import { ARCHIVER_TABLE, FILTER_COLUMN, LIVE_DATABASE, PARTITIONED_TABLE } from "./bench-tables";
+import {
+  ARCHIVER_TABLE,
+  CAPPED_TABLE,
+  FILTER_COLUMN,
+  LIVE_DATABASE,
+  PARTITIONED_TABLE,
+} from "./bench-tables";
 import type { PrivateMariaDb } from "./private-mariadb";
 import type { ToolRun } from "./pt-archiver-runs";
 import { HEARTBEAT } from "./server-samplers";
@@ -41,10 +47,16 @@ export interface ArchiverRunner {
   readonly cleanedPartitions: readonly CleanedPartition[];
   /** Partitions sent down the chunked path instead ("partition takes the chunked path"), with why. */
   readonly chunkedPartitions: readonly string[];
-  /** Copies every day of `table` (the archiver's table unless named). */
-  copyAll(days: number, table?: string): Promise<ToolRun>;
-  /** Cleans every migrated day of `table` (the archiver's table unless named), dry_run false. */
-  cleanupAll(table?: string): Promise<ToolRun>;
+  /**
+   * Copies every day of `table` (the archiver's table unless named); with `maxRowsPerSecond`, the
+   * migration message carries it as its table-wide rate cap (`max_rows_per_second`).
+   */
+  copyAll(days: number, table?: string, maxRowsPerSecond?: number): Promise<ToolRun>;
+  /**
+   * Cleans every migrated day of `table` (the archiver's table unless named), dry_run false; with
+   * `maxRowsPerSecond`, the cleanup message carries it as its table-wide rate cap (`max_rows_per_second`).
+   */
+  cleanupAll(table?: string, maxRowsPerSecond?: number): Promise<ToolRun>;
   close(): Promise<void>;
 }
 
@@ -159,7 +171,7 @@ export async function startArchiver(options: {
     cleanedDays,
     cleanedPartitions,
     chunkedPartitions,
-    copyAll: (days, table = ARCHIVER_TABLE) =>
+    copyAll: (days, table = ARCHIVER_TABLE, maxRowsPerSecond) =>
       drainedRun(
         () => {
           const parsed = parseMessage({
@@ -170,19 +182,21 @@ export async function startArchiver(options: {
             filter_columns: [FILTER_COLUMN],
             // A message field, not a tuning default: every day in one message, as the issue measured.
             tasks_enqueued_limit: days,
+            ...(maxRowsPerSecond ? { max_rows_per_second: maxRowsPerSecond } : {}),
           });
           if (parsed.mode !== "migration") throw new Error("unreachable: not a migration message");
           return startMigration(runtime.migration, parsed.message);
         },
         () => worker.outcomes().copied.rows,
       ),
-    cleanupAll: (table = ARCHIVER_TABLE) =>
+    cleanupAll: (table = ARCHIVER_TABLE, maxRowsPerSecond) =>
       drainedRun(
         () => {
           const parsed = parseMessage({
             clean_table: table,
             filter_column: FILTER_COLUMN,
             dry_run: false,
+            ...(maxRowsPerSecond ? { max_rows_per_second: maxRowsPerSecond } : {}),
           });
           if (parsed.mode !== "cleanup") throw new Error("unreachable: not a cleanup message");
           return startCleanup(runtime.cleanup, parsed.message);
@@ -217,20 +231,24 @@ function settingsOf(runtime: Runtime): Record<string, unknown> {
 }
 
 /**
- * The shared Redis is only ever touched at the bench's own keys: the two
- * archiver tables' records (`mig_bench_live`, `mig_bench_live_partitioned`
- * and their copy records), their cleanup state and the bench's queue prefix. Dropped before the run (a run starts afresh) and after.
+ * The shared Redis is only ever touched at the bench's own keys: the three
+ * archiver tables' records (`mig_bench_live`, `mig_bench_live_capped`,
+ * `mig_bench_live_partitioned` and their copy records), their cleanup state,
+ * their rate caps' budgets and the bench's queue prefix. Dropped before the
+ * run (a run starts afresh) and after.
  */
 async function forgetRedisRecords(config: Config): Promise<void> {
   const redis = createRedisClient(config.redis);
   try {
-    const tables = [ARCHIVER_TABLE, PARTITIONED_TABLE];
+    const tables = [ARCHIVER_TABLE, CAPPED_TABLE, PARTITIONED_TABLE];
     const keys = tables.flatMap((table) => [migratedDaysKey(table), copiedDaysKey(table)]);
     const patterns = [
       ...tables.flatMap((table) => [
         `archiver:cleanup:${table}:*`,
         `archiver:cleanup-lease:${table}:*`,
         `archiver:cleaned:${table}`,
+        `archiver:rate:copy:${table}`,
+        `archiver:rate:cleanup:${table}`,
       ]),
       `${QUEUE_PREFIX}:*`,
     ];

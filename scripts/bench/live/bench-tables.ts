@@ -1,11 +1,17 @@
 import type mysql from "mysql2/promise";
 
-/** The private primary's database for the two tables the tools work on. */
+/** The private primary's database for the tables the tools work on. */
 export const LIVE_DATABASE = "live";
 /** The archiver's table; the name also keys its records in the shared Redis (`mig_bench_live`). */
 export const ARCHIVER_TABLE = "bench_live";
 /** pt-archiver's identical copy. */
 export const PT_TABLE = "bench_live_pt";
+/**
+ * Another identical copy, fresh for the archiver's capped phases (copied,
+ * then cleaned, at pt-archiver's rate in the same run); its name keys its
+ * records in the shared Redis too (`mig_bench_live_capped`).
+ */
+export const CAPPED_TABLE = "bench_live_capped";
 /**
  * The same rows, RANGE-partitioned by month on the filter column, for the
  * archiver's partition cleanup (whole partitions exchanged out); its name
@@ -51,8 +57,8 @@ export function monthPartitions(size: TableSize): MonthPartition[] {
 /**
  * The issue's table: BIGINT key, indexed DATETIME and four more columns,
  * `rowsPerDay` rows on each of `days` days from FIRST_DAY, keys rising with
- * time; then an identical copy for pt-archiver, and another in
- * PARTITIONED_TABLE (`PRIMARY KEY (id, created_at)`, as partitioning needs,
+ * time; then an identical copy for pt-archiver, another for the archiver's
+ * capped phases (CAPPED_TABLE), and another in PARTITIONED_TABLE (`PRIMARY KEY (id, created_at)`, as partitioning needs,
  * `PARTITION BY RANGE (TO_DAYS(created_at))`, a partition a month). Rows are made inside the
  * server (MariaDB's sequence engine) in transactions of 50,000, so the
  * replica receives row events of a size it applies smoothly.
@@ -61,7 +67,9 @@ export async function loadBenchTables(primary: mysql.Connection, size: TableSize
   const rows = size.days * size.rowsPerDay;
   await primary.query(`CREATE DATABASE IF NOT EXISTS ${LIVE_DATABASE}`);
   await primary.query(`USE ${LIVE_DATABASE}`);
-  await primary.query(`DROP TABLE IF EXISTS ${ARCHIVER_TABLE}, ${PT_TABLE}, ${PARTITIONED_TABLE}`);
+  await primary.query(
+    `DROP TABLE IF EXISTS ${ARCHIVER_TABLE}, ${PT_TABLE}, ${CAPPED_TABLE}, ${PARTITIONED_TABLE}`,
+  );
   await primary.query(
     `CREATE TABLE ${ARCHIVER_TABLE} (
        id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
@@ -74,6 +82,7 @@ export async function loadBenchTables(primary: mysql.Connection, size: TableSize
      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`,
   );
   await primary.query(`CREATE TABLE ${PT_TABLE} LIKE ${ARCHIVER_TABLE}`);
+  await primary.query(`CREATE TABLE ${CAPPED_TABLE} LIKE ${ARCHIVER_TABLE}`);
   const partitions = monthPartitions(size)
     .map(({ name, below }) =>
       below
@@ -107,12 +116,11 @@ export async function loadBenchTables(primary: mysql.Connection, size: TableSize
               CONCAT('{"n":', seq, ',"tags":["a","b"],"ok":true}')
        FROM seq_${from}_to_${to}`,
     );
-    await primary.query(
-      `INSERT INTO ${PT_TABLE} SELECT * FROM ${ARCHIVER_TABLE} WHERE id BETWEEN ${from + 1} AND ${to + 1}`,
-    );
-    await primary.query(
-      `INSERT INTO ${PARTITIONED_TABLE} SELECT * FROM ${ARCHIVER_TABLE} WHERE id BETWEEN ${from + 1} AND ${to + 1}`,
-    );
+    for (const twin of [PT_TABLE, CAPPED_TABLE, PARTITIONED_TABLE]) {
+      await primary.query(
+        `INSERT INTO ${twin} SELECT * FROM ${ARCHIVER_TABLE} WHERE id BETWEEN ${from + 1} AND ${to + 1}`,
+      );
+    }
   }
   return rows;
 }

@@ -39,7 +39,9 @@ export function phaseTable(figures: readonly PhaseFigures[], baselineP99Ms: numb
     f.name,
     fixed(f.rows),
     fixed(f.seconds, 1),
-    f.rows ? fixed(f.rowsPerSecond) : "-",
+    f.rows
+      ? `${fixed(f.rowsPerSecond)}${f.maxRowsPerSecond ? ` (cap ${fixed(f.maxRowsPerSecond)})` : ""}`
+      : "-",
     `${fixed(f.p99MedianMs, 1)} (${fixed(f.p99MedianMs / baselineP99Ms, 1)}×)`,
     `${fixed(f.worstSecondMs, 1)} (${fixed(f.worstSecondMs / baselineP99Ms, 1)}×)`,
     fixed(f.tps, 1),

@@ -1,12 +1,14 @@
 /**
  * What `pnpm bench live` prints and writes once its phases are over: a table
- * per phase, the goal's ratios against pt-archiver, how the partitioned table
+ * per phase, the goal's ratios against pt-archiver (and, for the capped
+ * phases, at pt-archiver's own rate), how the partitioned table
  * was emptied, and the workload's p99 chart (SVG) with the figures and samples (JSON).
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ArchiverRunner } from "./archiver-runs";
 import { PARTITIONED_TABLE } from "./bench-tables";
+import { cappedLines, cappedRatios } from "./capped-phases";
 import {
   CATCH_UP_NOTE,
   lagRiseLines,
@@ -63,6 +65,8 @@ export function report(
   console.log(`rows left: ${JSON.stringify(input.left)} (pt-archiver keeps the highest key)\n`);
   console.log("Goal (against pt-archiver, this run):");
   for (const line of ratioLines(goalRatios(new Map(figures.map((f) => [f.name, f])))))
+    console.log(`  ${line}`);
+  for (const line of cappedLines(cappedRatios(new Map(figures.map((f) => [f.name, f])))))
     console.log(`  ${line}`);
   for (const line of limitLines(figures, baselineP99Ms)) console.log(`  ${line}`);
   console.log(
@@ -134,6 +138,7 @@ export async function writeOutputs(
         settings: archiver?.settings,
         figures,
         ratios: goalRatios(new Map(figures.map((f) => [f.name, f]))),
+        capped: cappedRatios(new Map(figures.map((f) => [f.name, f]))),
         baselineP99MedianMs: baselineP99Ms,
         phases,
         samples: {

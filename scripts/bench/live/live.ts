@@ -4,10 +4,13 @@
  * and ends itself. sysbench runs a fixed-rate workload on the primary the
  * whole time; a heartbeat measures the replica's lag and a sampler the
  * primary's purge debt and redo. Phases, each followed by a quiet gap:
- * baseline, archiver copy, pt-archiver copy, archiver cleanup, pt-archiver
- * purge, archiver partition cleanup (the same rows in a table RANGE-partitioned
- * by month, copied before the workload starts, emptied a partition at a time by
- * exchange). Prints a table per phase and the goal's ratios against pt-archiver, and
+ * baseline, archiver copy, pt-archiver copy, archiver capped copy (fresh rows,
+ * the message's max_rows_per_second set to pt-archiver's copy rate), archiver
+ * cleanup, pt-archiver purge, archiver capped cleanup (the capped copy's rows,
+ * capped at pt-archiver's purge rate), archiver partition cleanup (the same rows
+ * in a table RANGE-partitioned by month, copied before the workload starts,
+ * emptied a partition at a time by exchange). Prints a table per phase and the
+ * goal's ratios against pt-archiver, at full speed and at its pace, and
  * draws the workload's p99 over time as an SVG. A measurement: it prints the
  * targets, it never fails on them.
  *
@@ -21,6 +24,7 @@ import { processCpuSeconds } from "../process-cpu";
 import { type ArchiverRunner, startArchiver } from "./archiver-runs";
 import {
   ARCHIVER_TABLE,
+  CAPPED_TABLE,
   countRows,
   endOfData,
   FILTER_COLUMN,
@@ -30,6 +34,7 @@ import {
   PT_TABLE,
   partitionRows,
 } from "./bench-tables";
+import { capFrom } from "./capped-phases";
 import { onInterrupt, stopAllProcesses } from "./child-processes";
 import { parseLiveOptions, requirePrograms } from "./live-options";
 import { partitionReport, report, writeOutputs } from "./live-report";
@@ -131,6 +136,7 @@ async function main(): Promise<void> {
     startMs: number,
     rows: number,
     cpuAtStart: number,
+    maxRowsPerSecond?: number,
   ): Phase => {
     const phase = {
       name,
@@ -140,10 +146,12 @@ async function main(): Promise<void> {
       rows,
       windowEndMs: clockMs(),
       primaryCpuSeconds: primaryCpu() - cpuAtStart,
+      ...(maxRowsPerSecond ? { maxRowsPerSecond } : {}),
     };
     phases.push(phase);
+    const capped = maxRowsPerSecond ? ` (cap ${maxRowsPerSecond.toLocaleString("en-US")} rows/s)` : "";
     console.log(
-      `[phase] ${name}: ${rows.toLocaleString("en-US")} rows in ${((phase.endMs - startMs) / 1000).toFixed(1)} s`,
+      `[phase] ${name}: ${rows.toLocaleString("en-US")} rows in ${((phase.endMs - startMs) / 1000).toFixed(1)} s${capped}`,
     );
     return phase;
   };
@@ -169,18 +177,32 @@ async function main(): Promise<void> {
       `[gap] ${gap.seconds.toFixed(1)} s${gap.unsettled ? ` (went on at the limit: ${gap.unsettled})` : ""}`,
     );
   };
-  const run = async (name: string, tool: Phase["tool"], work: () => Promise<ToolRun>) => {
+  const run = async (
+    name: string,
+    tool: Phase["tool"],
+    work: () => Promise<ToolRun>,
+    maxRowsPerSecond?: number,
+  ): Promise<Phase> => {
     const startMs = clockMs();
     const cpuAtStart = primaryCpu();
     const result = await work();
     if (result.detail && tool === "archiver") console.log(`  ${result.detail}`);
-    await gapAfter(at(name, tool, startMs, result.rows, cpuAtStart));
+    const phase = at(name, tool, startMs, result.rows, cpuAtStart, maxRowsPerSecond);
+    await gapAfter(phase);
+    return phase;
+  };
+  // The archiver at pt-archiver's pace, on rows of its own: the cap is the rate pt-archiver's phase just reached.
+  const runCapped = async (name: string, peer: Phase, work: (cap: number) => Promise<ToolRun>) => {
+    const cap = capFrom(peer);
+    if (cap === undefined)
+      console.log(`[phase] ${name}: skipped, ${peer.name} moved no rows to take a rate from`);
+    else await run(name, "archiver", () => work(cap), cap);
   };
   await gapAfter(baseline);
   const where = `${FILTER_COLUMN} < '${endOfData(size)}'`;
   const active = archiver;
   await run("archiver copy", "archiver", () => active.copyAll(size.days));
-  await run("pt-archiver copy", "pt-archiver", () =>
+  const ptCopy = await run("pt-archiver copy", "pt-archiver", () =>
     ptArchiverCopy(primary, {
       database: LIVE_DATABASE,
       table: PT_TABLE,
@@ -188,10 +210,12 @@ async function main(): Promise<void> {
       file: join(baseDir ?? "", "pt-copy.txt"),
     }),
   );
+  await runCapped("archiver capped copy", ptCopy, (cap) => active.copyAll(size.days, CAPPED_TABLE, cap));
   await run("archiver cleanup", "archiver", () => active.cleanupAll());
-  await run("pt-archiver purge", "pt-archiver", () =>
+  const ptPurge = await run("pt-archiver purge", "pt-archiver", () =>
     ptArchiverPurge(primary, { database: LIVE_DATABASE, table: PT_TABLE, where }),
   );
+  await runCapped("archiver capped cleanup", ptPurge, (cap) => active.cleanupAll(CAPPED_TABLE, cap));
   await run("archiver partition cleanup", "archiver", () => active.cleanupAll(PARTITIONED_TABLE));
   await gapConnection.end();
   await workload.stop();
@@ -201,6 +225,7 @@ async function main(): Promise<void> {
   const left = {
     [ARCHIVER_TABLE]: await countRows(check, ARCHIVER_TABLE),
     [PT_TABLE]: await countRows(check, PT_TABLE),
+    [CAPPED_TABLE]: await countRows(check, CAPPED_TABLE),
     [PARTITIONED_TABLE]: await countRows(check, PARTITIONED_TABLE),
   };
   const partitionsLeft = await partitionRows(check);

@@ -14,6 +14,8 @@ export interface Phase {
   windowEndMs: number;
   /** CPU seconds the primary's process used from the phase's start to its end (the workload's share included). */
   readonly primaryCpuSeconds?: number;
+  /** The table-wide rate cap the tool's message carried (`max_rows_per_second`), if any. */
+  readonly maxRowsPerSecond?: number;
 }
 
 /** A replica within this of the primary counts as caught up (the heartbeat is written every 100 ms). */
@@ -24,6 +26,8 @@ export interface PhaseFigures {
   readonly rows: number;
   readonly seconds: number;
   readonly rowsPerSecond: number;
+  /** The phase's rate cap (`max_rows_per_second`), if it had one. */
+  readonly maxRowsPerSecond?: number;
   /** Median over the phase of sysbench's per-second p99. */
   readonly p99MedianMs: number;
   readonly worstSecondMs: number;
@@ -103,6 +107,7 @@ export function phaseFigures(phase: Phase, timeline: Timeline, baseline?: Phase)
     rows: phase.rows,
     seconds: durationSeconds,
     rowsPerSecond: phase.rows / durationSeconds,
+    ...(phase.maxRowsPerSecond ? { maxRowsPerSecond: phase.maxRowsPerSecond } : {}),
     p99MedianMs: median(seconds.map((s) => s.p99Ms)),
     worstSecondMs: worst?.p99Ms ?? Number.NaN,
     worstSecondAtMs: worst?.atMs ?? Number.NaN,

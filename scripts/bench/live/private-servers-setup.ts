@@ -21,7 +21,7 @@ const log = (message: string) => console.log(`[setup] ${message}`);
  * starts later (replica, the archiver, pt-archiver) on CPU 1 and the primary
  * on CPU 0 (sysbench joins it there, see startWorkload), as when the tools run
  * on another host. Then sysbench's
- * tables, the heartbeat and the three bench tables (the partitioned one
+ * tables, the heartbeat and the four bench tables (the partitioned one
  * checked partition by partition on the replica), all replicated, and the
  * redo log flushed, so the baseline starts on a quiet server.
  */
@@ -66,7 +66,7 @@ export async function setUpPrivateServers(options: {
     const started = performance.now();
     const rows = await loadBenchTables(admin, options.size);
     log(
-      `loaded ${rows.toLocaleString("en-US")} rows three times in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      `loaded ${rows.toLocaleString("en-US")} rows four times in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
     await waitForReplica(admin, replicaAdmin);
     log("replica caught up");
