@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { messageOf, parseDestination, type RetentionPolicy } from "@table-archiver/core";
 import type { Config } from "@table-archiver/core/config";
 import type { DatasetRef, RunRecordStore } from "@table-archiver/core/ports";
@@ -40,6 +41,9 @@ export function warehouseLastRuns(
         if (project || dataset !== rules.defaultDataset)
           datasets.push(project ? { project, dataset } : { dataset });
       }
+      // Opening a DuckDB file creates it: a warehouse never written to has no run to show, and status makes none.
+      const { warehouse } = config;
+      if (warehouse.kind === "duckdb" && warehouse.path !== ":memory:" && !existsSync(warehouse.path)) return;
       try {
         opened ??= open();
         const store = await opened;

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadConfig } from "@table-archiver/core/config";
@@ -134,6 +135,13 @@ describe("ARCHIVER_POLICIES", () => {
     );
     expect(text.stdout).toContain(`cleanup (dry_run) "* * * * *" next `);
     expect(text.stdout).toContain("window 22:00-05:00; cap 500 rows/s");
+
+    // A warehouse never written to has no run to show: status neither fails nor creates its file.
+    const none = join(sandbox.dir, "never-opened.duckdb");
+    const fresh = await sandbox.run(["status"], { ARCHIVER_POLICIES: file, DUCKDB_PATH: none });
+    expect(fresh.stdout).toContain(`${events}: policy in Asia/Tokyo: `);
+    expect(fresh.stdout).toMatch(/last run: no run recorded\n/);
+    expect(existsSync(none)).toBe(false);
   });
 
   it("a scheduled run publishes the policy's migration, with its due minute as publish time", async () => {
