@@ -53,7 +53,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     });
   program
     .command("worker")
-    .description("work the local queue jobs-migration")
+    .description(
+      "work the local queue jobs-migration, and with ARCHIVER_POLICIES run its policies on their schedules",
+    )
     .option("--drain", "exit when the queue is empty")
     .action((options) => {
       action = async (services, screen) =>
