@@ -44,8 +44,9 @@ const BASE_GRANTS = [
   `${sa("entry")} -> roles/cloudtasks.enqueuer on queue europe-west1/jobs-migration`,
   `${sa("entry")} -> roles/cloudtasks.viewer on queue europe-west1/jobs-migration`,
   `${sa("entry")} -> roles/iam.serviceAccountUser on service account projects/${PROJECT}/serviceAccounts/archiver-task-invoker@${PROJECT}.iam.gserviceaccount.com`,
-  // cleanup's entry step: the destination tables exist (tables.get), the dry run's figures (query jobs)
-  `${sa("entry")} -> roles/bigquery.dataViewer on dataset archive`,
+  // cleanup's entry step: the destination tables exist (tables.get), the dry run's figures (query jobs);
+  // a run that queues nothing (a dry run) ends there, its row appended to _archiver_runs (created if missing)
+  `${sa("entry")} -> roles/bigquery.dataEditor on dataset archive`,
   `${sa("entry")} -> roles/bigquery.jobUser on project ${PROJECT}`,
   // the task invoker account may invoke the task handler only
   `${sa("task-invoker")} -> roles/run.invoker on service ${service("archiver-task-handler")}`,
@@ -163,7 +164,7 @@ describe("IAM", () => {
       (g) => g.inputs.project === "shop-archive",
     );
     expect(onOther.map((g) => `${g.inputs.member} ${g.inputs.role} ${g.inputs.datasetId}`).sort()).toEqual([
-      `${sa("entry")} roles/bigquery.dataViewer orders`,
+      `${sa("entry")} roles/bigquery.dataEditor orders`,
       `${sa("task-handler")} roles/bigquery.dataEditor orders`,
     ]);
     expect(one(run, "gcp:bigquery/dataset:Dataset", "warehouse-dataset-old_orders").inputs.location).toBe(

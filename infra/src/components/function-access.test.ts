@@ -3,9 +3,12 @@ import {
   cleanPartitionTask,
   copyDay,
   parseMessage,
+  type RunDeps,
   rebuildMigratedDays,
-  startCleanup,
-  startMigration,
+  recordTaskEnd,
+  startCleanupRun,
+  startMigrationRuns,
+  taskKey,
 } from "@table-archiver/core";
 import { silentLogger } from "@table-archiver/core/logging";
 import { afterEach, describe, expect, test } from "vitest";
@@ -28,6 +31,24 @@ function message(fields: object) {
   return parseMessage(fields).message;
 }
 
+/** Ends the run `task` carries, of which it is the only task: the run's row is written. */
+async function lastTaskOfRun(
+  runs: RunDeps,
+  task: ReturnType<typeof copyTask> & { readonly run: string },
+  record: Awaited<ReturnType<typeof copyDay>>,
+) {
+  const counts = { copied: 0, cleaned: 0, refused: 0, deferred: 0, failed: 0, rows: 0, waitedMsByReason: {} };
+  const start = {
+    id: task.run,
+    table: task.table,
+    mode: "migration",
+    dataset: "archive",
+    startedAt: "x",
+  } as const;
+  await runs.history.begin(start, [taskKey(task)], counts, "x");
+  await recordTaskEnd(runs, task, { kind: "copied", record });
+}
+
 /** Each function's code paths: what its package calls in core, run against traced ports. */
 const PATHS: Record<FunctionKey, (calls: Set<string>) => Promise<void>> = {
   async entry(calls) {
@@ -35,30 +56,34 @@ const PATHS: Record<FunctionKey, (calls: Set<string>) => Promise<void>> = {
     // rightly refuse while that day's copy task is queued.
     const planning = await traced(calls);
     planning.source.insertRows("orders", [["900", "2023-12-31 10:00:00.000000", "older"]]);
-    await startMigration(
+    await startMigrationRuns(
       planning.migrationDeps,
+      planning.runDeps,
       message({
         years_to_migrate: 1,
         months_to_migrate: 0,
         source_tables: ["orders"],
         destination_tables: ["orders"],
         filter_columns: ["created_at"],
-      }) as Parameters<typeof startMigration>[1],
+      }) as Parameters<typeof startMigrationRuns>[2],
     );
-    const { cleanupDeps } = await traced(calls);
+    const { cleanupDeps, runDeps } = await traced(calls);
     const cleanup = (dryRun: boolean) =>
       message({ clean_table: "orders", filter_column: "created_at", dry_run: dryRun }) as Parameters<
-        typeof startCleanup
-      >[1];
-    await startCleanup(cleanupDeps, cleanup(true));
-    await startCleanup(cleanupDeps, cleanup(false));
+        typeof startCleanupRun
+      >[2];
+    // The dry run ends its run at once, so its row is written here.
+    await startCleanupRun(cleanupDeps, runDeps, cleanup(true));
+    await startCleanupRun(cleanupDeps, runDeps, cleanup(false));
     // The dry run of a partitioned table checks each partition it could empty at once.
-    await startCleanup((await traced(calls, { partitioned: true })).cleanupDeps, cleanup(true));
+    const partitioned = await traced(calls, { partitioned: true });
+    await startCleanupRun(partitioned.cleanupDeps, partitioned.runDeps, cleanup(true));
   },
   async taskHandler(calls) {
-    const { source, ledger, queue, copyDeps, cleanupDeps } = await traced(calls);
+    const { source, ledger, queue, copyDeps, cleanupDeps, runDeps } = await traced(calls);
     // A copy, a copy whose record Redis lost, a clean, and a clean that re-copies a changed day.
-    await copyDay(copyDeps, copyTask(DAYS[0]));
+    const copied = await copyDay(copyDeps, copyTask(DAYS[0]));
+    await lastTaskOfRun(runDeps, { ...copyTask(DAYS[0]), run: "traced" }, copied);
     ledger.forget("orders", DAYS[1]);
     await copyDay(copyDeps, copyTask(DAYS[1]));
     await cleanDay(cleanupDeps, cleanTask(DAYS[0]));

@@ -73,11 +73,13 @@ export type FunctionKey = "entry" | "taskHandler" | "reader";
  * function-access.test.ts by running those paths:
  * - entry (packages/entry, handle-entry-event.ts): startMigration (queued days,
  *   enqueue) and startCleanup (queued days; the warehouse tables exist; the dry
- *   run's warehouse figures per day; enqueue);
+ *   run's warehouse figures per day; enqueue), each as runs, of which one that
+ *   queues nothing (a dry run) ends at once, appended to _archiver_runs;
  * - task handler (packages/task-handler, handle-task.ts): copyDay (restores a
  *   lost copy record from _archiver_days, prepares the table, replaces the day,
  *   counts it) and cleanDay (the day's figures, the cleanup start recorded in
- *   _archiver_days, a re-copy that keeps every held key);
+ *   _archiver_days, a re-copy that keeps every held key), and the end of a run
+ *   whose last task it ran, appended to _archiver_runs;
  * - reader (packages/redis-reader): rebuildSet's rebuildMigratedDays (the
  *   recorded copies). getSet reads Redis only.
  */
@@ -88,6 +90,7 @@ export const FUNCTION_CALLS: Record<FunctionKey, readonly PortCall[]> = {
     "Warehouse.hasTable",
     "Warehouse.dayFigures",
     "Warehouse.daysFigures",
+    "Warehouse.recordRun",
   ],
   taskHandler: [
     "Warehouse.dayRecord",
@@ -97,6 +100,7 @@ export const FUNCTION_CALLS: Record<FunctionKey, readonly PortCall[]> = {
     "Warehouse.daysFigures",
     "Warehouse.dayKeys",
     "Warehouse.recordDay",
+    "Warehouse.recordRun",
     "TaskQueue.settle",
   ],
   reader: ["Warehouse.recordedCopies"],

@@ -124,6 +124,7 @@ export async function createTracedDomain(
     copyDeps: deps.copy,
     cleanupDeps: deps.cleanup,
     migrationDeps: deps.migration,
+    runDeps: deps.runs,
     close: () => raw.close(),
   };
 }
