@@ -19,12 +19,13 @@ export const buildInfoFile = path.join(outdir, "build-info.json");
 /**
  * Left out of the bundle and imported from where the workspace installed
  * them: native modules (DuckDB; msgpackr-extract, an optional speed-up
- * BullMQ's msgpackr falls back from) and the Cloud Tasks client, which reads
- * its protos from files beside its modules. The Functions Framework is not
- * needed: the function packages register with it only in their own
- * `function.ts`, which the CLI never imports.
+ * BullMQ's msgpackr falls back from), the Cloud Tasks client, which reads
+ * its protos from files beside its modules, and https-proxy-agent, a
+ * CommonJS module gaxios loads with `import()` (see dynamicCommonJs). The
+ * Functions Framework is not needed: the function packages register with it
+ * only in their own `function.ts`, which the CLI never imports.
  */
-const EXTERNAL = ["@duckdb/node-api", "msgpackr-extract", "@google-cloud/tasks"];
+const EXTERNAL = ["@duckdb/node-api", "msgpackr-extract", "@google-cloud/tasks", "https-proxy-agent"];
 
 /** Chunks no build refers to any more are removed once this old (a running worker may still load them). */
 const STALE_CHUNK_MS = 24 * 60 * 60 * 1000;
@@ -72,6 +73,14 @@ export async function buildCli() {
     logLevel: "error",
   });
 
+  const broken = dynamicCommonJs(result.metafile);
+  if (broken.length > 0) {
+    throw new Error(
+      `import() of CommonJS in the bundle: ${broken.join(", ")}; its chunk would export only \`default\`` +
+        " (esbuild#3245): import it statically in a module of ours that is imported dynamically, or add it to EXTERNAL",
+    );
+  }
+
   // Each file is written beside its place and renamed into it, chunks before
   // the entry point: a CLI starting meanwhile loads the old bundle or the new
   // one, never half a file.
@@ -89,6 +98,21 @@ export async function buildCli() {
   writeAtomically(buildInfoFile, `${JSON.stringify({ root: repoRoot, builtAt, inputs }, null, 2)}\n`);
   const bytes = files.reduce((sum, file) => sum + file.contents.byteLength, 0);
   return { bytes, ms: Math.round(performance.now() - started) };
+}
+
+/**
+ * The CommonJS modules a chunk of their own was made for, because something
+ * loads them with `import()`. Code splitting makes such a chunk
+ * `export default require_x()`, and the `import()` resolves to
+ * `{ default: module.exports }` without the named exports Node's own import
+ * would give (`const { GoogleAuth } = await import("google-auth-library")`
+ * got undefined).
+ */
+export function dynamicCommonJs(metafile) {
+  return Object.values(metafile.outputs)
+    .map((output) => output.entryPoint)
+    .filter((entry) => entry !== undefined && metafile.inputs[entry]?.format === "cjs")
+    .map((entry) => path.relative(repoRoot, path.resolve(packageDir, entry)));
 }
 
 /**

@@ -114,19 +114,14 @@ async function deployedTarget(options: DaysOptions, deps: DaysDeps): Promise<Tar
   const endpoint = functionUrl.endsWith("/loadRedisData") ? functionUrl : `${functionUrl}/loadRedisData`;
   if (options.token) return { endpoint, token: options.token };
   try {
-    return { endpoint, token: await (deps.idToken ?? googleIdToken)(functionUrl) };
+    const idToken = deps.idToken ?? (await import("./google-id-token")).googleIdToken;
+    return { endpoint, token: await idToken(functionUrl) };
   } catch (error) {
     throw new DaysError(
       `could not get a Google identity token for ${functionUrl}: ${error instanceof Error ? error.message : error}` +
         ' (use a service account key or the metadata server, or pass --token "$(gcloud auth print-identity-token)")',
     );
   }
-}
-
-async function googleIdToken(audience: string): Promise<string> {
-  const { GoogleAuth } = await import("google-auth-library");
-  const client = await new GoogleAuth().getIdTokenClient(audience);
-  return client.idTokenProvider.fetchIdToken(audience);
 }
 
 async function localTarget(
