@@ -84,6 +84,17 @@ describe("startMigration planning", () => {
     expect(await queued("events")).toEqual(days);
   });
 
+  it("gives every copy task the message's rate cap", async () => {
+    table("capped", ["2024-01-01 10:00:00", "2024-01-02 10:00:00"]);
+    await plan(["capped"], { max_rows_per_second: 500 });
+    expect(fx.queue.tasks().map((task) => task.kind === "copy" && [task.day, task.maxRowsPerSecond])).toEqual(
+      [
+        ["2024-01-01", 500],
+        ["2024-01-02", 500],
+      ],
+    );
+  });
+
   it("never plans the cutoff day, and takes the whole last day before it", async () => {
     table("events", ["2025-05-31 23:59:59.999999", "2025-06-01 00:00:00", "2026-01-01 00:00:00"]);
     expect((await plan(["events"], { tasks_enqueued_limit: 100 }))[0]?.days).toEqual(["2025-05-31"]);

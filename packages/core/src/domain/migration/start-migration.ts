@@ -82,6 +82,7 @@ export async function startMigration(
         destination: table.destinationName,
         filterColumn: table.filterColumn,
         day,
+        ...(message.max_rows_per_second ? { maxRowsPerSecond: message.max_rows_per_second } : {}),
       }),
     );
     const result = await deps.queue.enqueue(tasks);
