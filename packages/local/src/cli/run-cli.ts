@@ -93,6 +93,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     });
 
   program
+    .command("runs")
+    .description(
+      "the latest finished runs (per table and mode, per message) from the warehouse's run history",
+    )
+    .option("--table <table>", "only the runs of this source table")
+    .option("--dataset <name>", "the dataset whose run history is read (default WAREHOUSE_DATASET)")
+    .option("--json", "print JSON")
+    .action((options: { table?: string; dataset?: string; json?: boolean }) => {
+      action = async (services) => (await import("./runs-command")).runsCommand(services.config, options, io);
+    });
+
+  program
     .command("check")
     .description("what the configured MySQL account may do for a table: copy it, and with --cleanup clean it")
     .requiredOption("--table <table>", "the MySQL table to check")

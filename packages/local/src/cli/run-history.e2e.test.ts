@@ -1,0 +1,92 @@
+import { type TestDatabase, uniqueName } from "@table-archiver/core/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildIfStale, runBuilt } from "./testing/built-cli";
+import { type CliSandbox, openCliSandbox } from "./testing/cli-sandbox";
+
+// Each message leaves one row per table in the warehouse's run history once its last task ends,
+// and `archiver runs` (the built bundle, as `pnpm archiver` runs it) prints them. On MariaDB,
+// Redis and a DuckDB file of the sandbox's.
+
+let cli: CliSandbox;
+let db: TestDatabase;
+const table = uniqueName("orders");
+const days = ["2020-01-01", "2020-01-02", "2020-01-03"];
+
+beforeAll(async () => {
+  cli = await openCliSandbox("cli-runs");
+  db = cli.db;
+  await db.connection.query(
+    `CREATE TABLE ${table} (id INT AUTO_INCREMENT PRIMARY KEY, created_at DATETIME NOT NULL, total DECIMAL(8,2), KEY (created_at))`,
+  );
+  const rows = days.flatMap((day, d) => [1, 2, 3].map((h) => [`${day} 0${h}:00:00`, d * 10 + h]));
+  await db.connection.query(`INSERT INTO ${table} (created_at, total) VALUES ?`, [rows]);
+  await buildIfStale();
+}, 180_000);
+
+afterAll(() => cli?.close([table]));
+
+const publish = (message: object) => cli.run(["publish", "--wait", "--message", JSON.stringify(message)]);
+const runs = async (...argv: string[]) => runBuilt(["runs", ...argv], cli.env, cli.dir);
+
+describe("run history", () => {
+  it("records one row per run, partial with a refused day, and archiver runs prints them", async () => {
+    expect(JSON.parse((await runs("--json")).stdout)).toEqual([]);
+    const migrated = await publish({
+      years_to_migrate: 1,
+      months_to_migrate: 0,
+      source_tables: [table],
+      destination_tables: [table],
+      filter_columns: ["created_at"],
+      policy: table,
+    });
+    expect(migrated.code).toBe(0);
+    // A row arrives in a migrated day: its cleanup is refused, the other two days are cleaned.
+    await db.connection.query(`INSERT INTO ${table} (created_at, total) VALUES ('2020-01-02 12:00:00', 99)`);
+    const cleaned = await publish({ clean_table: table, filter_column: "created_at", dry_run: false });
+    expect(cleaned.code).toBe(1);
+
+    const listed = await runs("--json", "--table", table);
+    expect(listed.code).toBe(0);
+    const [cleanup, migration, ...more] = JSON.parse(listed.stdout);
+    expect(more).toEqual([]);
+    expect(migration).toMatchObject({
+      table,
+      mode: "migration",
+      policy: table,
+      result: "succeeded",
+      queued: 3,
+      copied: 3,
+      cleaned: 0,
+      refused: 0,
+      deferred: 0,
+      failed: 0,
+      rows: 9,
+    });
+    expect(cleanup).toMatchObject({
+      table,
+      mode: "cleanup",
+      policy: null,
+      dry_run: false,
+      result: "partial",
+      queued: 3,
+      cleaned: 2,
+      refused: 1,
+      failed: 0,
+      rows: 6,
+    });
+    for (const run of [cleanup, migration]) {
+      expect(Date.parse(run.ended_at)).toBeGreaterThanOrEqual(Date.parse(run.started_at));
+    }
+
+    const text = await runs("--table", table);
+    expect(text.stdout.trim().split("\n")).toEqual([
+      expect.stringMatching(new RegExp(`Z ${table} cleanup partial: 2 days cleaned, 1 refused, 6 rows, `)),
+      expect.stringMatching(
+        new RegExp(`Z ${table} migration succeeded: 3 days copied, 9 rows, .*policy ${table}`),
+      ),
+    ]);
+    expect((await runs("--table", "no_such_table")).stdout).toBe(
+      `no run of no_such_table recorded in dataset archive\n`,
+    );
+  });
+});
