@@ -21,3 +21,15 @@ describe("schedulePeriodSeconds", () => {
     expect(schedulePeriodSeconds("0 12 * * *", "Europe/Paris")).toBe(DAY + HOUR);
   });
 });
+
+describe("schedulePeriodSeconds, cheaply", () => {
+  test("names days of the month: a month's longest gap, 31 days", () => {
+    expect(schedulePeriodSeconds("0 2 1 * *", "UTC")).toBe(31 * DAY);
+  });
+
+  test("walks a few weeks, not a year, of a nightly schedule", () => {
+    const started = performance.now();
+    schedulePeriodSeconds("0 2 * * *", "Europe/Paris");
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+});
