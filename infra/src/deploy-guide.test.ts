@@ -1,6 +1,8 @@
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { describe, expect, test } from "vitest";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -68,3 +70,103 @@ describe("docs/deploy.md", () => {
     expect(guide).toContain("\n## The archiver's MySQL account\n");
   });
 });
+
+describe("docs/deploy.md: CI's workload identity", () => {
+  const OWNER_ID = "1342004";
+  const REPO_ID = "260064828";
+  const job = (claims: Record<string, string>) => ({
+    repository_owner_id: OWNER_ID,
+    repository_id: REPO_ID,
+    ref: "refs/heads/main",
+    ...claims,
+  });
+
+  /** The provider's attribute condition as the guide's commands build it for `environment`. */
+  async function condition(environment: string): Promise<string> {
+    const lines = shell
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => /^(JOBS=|\[ "\$ENVIRONMENT" = dev \] && JOBS=|CONDITION=)/.test(line));
+    expect(lines).toHaveLength(3);
+    const script = [`ENVIRONMENT=${environment} OWNER_ID=${OWNER_ID} REPO_ID=${REPO_ID}`, ...lines];
+    const { stdout } = await promisify(execFile)("bash", [
+      "-e",
+      "-c",
+      `${script.join("\n")}\nprintf %s "$CONDITION"`,
+    ]);
+    return stdout;
+  }
+
+  test("admits this repository by its numeric ids, never by its name, which another repository can take", async () => {
+    const dev = await condition("dev");
+    expect(dev).toContain(`assertion.repository_id == '${REPO_ID}'`);
+    expect(dev).not.toMatch(/assertion\.repository(_owner)? ==/);
+    expect(allows(dev, job({ environment: "dev" }))).toBe(true);
+    // A repository re-created under the old name, or another one of the owner, has another id.
+    expect(allows(dev, job({ environment: "dev", repository_id: "999" }))).toBe(false);
+    expect(allows(dev, job({ environment: "dev", repository_owner_id: "999" }))).toBe(false);
+  });
+
+  test("takes dev's and prod's deploys from main only; dev's approved previews from any branch, never for prod", async () => {
+    const [dev, prod] = [await condition("dev"), await condition("prod")];
+    const branch = { ref: "refs/pull/7/merge" };
+    expect(allows(dev, job({ environment: "dev", ...branch }))).toBe(false);
+    expect(allows(dev, job({ environment: "dev-preview", ...branch }))).toBe(true);
+    expect(allows(dev, job({ environment: "prod" }))).toBe(false);
+    expect(allows(prod, job({ environment: "prod" }))).toBe(true);
+    expect(allows(prod, job({ environment: "prod", ...branch }))).toBe(false);
+    expect(allows(prod, job({ environment: "dev-preview", ...branch }))).toBe(false);
+  });
+
+  test("binds the previewer, a read-only account, to dev-preview jobs, and the deployer to its own environment", () => {
+    expect(shell).toContain('--role=roles/browser --member="$PREVIEWER"');
+    expect(shell).toMatch(
+      /pulumi-previewer@[^\n]*\\\n\s*--role=roles\/iam\.workloadIdentityUser --member="\$JOBS_OF\/dev-preview"/,
+    );
+    expect(shell).toMatch(
+      /pulumi-deployer@[^\n]*\\\n\s*--role=roles\/iam\.workloadIdentityUser --member="\$JOBS_OF\/\$ENVIRONMENT"/,
+    );
+    expect(guide).toContain("`GCP_PREVIEW_SERVICE_ACCOUNT`");
+  });
+});
+
+/**
+ * Whether a CEL attribute condition admits a token with `claims`. Reads only what the guide writes:
+ * `assertion.<claim> == '<text>'` joined by `&&` and `||`, with parentheses.
+ */
+function allows(expression: string, claims: Record<string, string>): boolean {
+  const tokens = expression.match(/\(|\)|&&|\|\||==|assertion\.\w+|'[^']*'/g) ?? [];
+  expect(tokens.join(""), "a condition of only those terms").toBe(expression.replace(/\s+/g, ""));
+  let at = 0;
+  const next = () => tokens[at++] as string;
+  const or = (): boolean => {
+    let value = and();
+    while (tokens[at] === "||") {
+      next();
+      value = and() || value;
+    }
+    return value;
+  };
+  const and = (): boolean => {
+    let value = term();
+    while (tokens[at] === "&&") {
+      next();
+      value = term() && value;
+    }
+    return value;
+  };
+  const term = (): boolean => {
+    if (tokens[at] === "(") {
+      next();
+      const value = or();
+      expect(next()).toBe(")");
+      return value;
+    }
+    const claim = next().replace(/^assertion\./, "");
+    expect(next()).toBe("==");
+    return claims[claim] === next().slice(1, -1);
+  };
+  const value = or();
+  expect(at).toBe(tokens.length);
+  return value;
+}

@@ -40,8 +40,10 @@ interface Workflow {
   jobs: Record<string, Job>;
 }
 
+const workflowText = (name: string) => readFileSync(path.join(repoRoot, ".github/workflows", name), "utf8");
+
 function workflow(name: string): Workflow {
-  const document = parse(readFileSync(path.join(repoRoot, ".github/workflows", name), "utf8")) as Workflow;
+  const document = parse(workflowText(name)) as Workflow;
   expect(document.jobs).toBeTypeOf("object");
   return document;
 }
@@ -61,9 +63,22 @@ function expectScriptsExist(job: Job) {
   }
 }
 
-function expectPinnedActions(wf: Workflow) {
-  for (const job of Object.values(wf.jobs)) {
-    for (const step of job.steps) if (step.uses) expect(step.uses).toMatch(/^[\w./-]+@v\d+$/);
+/**
+ * Every action is pinned to a full commit, not a tag its owner can move, with the release it was in
+ * as a comment on the same line; one action, one commit, throughout the file.
+ */
+function expectPinnedActions(name: string) {
+  const lines = workflowText(name)
+    .split("\n")
+    .filter((line) => /^\s*(- )?uses:/.test(line));
+  expect(lines.length).toBeGreaterThan(0);
+  const commits = new Map<string, string>();
+  for (const line of lines) {
+    const pinned = /uses: ([\w.-]+\/[\w./-]+)@([0-9a-f]{40}) # v\d+\.\d+\.\d+$/.exec(line);
+    expect(pinned, line.trim()).not.toBeNull();
+    const [, action, commit] = pinned as unknown as [string, string, string];
+    expect(commits.get(action) ?? commit, line.trim()).toBe(commit);
+    commits.set(action, commit);
   }
 }
 
@@ -95,7 +110,7 @@ describe("ci.yml", () => {
     ]);
     expect(action(job, "actions/setup-node")[0]?.with).toMatchObject({ "node-version": 22 });
     expectScriptsExist(job);
-    expectPinnedActions(ci);
+    expectPinnedActions("ci.yml");
   });
 });
 
@@ -110,7 +125,7 @@ describe("deploy.yml", () => {
     const expected = {
       preview: {
         if: "github.event_name == 'pull_request' && needs.stacks.outputs.dev == 'true' && github.event.pull_request.head.repo.full_name == github.repository",
-        environment: "dev",
+        environment: "dev-preview",
         command: "preview",
         stack: "dev",
       },
@@ -142,13 +157,20 @@ describe("deploy.yml", () => {
   });
 
   test("every deploying job authenticates to Google with Workload Identity Federation, after building, before Pulumi", () => {
-    for (const job of Object.values(deploy.jobs).filter((j) => action(j, "pulumi/actions").length > 0)) {
+    const accounts: Record<string, string> = {
+      preview: "vars.GCP_PREVIEW_SERVICE_ACCOUNT",
+      "deploy-dev": "vars.GCP_DEPLOY_SERVICE_ACCOUNT",
+      "deploy-prod": "vars.GCP_DEPLOY_SERVICE_ACCOUNT",
+    };
+    for (const [name, job] of Object.entries(deploy.jobs).filter(
+      ([, j]) => action(j, "pulumi/actions").length,
+    )) {
       const permissions = job.permissions ?? deploy.permissions;
       expect(permissions).toMatchObject({ "id-token": "write" });
       const [auth] = action(job, "google-github-actions/auth");
-      expect(auth?.with).toEqual({
+      expect(auth?.with, name).toEqual({
         workload_identity_provider: expression("vars.GCP_WORKLOAD_IDENTITY_PROVIDER"),
-        service_account: expression("vars.GCP_DEPLOY_SERVICE_ACCOUNT"),
+        service_account: expression(accounts[name] ?? "no account for this job"),
       });
       const install = indexOf(job, (s) => s.run === "pnpm install --frozen-lockfile");
       const build = indexOf(job, (s) => s.run === "pnpm build");
@@ -160,7 +182,23 @@ describe("deploy.yml", () => {
       expect(authAt).toBeLessThan(pulumiAt);
       expectScriptsExist(job);
     }
-    expectPinnedActions(deploy);
+    expectPinnedActions("deploy.yml");
+  });
+
+  test("a pull request's preview runs its code only once approved, as the read-only account, never with dev's deployer", () => {
+    const preview = deploy.jobs.preview as Job;
+    // Pulumi cannot preview without decrypting the stack's secrets, so the gate is dev-preview's reviewers;
+    // dev's environment (and its workload identity binding) accept main only.
+    expect(preview.environment).toBe("dev-preview");
+    expect(action(preview, "google-github-actions/auth")[0]?.with?.service_account).toBe(
+      expression("vars.GCP_PREVIEW_SERVICE_ACCOUNT"),
+    );
+    expect(JSON.stringify(preview)).not.toContain("GCP_DEPLOY_SERVICE_ACCOUNT");
+    expect(action(preview, "pulumi/actions").map((s) => s.with?.command)).toEqual(["preview"]);
+    for (const [name, job] of Object.entries(deploy.jobs).filter(([n]) => n !== "preview")) {
+      if (job.environment === "dev" || job.environment === "prod")
+        expect(job.if, name).toContain("github.ref == 'refs/heads/main'");
+    }
   });
 
   test("pull request previews may comment on the pull request; nothing else may write", () => {
