@@ -53,8 +53,8 @@ describe("docs/deploy.md", () => {
   test("walks from the APIs to a dry-run cleanup, in order", () => {
     const steps = [
       "gcloud services enable",
-      // Before stack init, which writes the stack's encryption settings into the file a later copy would erase.
-      "cp infra/stack.example.yaml Pulumi.dev.yaml",
+      // The dev stack file is edited in place, not copied over what stack init writes into it.
+      "$EDITOR Pulumi.dev.yaml",
       "pulumi stack init",
       "pulumi config set --secret mysqlPassword",
       "pulumi up",

@@ -260,6 +260,15 @@ describe("deploy.yml", () => {
       });
     });
 
+    test("not dev from the committed Pulumi.dev.yaml while its placeholders stand (the example's first line)", async () => {
+      const committed = readFileSync(path.join(repoRoot, "Pulumi.dev.yaml"), "utf8");
+      const marked = committed.split("\n")[0] === example.split("\n")[0];
+      expect(await stacksWith({ "Pulumi.dev.yaml": committed })).toEqual({
+        dev: String(!marked),
+        prod: "false",
+      });
+    });
+
     test("a stack whose file holds its own settings (the example's first line gone)", async () => {
       const own = example.split("\n").slice(1).join("\n").replace("table-archiver-dev", "acme-archiver-dev");
       expect(await stacksWith({ "Pulumi.dev.yaml": own })).toEqual({ dev: "true", prod: "false" });
