@@ -187,6 +187,14 @@ describe("ARCHIVER_POLICIES", () => {
     worker.child.kill("SIGTERM");
     expect((await worker.exited).code).toBe(0);
     worker = undefined;
+
+    // Stopped, it lets go of the file: the scheduled run is the table's last run, read back from the warehouse.
+    const after = await sandbox.run(["status"], { ARCHIVER_POLICIES: file });
+    expect(after.stdout).toMatch(
+      new RegExp(
+        `${orders}: policy in Europe/Paris: .*; last run: migration [\\d-]+ [\\d:]+: succeeded: 2 days copied, 3 rows\n`,
+      ),
+    );
   });
 
   it("archiver status shows a policy's last run, the newest the warehouse's run history holds", async () => {
