@@ -48,6 +48,7 @@ export {
   policySchedules,
 } from "./domain/retention/policy-messages";
 export { parsePolicies, type RetentionPolicy } from "./domain/retention/retention-policy";
+export { isRepeatedDelivery } from "./domain/retention/scheduled-delivery";
 export { finishRun, type RunDeps } from "./domain/runs/run-deps";
 export { startCleanupRun, startMigrationRuns } from "./domain/runs/start-runs";
 export { recordTaskEnd, type TaskEnding, taskEndCounts } from "./domain/runs/task-end";

@@ -2,6 +2,7 @@ import {
   archiverErrorCode,
   type CleanupSummary,
   isFinalTaskError,
+  isRepeatedDelivery,
   messageOf,
   parseMessage,
   startCleanupRun,
@@ -21,6 +22,8 @@ export interface EntryEvent {
 export type EntryOutcome =
   | { readonly outcome: "migration"; readonly plans: readonly TablePlan[] }
   | { readonly outcome: "cleanup"; readonly summary: CleanupSummary }
+  /** A second delivery of a scheduled run (same policy, mode and scheduled minute): nothing was done. */
+  | { readonly outcome: "duplicate"; readonly policy: string }
   | { readonly outcome: "rejected"; readonly error: { code: string; field?: string; message: string } };
 
 /**
@@ -33,6 +36,15 @@ export function createEntryHandler(getRuntime: () => Promise<Runtime>) {
     const runtime = await getRuntime();
     try {
       const parsed = parseMessage(decodePubSubEvent(event.data));
+      const { policy } = parsed.message;
+      const publishedAt = new Date(event.time ?? event.data?.message?.publishTime ?? Date.now());
+      const run = {
+        policy,
+        mode: parsed.mode,
+        publishedAt: Number.isNaN(publishedAt.getTime()) ? new Date() : publishedAt,
+      };
+      if (policy !== undefined && (await isRepeatedDelivery(runtime, run)))
+        return { outcome: "duplicate", policy };
       if (parsed.mode === "migration") {
         const plans = await startMigrationRuns(runtime.migration, runtime.runs, parsed.message);
         return { outcome: "migration", plans };

@@ -16,6 +16,7 @@ import type { LoadProbe } from "../ports/load-probe";
 import type { Logger } from "../ports/logger";
 import type { MigrationLedger } from "../ports/migration-ledger";
 import type { PartitionedTable } from "../ports/partitioned-table";
+import type { RateCap } from "../ports/rate-cap";
 import type { RunHistory } from "../ports/run-history";
 import type { SourceDatabase } from "../ports/source-database";
 import type { TaskQueue } from "../ports/task-queue";
@@ -42,6 +43,8 @@ export interface Adapters {
   readonly clock: Clock;
   /** The live counts of runs (Redis), which the task that ends a run's last task finishes it by. */
   readonly runHistory: RunHistory;
+  /** The table-wide rate caps' shared budget (Redis); absent, no cap is enforced. */
+  readonly rateCap?: RateCap;
 }
 
 /** The settings the domain's parts take from configuration. */
@@ -52,6 +55,8 @@ export interface DomainSettings {
   readonly copyBatchRows: number;
   /** Rest per unit of a copy's read time; 0 or absent reads at full speed. */
   readonly copyNiceRatio?: number;
+  /** Rows copied per second for a table across every task; 0 or absent caps nothing. */
+  readonly copyMaxRowsPerSecond?: number;
   readonly cleanup: CleanupSettings;
   /** Where the warehouse is, in the operator's words. */
   readonly warehouseLabel: string;
@@ -85,6 +90,7 @@ export function assembleDeps(adapters: Adapters, settings: DomainSettings): Doma
   const { timeZone, destinations } = settings;
   const cleanupWarehouse = adapters.existingWarehouse ?? warehouse;
   const sleep = settings.sleep ? { sleep: settings.sleep } : {};
+  const rateCap = adapters.rateCap ? { rateCap: adapters.rateCap } : {};
   const copy: CopyDayDeps = {
     source,
     warehouse,
@@ -95,6 +101,8 @@ export function assembleDeps(adapters: Adapters, settings: DomainSettings): Doma
     destinations,
     batchRows: settings.copyBatchRows,
     ...(settings.copyNiceRatio === undefined ? {} : { niceRatio: settings.copyNiceRatio }),
+    ...(settings.copyMaxRowsPerSecond ? { maxRowsPerSecond: settings.copyMaxRowsPerSecond } : {}),
+    ...rateCap,
     ...sleep,
   };
   const durable = { warehouse: cleanupWarehouse, destinations, logger };
@@ -116,6 +124,7 @@ export function assembleDeps(adapters: Adapters, settings: DomainSettings): Doma
     settings: settings.cleanup,
     recopy: (task) => recopyDay(copy, task),
     ...(settings.throttleMemory ? { throttleMemory: settings.throttleMemory } : {}),
+    ...rateCap,
     ...sleep,
   };
   const migration: StartMigrationDeps = {

@@ -12,7 +12,9 @@ import { openMysqlPool } from "../adapters/mysql/open-mysql-pool";
 import { createRedisClient } from "../adapters/redis/create-redis-client";
 import { createRedisCleanupState } from "../adapters/redis/redis-cleanup-state";
 import { createRedisMigrationLedger } from "../adapters/redis/redis-migration-ledger";
+import { createRedisRateCap } from "../adapters/redis/redis-rate-cap";
 import { createRedisRunHistory } from "../adapters/redis/redis-run-history";
+import { createRedisScheduledDeliveries } from "../adapters/redis/redis-scheduled-deliveries";
 import type { Config } from "../config";
 import { createThrottleMemory } from "../domain/pacing/throttle-memory";
 import { RefusalError } from "../errors";
@@ -37,6 +39,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     destinations,
     copyBatchRows: config.copyBatchRows,
     copyNiceRatio: config.copyNiceRatio,
+    copyMaxRowsPerSecond: config.copyMaxRowsPerSecond,
     cleanup: config.cleanup,
     warehouseLabel: warehouseLabel(config),
     throttleMemory: createThrottleMemory(config.cleanup.niceRatio, (ms) => sleep(ms)),
@@ -50,6 +53,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     queue,
     destinations,
     ...deps,
+    deliveries: adapters.deliveries,
     warehouse: adapters.warehouse,
     async close() {
       await Promise.allSettled([queue.close(), loadProbe.close(), source.close(), adapters.closeWarehouse()]);
@@ -86,6 +90,8 @@ async function createAdapters(config: Config, options: RuntimeOptions) {
     storeLedger: createRedisMigrationLedger(redis),
     storeCleanupState: createRedisCleanupState(redis),
     runHistory: createRedisRunHistory(redis, { prefix: runHistoryPrefix(config) }),
+    rateCap: createRedisRateCap(redis),
+    deliveries: createRedisScheduledDeliveries(redis),
     queue,
     warehouse,
     // Cleanup never creates a warehouse: one that is not there refuses the cleanup.

@@ -7,6 +7,7 @@ import type { DestinationRules } from "../model/destination";
 import type { Clock } from "../ports/clock";
 import type { Logger } from "../ports/logger";
 import type { MigrationLedger } from "../ports/migration-ledger";
+import type { ScheduledDeliveries } from "../ports/scheduled-deliveries";
 import type { SourceDatabase } from "../ports/source-database";
 import type { TaskQueue } from "../ports/task-queue";
 import type { Warehouse } from "../ports/warehouse";
@@ -33,6 +34,8 @@ export interface Runtime {
   readonly cleanup: CleanupDeps;
   /** Where runs begin (entry), count their tasks and end (task handler, local worker). */
   readonly runs: RunDeps;
+  /** Which scheduled runs were delivered already (a scheduler may deliver one twice). */
+  readonly deliveries: ScheduledDeliveries;
   warehouse(): Promise<Warehouse>;
   close(): Promise<void>;
 }

@@ -45,6 +45,9 @@ export async function publishCommand(
 
 /** What the entry function accepted, in words: one line per table. */
 export function acceptedLines(outcome: Exclude<EntryOutcome, { outcome: "rejected" }>): string[] {
+  if (outcome.outcome === "duplicate") {
+    return [`accepted: a second delivery of policy ${outcome.policy}'s scheduled run; nothing done`];
+  }
   if (outcome.outcome === "migration") {
     return outcome.plans.map(
       (p) =>

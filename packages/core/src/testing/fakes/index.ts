@@ -3,7 +3,9 @@ export { createMemoryCleanupState, type MemoryCleanupState } from "./memory-clea
 export { createMemoryDayDeleter, type MemoryDayDeleter } from "./memory-day-deleter";
 export { createMemoryLedger, type MemoryLedger } from "./memory-ledger";
 export { createMemoryLoadProbe, type MemoryLoadProbe } from "./memory-load-probe";
+export { createMemoryRateCap } from "./memory-rate-cap";
 export { createMemoryRunHistory } from "./memory-run-history";
+export { createMemoryScheduledDeliveries } from "./memory-scheduled-deliveries";
 export { createMemorySource, type MemorySource } from "./memory-source";
 export { createMemoryTaskQueue, type MemoryTaskQueue } from "./memory-task-queue";
 export { createOnePartitionTable } from "./one-partition-table";
