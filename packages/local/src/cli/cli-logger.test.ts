@@ -47,6 +47,20 @@ describe("the CLI's logger without a terminal", () => {
   });
 });
 
+describe("the CLI's logger and a run that ended", () => {
+  it("keeps the run's JSON line (metrics count on it) but leaves it off a terminal", () => {
+    const run = { runId: "r1", table: "orders", mode: "cleanup", result: "partial", rows: 6, refused: 1 };
+    const json = logger(false);
+    json.log.info("run ended", run);
+    expect(json.printed.map(([channel, line]) => [channel, JSON.parse(line)])).toEqual([
+      ["out", { severity: "INFO", message: "run ended", ...run }],
+    ]);
+    const terminal = logger(true);
+    terminal.log.info("run ended", run);
+    expect(terminal.printed).toEqual([]);
+  });
+});
+
 describe("the CLI's logger on a terminal", () => {
   it("says each day in a short line: progress on stdout, warnings on stderr", () => {
     const { log, printed } = logger(true);

@@ -54,7 +54,8 @@ function reportedByCli(message: string, fields: LogFields): boolean {
 
 /**
  * Entries a terminal leaves out: the CLI says the same in its own words (the
- * accepted line, the `refused:` lines on stderr, `archiver check`).
+ * accepted line, the `refused:` lines on stderr, `archiver check`, the queue's
+ * summary and `archiver runs` for a run that ended).
  */
 const SAID_BY_CLI = new Set([
   "cleanup account check",
@@ -64,6 +65,7 @@ const SAID_BY_CLI = new Set([
   "cleanup refused day; its rows are kept",
   "cleanup dry run: day refused; its rows would be kept",
   "cleanup refused: the migration of this table is still queued",
+  "run ended",
 ]);
 
 const CLEANUP_OUTCOME: Record<string, string> = {
