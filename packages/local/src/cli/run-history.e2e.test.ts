@@ -10,6 +10,7 @@ import { type CliSandbox, openCliSandbox } from "./testing/cli-sandbox";
 let cli: CliSandbox;
 let db: TestDatabase;
 const table = uniqueName("orders");
+const gone = uniqueName("gone");
 const days = ["2020-01-01", "2020-01-02", "2020-01-03"];
 
 beforeAll(async () => {
@@ -20,10 +21,12 @@ beforeAll(async () => {
   );
   const rows = days.flatMap((day, d) => [1, 2, 3].map((h) => [`${day} 0${h}:00:00`, d * 10 + h]));
   await db.connection.query(`INSERT INTO ${table} (created_at, total) VALUES ?`, [rows]);
+  await db.connection.query(`CREATE TABLE ${gone} LIKE ${table}`);
+  await db.connection.query(`INSERT INTO ${gone} SELECT * FROM ${table}`);
   await buildIfStale();
 }, 180_000);
 
-afterAll(() => cli?.close([table]));
+afterAll(() => cli?.close([table, gone]));
 
 const publish = (message: object) => cli.run(["publish", "--wait", "--message", JSON.stringify(message)]);
 const runs = async (...argv: string[]) => runBuilt(["runs", ...argv], cli.env, cli.dir);
@@ -88,5 +91,29 @@ describe("run history", () => {
     expect((await runs("--table", "no_such_table")).stdout).toBe(
       `no run of no_such_table recorded in dataset archive\n`,
     );
+  });
+
+  it("fails a run whose task fails for good (its one attempt), and ends it once", async () => {
+    const message = {
+      years_to_migrate: 1,
+      months_to_migrate: 0,
+      source_tables: [gone],
+      destination_tables: [gone],
+      filter_columns: ["created_at"],
+    };
+    expect((await cli.run(["publish", "--message", JSON.stringify(message)])).code).toBe(0);
+    // The table goes before the worker copies it: each copy task fails, and TASK_ATTEMPTS is 1.
+    await db.connection.query(`DROP TABLE ${gone}`);
+    expect((await cli.run(["worker", "--drain"])).code).toBe(1);
+    const [run, ...more] = JSON.parse((await runs("--json", "--table", gone)).stdout);
+    expect(more).toEqual([]);
+    expect(run).toMatchObject({
+      table: gone,
+      mode: "migration",
+      queued: 3,
+      copied: 0,
+      failed: 3,
+      result: "failed",
+    });
   });
 });
