@@ -12,6 +12,6 @@ export type { LogFields, Logger } from "./logger";
 export type { MigrationLedger } from "./migration-ledger";
 export type * from "./partitioned-table";
 export type * from "./run-history";
-export type { DayStream, DayStreamStats, SourceDatabase } from "./source-database";
+export type { DayStream, DayStreamStats, SourceDatabase, StreamDayOptions } from "./source-database";
 export { type EnqueueResult, QUEUE_NAME, type TaskQueue } from "./task-queue";
 export type { Warehouse } from "./warehouse";

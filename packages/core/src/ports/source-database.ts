@@ -24,6 +24,11 @@ export interface DayStream {
   stats(): DayStreamStats;
 }
 
+export interface StreamDayOptions {
+  /** Ascending order of the table's one integer key (the copy itself needs no order, so asks for none). */
+  readonly inKeyOrder?: boolean;
+}
+
 /**
  * The relational source (MySQL or MariaDB).
  *
@@ -59,8 +64,19 @@ export interface SourceDatabase {
     froms: readonly CalendarDay[],
     before: CalendarDay,
   ): Promise<(CalendarDay | undefined)[]>;
-  /** Streams the rows of one day without holding the day in memory. */
-  streamDay(schema: TableSchema, column: string, day: CalendarDay, batchRows: number): DayStream;
+  /**
+   * Streams the rows of one day without holding the day in memory. With
+   * `inKeyOrder`, for a table with one integer key (integerKeyColumn), the
+   * rows come in ascending order of that key: a re-copy compares them with
+   * the warehouse's keys read in the same order (Warehouse.dayKeys).
+   */
+  streamDay(
+    schema: TableSchema,
+    column: string,
+    day: CalendarDay,
+    batchRows: number,
+    options?: StreamDayOptions,
+  ): DayStream;
   /** Counts the day now: rows, its content fingerprint, and key figures when the key is one integer column. */
   dayFigures(schema: TableSchema, column: string, day: CalendarDay): Promise<DayFigures>;
   close(): Promise<void>;

@@ -67,11 +67,14 @@ export interface Warehouse extends DayRecordStore, RunRecordStore {
    */
   daysFigures(at: WarehouseDays, keyColumn?: string): Promise<ReadonlyMap<CalendarDay, DayFigures>>;
   /**
-   * The keys the day holds now, as canonical decimal text, in no particular order
-   * (for a re-copy to prove it keeps every row the warehouse holds). An absent
-   * table holds none.
+   * The keys the day holds now, as canonical decimal text, in ascending
+   * numeric order, in pages of at most `pageKeys`, each read only when the
+   * iteration asks for it: a re-copy compares them with the source's rows
+   * read in the same order to prove it keeps every row the warehouse holds,
+   * without ever holding a whole day's keys (a day may have millions). Rows
+   * without a key list none; an absent table holds none.
    */
-  dayKeys(at: WarehouseDay, keyColumn: string): Promise<string[]>;
+  dayKeys(at: WarehouseDay, keyColumn: string, pageKeys: number): AsyncIterable<readonly string[]>;
   /** Whether the table exists; asking creates nothing. */
   hasTable(destination: Destination): Promise<boolean>;
   /** Rows in the whole table (0 when it does not exist). */

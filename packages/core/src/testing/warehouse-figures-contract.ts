@@ -1,6 +1,7 @@
 import { expect, it } from "vitest";
 import type { Destination } from "../model/destination";
 import type { TableSchema } from "../model/table-schema";
+import type { WarehouseDay } from "../model/warehouse-day";
 import type { Warehouse } from "../ports/warehouse";
 import { batchesOf, dayOf } from "./orders-fixture";
 import { uniqueName } from "./test-services";
@@ -89,9 +90,24 @@ export function figuresContract(w: () => Warehouse, table: (prefix: string) => D
     const ids = ["1", "9007199254740993", "18446744073709551614", "18446744073709551615"];
     const times = ["00:00:00", "12:00:00", "12:00:01", "23:59:59.999999"];
     await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, ids, { times })));
-    expect(byValue(await w().dayKeys(dayOf(destination, DAY), "id"))).toEqual(ids);
-    expect(byValue(await w().dayKeys(dayOf(destination, "2024-05-05"), "id"))).toEqual(["5", "6"]);
-    expect(byValue(await w().dayKeys(dayOf(destination, "2024-05-07"), "id"))).toEqual(["7", "8"]);
+    expect(await keysOf(w(), dayOf(destination, DAY))).toEqual(ids);
+    expect(await keysOf(w(), dayOf(destination, "2024-05-05"))).toEqual(["5", "6"]);
+    expect(await keysOf(w(), dayOf(destination, "2024-05-07"))).toEqual(["7", "8"]);
+  });
+
+  it("lists a day's keys in ascending order of value, in pages of at most pageKeys", async () => {
+    const destination = table("key_pages");
+    const schema = keyedSchema();
+    await w().ensureTable(destination, schema, "created_at");
+    // Written out of order; as text "9..." would sort after "18...".
+    const ids = ["18446744073709551615", "9007199254740993", "2", "18446744073709551614", "10"];
+    await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, ids)));
+    expect(await pagesOf(w(), dayOf(destination, DAY), 2)).toEqual([
+      ["2", "10"],
+      ["9007199254740993", "18446744073709551614"],
+      ["18446744073709551615"],
+    ]);
+    expect(await pagesOf(w(), dayOf(destination, DAY), 5)).toEqual([[...byValue(ids)]]);
   });
 
   it("lists signed keys exactly, negative ones included", async () => {
@@ -100,20 +116,20 @@ export function figuresContract(w: () => Warehouse, table: (prefix: string) => D
     await w().ensureTable(destination, schema, "created_at");
     const ids = ["-9223372036854775808", "-1", "0", "9223372036854775807"];
     await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, ids)));
-    expect(byValue(await w().dayKeys(dayOf(destination, DAY), "id"))).toEqual(ids);
+    expect(await pagesOf(w(), dayOf(destination, DAY), 3)).toEqual([ids.slice(0, 3), ids.slice(3)]);
   });
 
   it("lists no keys for a day without rows, nor for a table or dataset that does not exist", async () => {
     const destination = table("no_keys");
     const schema = keyedSchema();
     await w().ensureTable(destination, schema, "created_at");
-    expect(await w().dayKeys(dayOf(destination, DAY), "id")).toEqual([]);
+    expect(await pagesOf(w(), dayOf(destination, DAY), 10)).toEqual([]);
     await w().replaceDay(dayOf(destination, DAY), schema, batchesOf(keyedRows(DAY, [1])));
-    expect(await w().dayKeys(dayOf(destination, "2024-05-07"), "id")).toEqual([]);
+    expect(await pagesOf(w(), dayOf(destination, "2024-05-07"), 10)).toEqual([]);
     const absent = table("absent");
-    expect(await w().dayKeys(dayOf(absent, DAY), "id")).toEqual([]);
+    expect(await pagesOf(w(), dayOf(absent, DAY), 10)).toEqual([]);
     const nowhere = { dataset: uniqueName("contract_absent"), table: uniqueName("orders") };
-    expect(await w().dayKeys(dayOf(nowhere, DAY), "id")).toEqual([]);
+    expect(await pagesOf(w(), dayOf(nowhere, DAY), 10)).toEqual([]);
     expect(await w().countRows(absent)).toBe(0);
     expect(await w().countRows(nowhere)).toBe(0);
   });
@@ -132,7 +148,19 @@ function signedKeySchema(): TableSchema {
   };
 }
 
-/** Integer texts in ascending numeric order (dayKeys promises no order). */
+/** Every page dayKeys lists of the day's `id` keys, `pageKeys` at most each. */
+async function pagesOf(warehouse: Warehouse, at: WarehouseDay, pageKeys: number): Promise<string[][]> {
+  const pages: string[][] = [];
+  for await (const page of warehouse.dayKeys(at, "id", pageKeys)) pages.push([...page]);
+  return pages;
+}
+
+/** The day's `id` keys as dayKeys lists them, pages joined. */
+async function keysOf(warehouse: Warehouse, at: WarehouseDay): Promise<string[]> {
+  return (await pagesOf(warehouse, at, 2)).flat();
+}
+
+/** Integer texts in ascending numeric order. */
 function byValue(keys: readonly string[]): string[] {
   return [...keys].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
 }

@@ -7,8 +7,13 @@ import type { JobLoadMetadata, TableMetadata } from "@google-cloud/bigquery";
  * is, and tests hand the adapter a small double of it instead.
  */
 export interface BigQueryClient {
-  /** A standard-SQL query job, waited for; resolves to its rows first. */
-  query(options: BigQueryQueryOptions): Promise<readonly [unknown[], ...unknown[]]>;
+  /**
+   * A standard-SQL query job, waited for; resolves to its rows first. With
+   * `paging`, to its first page of rows only, and second to how to read the
+   * next (the library's `nextQuery`, null after the last page): see
+   * BigQueryNextPage.
+   */
+  query(options: BigQueryQueryOptions, paging?: BigQueryPaging): Promise<readonly [unknown[], ...unknown[]]>;
   dataset(id: string, options: { projectId: string; location: string }): BigQueryDatasetHandle;
   createDataset(id: string, options: { projectId: string; location: string }): Promise<unknown>;
 }
@@ -19,6 +24,27 @@ export interface BigQueryQueryOptions {
   readonly params: Record<string, unknown>;
   readonly types: Record<string, string>;
   readonly location: string;
+}
+
+/**
+ * Rows per page of a query read page by page. A number here also turns off
+ * the library's auto-pagination, which would otherwise gather every page
+ * into one array before answering.
+ */
+export interface BigQueryPaging {
+  readonly maxResults: number;
+}
+
+/**
+ * The library's `nextQuery` of a paged query: its job, and where the next
+ * page starts (no pageToken while the job is still running: the same page is
+ * asked for again). `job.getQueryResults` answers as `query` does with paging.
+ */
+export interface BigQueryNextPage {
+  readonly job: {
+    getQueryResults(next: BigQueryNextPage & BigQueryPaging): Promise<readonly [unknown[], ...unknown[]]>;
+  };
+  readonly pageToken?: string;
 }
 
 export interface BigQueryDatasetHandle {

@@ -6,6 +6,7 @@ import { batchesOf, order, ordersSchema } from "../../testing/orders-fixture";
 import { bigQueryIdentifier } from "./bigquery-identifier";
 import { createBigQueryWarehouse } from "./bigquery-warehouse";
 import { type BigQueryDouble, bigQueryDouble } from "./testing/client-double";
+import { pagesOf } from "./testing/pages-of";
 
 // A column's name comes from the live MySQL schema (MySQL takes `a``b` and
 // `a\b` as names) and goes into BigQuery SQL between backticks; BigQuery runs
@@ -86,7 +87,7 @@ describe("BigQuery warehouse: a name that would break a statement", () => {
     await refusedWithoutJob("column", () =>
       warehouse.daysFigures({ destination: target, filterColumn: "created_at", days: ["2024-01-01"] }, key),
     );
-    await refusedWithoutJob("column", () => warehouse.dayKeys(day, key));
+    await refusedWithoutJob("column", () => pagesOf(warehouse.dayKeys(day, key, 10)));
   });
 
   it("refuses a filter column, a table, a dataset and a project before any job", async () => {

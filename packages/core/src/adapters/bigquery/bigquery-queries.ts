@@ -90,12 +90,16 @@ function figureColumns(keyColumn: string | undefined): string {
  * Lists the keys one day of the table holds, one row each (column `k`), as
  * text: NUMERIC (BIGINT UNSIGNED) and INTEGER keys print as exact decimals.
  * The day is bound as in `dayFiguresQuery`, so BigQuery reads one partition.
+ * Ordered by the key's value (not its text), for a re-copy to compare them
+ * with the source's rows in that order; read page by page (dayKeys).
  */
 export function dayKeysQuery(at: WarehouseDay, defaultProject: string, keyColumn: string): BigQueryStatement {
-  return onDay(
-    `SELECT CAST(${quotedColumn(keyColumn)} AS STRING) AS k FROM ${tablePath(at.destination, defaultProject)}`,
+  const key = quotedColumn(keyColumn);
+  const day = onDay(
+    `SELECT CAST(${key} AS STRING) AS k FROM ${tablePath(at.destination, defaultProject)}`,
     at,
   );
+  return { ...day, query: `${day.query} ORDER BY ${key}` };
 }
 
 /** `select` restricted to the day: a range on the partitioning column, bound as DATETIME parameters. */

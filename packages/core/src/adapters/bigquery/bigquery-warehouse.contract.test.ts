@@ -56,17 +56,30 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
     });
   });
 
-  it("lists a day's keys with one query on the day's partition range, one row per key", async () => {
+  it("lists a day's keys with one query on the day's partition range, read a page of maxResults at a time", async () => {
     const { target } = await ordersTableWithOrderOn("2024-03-01");
-    standIn.answerQuery([{ k: "1" }, { k: "18446744073709551615" }]);
-    expect(await warehouse.dayKeys(dayOf(target, "2024-03-01"), "id")).toEqual(["1", "18446744073709551615"]);
-    const queries = standIn.requests.filter((r) => r.path.endsWith("/queries"));
-    expect(queries).toHaveLength(1);
-    expect(queries[0]?.body).toMatchObject({
-      query: `SELECT CAST(\`id\` AS STRING) AS k FROM \`${PROJECT}.archive.${target.table}\` WHERE \`created_at\` >= @day_start AND \`created_at\` < @next_day_start`,
+    standIn.answerQuery([{ k: "1" }, { k: "5" }, { k: "18446744073709551615" }]);
+    const pages = warehouse.dayKeys(dayOf(target, "2024-03-01"), "id", 2)[Symbol.asyncIterator]();
+    expect(await pages.next()).toEqual({ done: false, value: ["1", "5"] });
+    const queries = () => standIn.requests.filter((r) => /\/queries(\/|$)/.test(r.path));
+    expect(queries()).toHaveLength(1);
+    expect(queries()[0]?.body).toMatchObject({
+      query: `SELECT CAST(\`id\` AS STRING) AS k FROM \`${PROJECT}.archive.${target.table}\` WHERE \`created_at\` >= @day_start AND \`created_at\` < @next_day_start ORDER BY \`id\``,
       location: LOCATION,
       useLegacySql: false,
       queryParameters: MARCH_FIRST,
+      maxResults: 2,
+    });
+    expect(await pages.next()).toEqual({ done: false, value: ["18446744073709551615"] });
+    expect(await pages.next()).toEqual({ done: true, value: undefined });
+    // The second page: the query job's results, from the first page's token on, again maxResults at most.
+    expect(queries().map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST /bigquery/v2/projects/${PROJECT}/queries`,
+      expect.stringMatching(new RegExp(`^GET /bigquery/v2/projects/${PROJECT}/queries/query_`)),
+    ]);
+    expect(queries()[1]?.query).toMatchObject({
+      pageToken: expect.stringMatching(/^page_/),
+      maxResults: "2",
     });
   });
 
@@ -75,7 +88,8 @@ describe("BigQuery warehouse adapter against the local REST stand-in (contract)"
     standIn.failNext("POST", /\/queries$/, 404, [
       { reason: "notFound", message: "Not found: Table nothing" },
     ]);
-    expect(await warehouse.dayKeys(dayOf(missing, "2024-01-01"), "id")).toEqual([]);
+    const pages = warehouse.dayKeys(dayOf(missing, "2024-01-01"), "id", 10);
+    expect(await pages[Symbol.asyncIterator]().next()).toEqual({ done: true, value: undefined });
     expect(standIn.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       `POST /bigquery/v2/projects/${PROJECT}/queries`,
     ]);

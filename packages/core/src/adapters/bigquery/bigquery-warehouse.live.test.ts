@@ -29,7 +29,7 @@ if (project) {
       },
       dayFigures: (at, keyColumn) => inner.dayFigures(at, keyColumn),
       daysFigures: (at, keyColumn) => inner.daysFigures(at, keyColumn),
-      dayKeys: (at, keyColumn) => inner.dayKeys(at, keyColumn),
+      dayKeys: (at, keyColumn, pageKeys) => inner.dayKeys(at, keyColumn, pageKeys),
       recordDay(dataset, entry) {
         datasets.add(dataset.dataset);
         return inner.recordDay(dataset, entry);

@@ -5,6 +5,7 @@ import { batchesOf, dayOf, order, ordersSchema } from "../../testing/orders-fixt
 import { bigQueryFields } from "./bigquery-types";
 import { createBigQueryWarehouse } from "./bigquery-warehouse";
 import { apiError, type BigQueryDouble, bigQueryDouble } from "./testing/client-double";
+import { pagesOf } from "./testing/pages-of";
 
 // The warehouse adapter's behaviour on a double of the BigQuery client: which
 // calls it makes, in what order, and what it makes of the answers. What the
@@ -100,7 +101,7 @@ describe("BigQuery warehouse adapter: figures", () => {
       key: { column: "id", count: 0, sum: "0", min: "", max: "" },
     });
     bq.fail("query", apiError(404, "notFound"));
-    expect(await warehouse.dayKeys(dayOf(target, "2024-01-01"), "id")).toEqual([]);
+    expect(await pagesOf(warehouse.dayKeys(dayOf(target, "2024-01-01"), "id", 10))).toEqual([]);
   });
 
   it("reads the figures, the keys and the count as the queries print them", async () => {
@@ -120,7 +121,9 @@ describe("BigQuery warehouse adapter: figures", () => {
       key: { column: "id", count: 2, sum: "18446744073709551616", min: "1", max: "18446744073709551615" },
     });
     bq.answer("query", [[{ k: "7" }, { k: null }, { k: "18446744073709551615" }]]);
-    expect(await warehouse.dayKeys(dayOf(target, "2024-01-31"), "id")).toEqual(["7", "18446744073709551615"]);
+    expect(await pagesOf(warehouse.dayKeys(dayOf(target, "2024-01-31"), "id", 10))).toEqual([
+      ["7", "18446744073709551615"],
+    ]);
     bq.answer("query", [[{ row_count: "3" }]]);
     expect(await warehouse.countRows(target)).toBe(3);
     expect(bq.callsOf("query")[2]?.argument).toMatchObject({

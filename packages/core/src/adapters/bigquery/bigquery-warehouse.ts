@@ -10,6 +10,7 @@ import { createBigQueryCatalog } from "./bigquery-catalog";
 import type { BigQueryClient, BigQueryLoadJob } from "./bigquery-client";
 import { createBigQueryDayRecords } from "./bigquery-day-records";
 import { isNotFound, mapBigQueryError, readOrMissing } from "./bigquery-errors";
+import { queryPages } from "./bigquery-pages";
 import {
   type BigQueryStatement,
   dayFiguresQuery,
@@ -71,7 +72,10 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
     }
   }
 
-  async function query(sql: BigQueryStatement): Promise<Record<string, unknown>[]> {
+  async function query(sql: BigQueryStatement): Promise<Record<string, unknown>[]>;
+  async function query(sql: BigQueryStatement, pageRows: number): Promise<readonly [unknown[], ...unknown[]]>;
+  /** Runs `sql`: every row, or with `pageRows` its first page and the way to the next (queryPages). */
+  async function query(sql: BigQueryStatement, pageRows?: number) {
     // The client sends a DATETIME parameter's value only when it is wrapped;
     // a plain string goes out as an empty parameterValue.
     const params = Object.fromEntries(
@@ -80,7 +84,9 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
         sql.types[name] === "DATETIME" ? BigQuery.datetime(value) : value,
       ]),
     );
-    const [rows] = await client.query({ query: sql.query, params, types: { ...sql.types }, location });
+    const options = { query: sql.query, params, types: { ...sql.types }, location };
+    if (pageRows !== undefined) return client.query(options, { maxResults: pageRows });
+    const [rows] = await client.query(options);
     return rows as Record<string, unknown>[];
   }
 
@@ -167,12 +173,32 @@ export function createBigQueryWarehouse(options: BigQueryWarehouseOptions): Ware
       });
     },
 
-    async dayKeys(at, keyColumn) {
+    async *dayKeys(at, keyColumn, pageKeys) {
+      if (!Number.isSafeInteger(pageKeys) || pageKeys < 1) {
+        throw new RangeError(`pageKeys must be a positive integer, got ${pageKeys}`);
+      }
       const context = contextOf(at.destination, `listing the keys of ${formatWarehouseDay(at)}`);
-      return readOrMissing<string[]>([], context, async () => {
-        const rows = await query(dayKeysQuery(at, project, keyColumn));
-        return rows.flatMap(({ k }) => (k === null || k === undefined ? [] : [String(k)]));
-      });
+      const statement = dayKeysQuery(at, project, keyColumn);
+      let answered = false;
+      const run = async () => {
+        const answer = await query(statement, pageKeys);
+        answered = true;
+        return answer;
+      };
+      try {
+        // One query job; its result is read a page at a time, so the day's keys are never all in memory.
+        for await (const rows of queryPages(run, { maxResults: pageKeys })) {
+          const keys = (rows as Record<string, unknown>[]).flatMap(({ k }) =>
+            k === null || k === undefined ? [] : [String(k)],
+          );
+          if (keys.length > 0) yield keys;
+        }
+      } catch (error) {
+        // Only the query's own 404 is an absent table, which lists no keys: a page that fails later
+        // (a job gone, say) fails the listing, or the re-copy would take a part of the keys for all.
+        if (!answered && isNotFound(error)) return;
+        throw mapBigQueryError(error, context);
+      }
     },
 
     async hasTable(destination) {

@@ -62,21 +62,3 @@ function figuresOf(values: readonly unknown[], keyColumn: string | undefined): D
   const [rows, count, sum, min, max] = values;
   return dayFiguresFrom(keyColumn, { rows, count, sum, min, max });
 }
-
-/**
- * The keys the day holds in `keyColumn`, as decimal text (`CAST AS VARCHAR`
- * prints UBIGINT and negative BIGINT keys exactly), in no particular order.
- * A row without a key has none to list.
- */
-export async function dayKeysOn(
-  connection: DuckDBConnection,
-  { destination, filterColumn, day }: DuckDbDay,
-  keyColumn: string,
-): Promise<string[]> {
-  const key = quotedIdentifier(keyColumn);
-  const reader = await connection.runAndReadAll(
-    `SELECT CAST(${key} AS VARCHAR) FROM ${qualifiedName(destination)}
-     WHERE ${dayPredicate(filterColumn, day)} AND ${key} IS NOT NULL`,
-  );
-  return reader.getRows().map(([value]) => String(value));
-}

@@ -130,10 +130,10 @@ describe("DuckDB warehouse files", () => {
     const warehouse = await createDuckDbWarehouse({ path, dataset: "archive" });
     const files = await readdir(folderOf);
     try {
-      expect(await warehouse.dayKeys(dayOf({ dataset: "archive", table: "absent" }, DAY), "id")).toEqual([]);
-      expect(await warehouse.dayKeys(dayOf({ dataset: "elsewhere", table: "absent" }, DAY), "id")).toEqual(
-        [],
-      );
+      for (const dataset of ["archive", "elsewhere"]) {
+        const pages = warehouse.dayKeys(dayOf({ dataset, table: "absent" }, DAY), "id", 10);
+        expect(await pages[Symbol.asyncIterator]().next()).toEqual({ done: true, value: undefined });
+      }
       expect(await readdir(folderOf)).toEqual(files);
     } finally {
       await warehouse.close();

@@ -5,7 +5,8 @@ import { type DayFigures, emptyDayFigures, emptyDaysFigures } from "../../model/
 import type { Destination } from "../../model/destination";
 import type { WarehouseDay } from "../../model/warehouse-day";
 import type { Warehouse } from "../../ports/warehouse";
-import { dayFiguresOn, dayKeysOn, daysFiguresOn } from "./day-figures";
+import { dayFiguresOn, daysFiguresOn } from "./day-figures";
+import { dayKeyPageOn, keyPages } from "./day-key-pages";
 import {
   type DuckDbDay,
   type DuckDbTable,
@@ -224,13 +225,16 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       );
     },
 
-    dayKeys(at, keyColumn) {
-      return operation("dayKeys", () =>
-        withConnection(async (connection) => {
-          const day = dayOf(at);
-          if (await isAbsent(connection, day.destination)) return [];
-          return dayKeysOn(connection, day, keyColumn);
-        }),
+    dayKeys(at, keyColumn, pageKeys) {
+      return keyPages(pageKeys, (after) =>
+        operation("dayKeys", () =>
+          withConnection(async (connection) => {
+            const day = dayOf(at);
+            // Absent at the first page lists none; a table gone after it fails the listing, not ends it.
+            if (after === undefined && (await isAbsent(connection, day.destination))) return [];
+            return dayKeyPageOn(connection, day, keyColumn, after, pageKeys);
+          }),
+        ),
       );
     },
 

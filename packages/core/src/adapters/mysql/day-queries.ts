@@ -48,12 +48,23 @@ export function firstValuesQuery(
  * rows in that order for free. Without an index the day is found by a full
  * scan anyway, and ORDER BY would add a filesort of the whole day before the
  * first row for an order the warehouse does not need (it replaces the day as
- * a whole), so those days stream in scan order.
+ * a whole), so those days stream in scan order. A re-copy alone asks for
+ * `inKeyOrderOf` (it compares the rows with the warehouse's keys as they
+ * come): ordered by that key, at the cost of a sort the copy never pays.
  */
-export function dayRowsQuery(schema: TableSchema, column: string, day: CalendarDay): SqlQuery {
+export function dayRowsQuery(
+  schema: TableSchema,
+  column: string,
+  day: CalendarDay,
+  inKeyOrderOf?: SourceColumn,
+): SqlQuery {
   const c = quoteIdentifier(column);
   const range = dayCondition(c, day);
-  const order = schema.indexLeadingColumns.includes(column) ? ` ORDER BY ${c}` : "";
+  const order = inKeyOrderOf
+    ? ` ORDER BY ${quoteIdentifier(inKeyOrderOf.name)}`
+    : schema.indexLeadingColumns.includes(column)
+      ? ` ORDER BY ${c}`
+      : "";
   return {
     sql: `SELECT ${readPlan(schema).selectList} FROM ${quoteIdentifier(schema.name)} WHERE ${range.sql}${order}`,
     values: range.values,
@@ -83,7 +94,9 @@ export function dayKeyBoundsQuery(
  * `min` and `max` (the day's bounds from dayKeyBoundsQuery), in key order:
  * about half the server's work of fetching each row through the filter
  * column's index, for days whose keys are dense (isDenseKeyRange).
- * Keys are bound as text and cast, so keys beyond 2^53 stay exact.
+ * Keys are bound as text and cast, so keys beyond 2^53 stay exact. With
+ * `inKeyOrder` (a re-copy) the order the scan gives is also promised: ORDER
+ * BY along the index being read sorts nothing.
  */
 export function dayRowsByKeyQuery(
   schema: TableSchema,
@@ -91,12 +104,14 @@ export function dayRowsByKeyQuery(
   day: CalendarDay,
   key: SourceColumn,
   bounds: { readonly min: string; readonly max: string },
+  inKeyOrder = false,
 ): SqlQuery {
   const range = dayCondition(quoteIdentifier(column), day);
   const unsigned = key.logicalType.kind === "uint64";
   const keys = keyRangeCondition(quoteIdentifier(key.name), unsigned, bounds.min, bounds.max);
+  const order = inKeyOrder ? ` ORDER BY ${quoteIdentifier(key.name)}` : "";
   return {
-    sql: `SELECT ${readPlan(schema).selectList} FROM ${quoteIdentifier(schema.name)} FORCE INDEX (PRIMARY) WHERE ${keys.sql} AND ${range.sql}`,
+    sql: `SELECT ${readPlan(schema).selectList} FROM ${quoteIdentifier(schema.name)} FORCE INDEX (PRIMARY) WHERE ${keys.sql} AND ${range.sql}${order}`,
     values: [...keys.values, ...range.values],
   };
 }

@@ -29,7 +29,8 @@ import type { AskOnConnection } from "./stream-snapshot";
  * what make values arrive canonical. A day whose filter column leads an index
  * and whose integer keys are dense streams along the primary key (see
  * key-range.ts), other indexed days in filter-column order, the rest in
- * scan order (see dayRowsQuery).
+ * scan order (see dayRowsQuery); any of them in key order when asked
+ * (`inKeyOrder`, a re-copy).
  */
 export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
   // Every task describes its table; the schema is read again only when the table's definition changed.
@@ -85,13 +86,14 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
       return undefined;
     },
 
-    streamDay(schema, column, day, batchRows) {
+    streamDay(schema, column, day, batchRows, options) {
       requireColumn(schema, column);
       // The archiver hashes each row it receives; the server only when the archiver cannot (clientRowHasher).
       const hashRow = clientRowHasher(schema);
       const hashed = (rows: SqlQuery) => (hashRow ? rows : withRowHashes(schema, rows));
-      const byFilter = hashed(dayRowsQuery(schema, column, day));
       const key = integerKeyColumn(schema);
+      const inKeyOrder = options?.inKeyOrder === true && key !== undefined;
+      const byFilter = hashed(dayRowsQuery(schema, column, day, inKeyOrder ? key : undefined));
       const indexed = schema.indexLeadingColumns.includes(column);
       return streamRows(pool, {
         ...byFilter,
@@ -104,7 +106,7 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
                 const range = { min: String(min), max: String(max) };
                 if (!isDenseKeyRange(range.min, range.max, Number(rows))) return byFilter;
                 // Along the primary key: the same rows, half the server's work.
-                return hashed(dayRowsByKeyQuery(schema, column, day, key, range));
+                return hashed(dayRowsByKeyQuery(schema, column, day, key, range, inKeyOrder));
               },
             }
           : {}),

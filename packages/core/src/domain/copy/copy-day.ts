@@ -88,17 +88,20 @@ async function copyAndRecord(
   const warehouse = await deps.warehouse();
   await warehouse.ensureTable(destination, schema, task.filterColumn);
   const perSecond = task.maxRowsPerSecond ?? (deps.maxRowsPerSecond || undefined);
+  const key = integerKeyColumn(schema)?.name;
+  // A re-copy compares the rows with the warehouse's keys in key order (keepHeldRows); a copy needs no order.
+  const inKeyOrder = options.keepHeldRows === true && key !== undefined;
   const stream = deps.source.streamDay(
     schema,
     task.filterColumn,
     task.day,
     cappedRows(deps.batchRows, perSecond),
+    inKeyOrder ? { inKeyOrder } : undefined,
   );
   const wait = deps.sleep ?? ((ms: number) => sleep(ms));
   const pace = createNicePace({ ratio: deps.niceRatio ?? 0, sleep: wait });
   const capped = rateCapPace(deps.rateCap, `copy:${task.table}`, perSecond, wait);
   const batches = capBatches(paceBatches(stream.batches, pace), capped);
-  const key = integerKeyColumn(schema)?.name;
   const at: WarehouseDay = { destination, filterColumn: task.filterColumn, day: task.day };
   let record: CopiedDayRecord | undefined;
   // Checked and recorded before the warehouse commits, where it can (DuckDB): the durable record
@@ -108,7 +111,7 @@ async function copyAndRecord(
   await warehouse.replaceDay(
     at,
     schema,
-    options.keepHeldRows ? await keepHeldRows(warehouse, at, schema, batches) : batches,
+    options.keepHeldRows ? keepHeldRows(warehouse, at, schema, batches) : batches,
     key,
     async ({ rowsWritten, figures: counted }) => {
       const read = stream.stats();

@@ -2,6 +2,14 @@ import { RefusalError } from "../../errors";
 import { integerKeyColumn, type Row, type TableSchema } from "../../model/table-schema";
 import type { WarehouseDay } from "../../model/warehouse-day";
 import type { Warehouse } from "../../ports/warehouse";
+import { HeldKeyCursor } from "./held-key-cursor";
+
+/**
+ * Keys of the warehouse's day read at a time. What a re-copy holds of them,
+ * whatever the day's size: a day of millions of keys held whole would not fit
+ * the task handler's memory.
+ */
+export const HELD_KEYS_PAGE = 10_000;
 
 /**
  * Wraps the batches of a re-copy so that the replace fails, before the
@@ -11,31 +19,65 @@ import type { Warehouse } from "../../ports/warehouse";
  * never removes it. Without a single integer key, where an update and a
  * delete-plus-insert cannot be told apart, the warehouse's own rule is all
  * there is: no replace leaves a day with fewer rows (Warehouse.replaceDay).
+ *
+ * The batches must come in ascending key order (streamDay `inKeyOrder`): the
+ * warehouse lists its keys in that order too, a page at a time
+ * (Warehouse.dayKeys), and the two are walked side by side, as a merge,
+ * so memory holds one batch and one page of keys, never the day's keys.
  */
-export async function keepHeldRows(
+export function keepHeldRows(
   warehouse: Warehouse,
   at: WarehouseDay,
   schema: TableSchema,
   batches: AsyncIterable<readonly Row[]>,
-): Promise<AsyncIterable<readonly Row[]>> {
+): AsyncIterable<readonly Row[]> {
   const key = integerKeyColumn(schema);
   if (!key) return batches;
-  const held = new Set(await warehouse.dayKeys(at, key.name));
-  return keepKeys(held, schema.columns.indexOf(key), batches, `${schema.name} ${at.day}`);
+  const label = `${schema.name} ${at.day}`;
+  // Read lazily: the first page is asked for with the first batch, inside the replace.
+  const held = () => new HeldKeyCursor(warehouse.dayKeys(at, key.name, HELD_KEYS_PAGE), label);
+  return { [Symbol.asyncIterator]: () => keepKeys(held(), schema.columns.indexOf(key), batches, label) };
 }
 
 async function* keepKeys(
-  held: ReadonlySet<string>,
+  held: HeldKeyCursor,
   index: number,
   batches: AsyncIterable<readonly Row[]>,
   label: string,
 ): AsyncGenerator<readonly Row[]> {
-  let kept = 0;
-  for await (const batch of batches) {
-    for (const row of batch) if (held.has(String(row[index]))) kept += 1;
-    yield batch;
+  let missing = 0;
+  let last: bigint | undefined;
+  try {
+    for await (const batch of batches) {
+      for (const row of batch) {
+        const key = BigInt(String(row[index]));
+        if (last !== undefined && key <= last) {
+          throw new Error(
+            `${label}: the source streamed key ${key} after ${last}, not in ascending key order`,
+          );
+        }
+        last = key;
+        // Every held key below this one has no row left in the source.
+        for (;;) {
+          if (held.needsPage) await held.fill();
+          const head = held.head;
+          if (head === undefined || head > key) break;
+          if (head < key) missing += 1;
+          held.advance();
+          if (head === key) break;
+        }
+      }
+      yield batch;
+    }
+    for (;;) {
+      if (held.needsPage) await held.fill();
+      if (held.head === undefined) break;
+      missing += 1;
+      held.advance();
+    }
+  } finally {
+    await held.close();
   }
-  const missing = held.size - kept;
   if (missing > 0) {
     throw new RefusalError(
       `${label}: ${missing} ${missing === 1 ? "row" : "rows"} of the warehouse copy (by key) ` +

@@ -1,6 +1,6 @@
 import { InvalidInputError } from "../../errors";
 import type { CalendarDay } from "../../model/calendar-day";
-import type { Row, TableSchema } from "../../model/table-schema";
+import { integerKeyColumn, type Row, type TableSchema } from "../../model/table-schema";
 import type { DayStream, DayStreamStats, SourceDatabase } from "../../ports/source-database";
 import { columnIndex, dayOfValue, figuresOf, fingerprintOf, isZeroDateText, rowBytes } from "./memory-rows";
 
@@ -21,7 +21,7 @@ import { columnIndex, dayOfValue, figuresOf, fingerprintOf, isZeroDateText, rowB
  * value of any column) but never equals MySQL's for the same rows.
  *
  * Unlike the adapter it never fails for want of a connection, and streams in
- * the order rows were written.
+ * the order rows were written (in key order when asked: `inKeyOrder`).
  */
 export interface MemorySource extends SourceDatabase {
   /** Creates the table (replacing one of the same name) holding `rows`. */
@@ -125,9 +125,15 @@ export function createMemorySource(): MemorySource {
     async firstDaysWithRows(table, column, froms, before) {
       return froms.map((from) => firstDay(table, column, from, before));
     },
-    streamDay(schema, column, day, batchRows) {
+    streamDay(schema, column, day, batchRows, options) {
       columnIndex(schema, column);
-      return streamRows(schema, () => dayRows(schema.name, column, day), batchRows);
+      const key = options?.inKeyOrder ? integerKeyColumn(schema) : undefined;
+      const read = () => dayRows(schema.name, column, day);
+      return streamRows(
+        schema,
+        key ? () => inKeyOrder(read(), schema.columns.indexOf(key)) : read,
+        batchRows,
+      );
     },
     async dayFigures(schema, column, day) {
       columnIndex(schema, column);
@@ -137,6 +143,12 @@ export function createMemorySource(): MemorySource {
       closed = true;
     },
   };
+}
+
+/** `rows` sorted by the integer key at `index`, as numbers (`10` after `9`). */
+function inKeyOrder(rows: Row[], index: number): Row[] {
+  const keyOf = (row: Row) => BigInt(String(row[index]));
+  return rows.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
 }
 
 /** The day's rows read once, when iterated, in batches of at most `batchRows`, zero dates turned to null. */

@@ -1,10 +1,23 @@
 import { Writable } from "node:stream";
 import type { JobLoadMetadata, TableMetadata } from "@google-cloud/bigquery";
-import type { BigQueryClient, BigQueryLoadJob, BigQueryQueryOptions } from "../bigquery-client";
+import type {
+  BigQueryClient,
+  BigQueryLoadJob,
+  BigQueryNextPage,
+  BigQueryPaging,
+  BigQueryQueryOptions,
+} from "../bigquery-client";
 
 /** One call the adapter made; `target` is `project.dataset[.table]` where the call has one. */
 export interface DoubleCall {
-  readonly method: "query" | "createDataset" | "createTable" | "getMetadata" | "setMetadata" | "upload";
+  readonly method:
+    | "query"
+    | "getQueryResults"
+    | "createDataset"
+    | "createTable"
+    | "getMetadata"
+    | "setMetadata"
+    | "upload";
   readonly target: string;
   readonly argument?: unknown;
 }
@@ -17,6 +30,9 @@ export interface DoubleUpload {
   ended: boolean;
   destroyed: boolean;
 }
+
+/** A page of a paged query's rows, the way to the next page (null after the last), the API response. */
+type PagedAnswer = [unknown[], BigQueryNextPage | null, unknown];
 
 type Arranged = { readonly value: unknown } | { readonly error: unknown };
 
@@ -87,12 +103,38 @@ export function bigQueryDouble(fallbacks: DoubleFallbacks = {}) {
     return stream;
   }
 
+  /**
+   * A query read with paging, as the library answers it: the first `maxResults`
+   * rows and a `nextQuery` whose job's getQueryResults answers the next ones
+   * (each call recorded), null after the last page.
+   */
+  function paged(rows: readonly unknown[], from: number, { maxResults }: BigQueryPaging): PagedAnswer {
+    const end = from + maxResults;
+    const next: BigQueryNextPage | null =
+      end < rows.length
+        ? {
+            pageToken: String(end),
+            job: {
+              getQueryResults: (request: BigQueryNextPage & BigQueryPaging): Promise<PagedAnswer> =>
+                outcome({ method: "getQueryResults", target: "", argument: request }, () =>
+                  paged(rows, Number(request.pageToken), request),
+                ),
+            },
+          }
+        : null;
+    return [rows.slice(from, end), next, {}];
+  }
+
   const client: BigQueryClient = {
-    query: (options: BigQueryQueryOptions) =>
-      outcome(
-        { method: "query", target: "", argument: options },
-        () => [fallbacks.query?.(options) ?? []] as [unknown[]],
-      ),
+    query: async (options: BigQueryQueryOptions, paging?: BigQueryPaging) => {
+      const call: DoubleCall = {
+        method: "query",
+        target: "",
+        argument: paging ? { ...options, paging } : options,
+      };
+      const answer = await outcome(call, () => [fallbacks.query?.(options) ?? []] as [unknown[]]);
+      return paging ? paged(answer[0], 0, paging) : answer;
+    },
     createDataset: (id, { projectId }) =>
       outcome({ method: "createDataset", target: `${projectId}.${id}` }, () => {
         if (datasets.has(`${projectId}.${id}`)) throw apiError(409, "duplicate");
@@ -133,7 +175,10 @@ export function bigQueryDouble(fallbacks: DoubleFallbacks = {}) {
     uploads,
     tables,
     datasets,
-    /** The next `method` call resolves to `value` (for a query: `[rows]`; for an upload: the finished job). */
+    /**
+     * The next `method` call resolves to `value` (for a query: `[rows]`, paged
+     * as asked; for an upload: the finished job).
+     */
     answer(method: DoubleCall["method"], value: unknown): void {
       arranged.set(method, [...(arranged.get(method) ?? []), { value }]);
     },

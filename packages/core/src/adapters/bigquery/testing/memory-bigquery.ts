@@ -170,8 +170,11 @@ export function memoryBigQuery() {
         statements.set(daysFiguresQuery(span, project, key).query, (params) => byDay(params, key));
         if (key === undefined) continue;
         statements.set(dayKeysQuery(day, project, key).query, (params) =>
-          // One row per stored row of the day, its key as BigQuery's CAST(... AS STRING) prints it.
-          between(params.day_start, params.next_day_start).map(({ values }) => ({ k: keyText(values[key]) })),
+          // One row per stored row of the day, its key as BigQuery's CAST(... AS STRING) prints it,
+          // ordered by value as ORDER BY orders the column (NULL first), not as text.
+          between(params.day_start, params.next_day_start)
+            .map(({ values }) => ({ k: keyText(values[key]) }))
+            .sort((a, b) => byKeyValue(a.k, b.k)),
         );
       }
     }
@@ -215,6 +218,12 @@ function figures(rows: readonly StoredRow[], key: string | undefined): Record<st
     key_min: keys.length > 0 ? String(keys[0]) : null,
     key_max: keys.length > 0 ? String(keys.at(-1)) : null,
   };
+}
+
+/** Ascending by integer value, NULL first. */
+function byKeyValue(a: string | null, b: string | null): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? -1 : 1;
+  return BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0;
 }
 
 /** An INTEGER or NUMERIC key as text (`007` and 7 print as `7`); NULL stays NULL. */

@@ -44,7 +44,11 @@ export interface BigQueryStandIn {
   readonly uploads: RecordedUpload[];
   /** Table resources as created and patched, by `project.dataset.table`. */
   readonly tables: Map<string, Record<string, unknown>>;
-  /** The next query is answered with these rows (every value text); unarranged, a query has none. */
+  /**
+   * The next query is answered with these rows (every value text); unarranged,
+   * a query has none. A query or page request with `maxResults` gets that many
+   * and a pageToken, which a later `GET .../queries/<job>` reads on from.
+   */
   answerQuery(rows: readonly Readonly<Record<string, string | null>>[]): void;
   /** The next request matching `method` and `path` is answered with this error (uploads after their body). */
   failNext(method: string, path: RegExp, status: number, errors: readonly JobError[]): void;
@@ -86,12 +90,28 @@ export async function startBigQueryStandIn(options: { keepRows?: boolean } = {})
   const datasets = new Set<string>();
   const jobs = new Map<string, unknown>();
   const answers: (readonly Readonly<Record<string, string | null>>[])[] = [];
+  /** Rows of a query not yet read, by the pageToken that reads on. */
+  const unread = new Map<string, readonly Readonly<Record<string, string | null>>[]>();
   const faults: { method: string; path: RegExp; reply: Reply }[] = [];
   const jobFaults: (readonly JobError[])[] = [];
 
-  function route(method: string, path: string, body: Record<string, unknown> | undefined): Reply {
+  function route(
+    method: string,
+    path: string,
+    body: Record<string, unknown> | undefined,
+    search: URLSearchParams,
+  ): Reply {
     const [, project = "", collection, dataset = "", , table = ""] = path.split("/").filter(Boolean);
-    if (collection === "queries") return queryReply(project, answers.shift() ?? []);
+    if (collection === "queries") {
+      // POST .../queries runs one; GET .../queries/<job> reads a page of one (`dataset` is the job then).
+      const token = search.get("pageToken");
+      const rows = (token !== null ? unread.get(token) : undefined) ?? answers.shift() ?? [];
+      if (token !== null) unread.delete(token);
+      const max = Number(body?.maxResults ?? search.get("maxResults") ?? Number.POSITIVE_INFINITY);
+      const next = rows.length > max ? `page_${randomUUID()}` : undefined;
+      if (next) unread.set(next, rows.slice(max));
+      return queryReply(project, dataset || `query_${randomUUID()}`, rows.slice(0, max), next);
+    }
     if (collection === "jobs")
       return jobs.has(dataset) ? { status: 200, body: jobs.get(dataset) } : notFound(`Job ${dataset}`);
     const datasetKey = `${project}.${dataset}`;
@@ -135,7 +155,10 @@ export async function startBigQueryStandIn(options: { keepRows?: boolean } = {})
     }
     readJson(request).then((body) => {
       record(body);
-      send(response, fault?.reply ?? route(method, path.replace(/^\/bigquery\/v2/, ""), body));
+      send(
+        response,
+        fault?.reply ?? route(method, path.replace(/^\/bigquery\/v2/, ""), body, url.searchParams),
+      );
     });
   });
 
@@ -193,18 +216,24 @@ export async function startBigQueryStandIn(options: { keepRows?: boolean } = {})
   };
 }
 
-/** A finished query's answer: every column STRING, as the adapter's queries select them. */
-function queryReply(project: string, rows: readonly Readonly<Record<string, string | null>>[]): Reply {
+/** A finished query's answer (or a page of it): every column STRING, as the adapter's queries select them. */
+function queryReply(
+  project: string,
+  jobId: string,
+  rows: readonly Readonly<Record<string, string | null>>[],
+  pageToken: string | undefined,
+): Reply {
   const columns = Object.keys(rows[0] ?? {});
   return {
     status: 200,
     body: {
       kind: "bigquery#queryResponse",
       jobComplete: true,
-      jobReference: { projectId: project, jobId: `query_${randomUUID()}` },
+      jobReference: { projectId: project, jobId },
       schema: { fields: columns.map((name) => ({ name, type: "STRING", mode: "NULLABLE" })) },
       rows: rows.map((row) => ({ f: columns.map((c) => ({ v: row[c] })) })),
       totalRows: String(rows.length),
+      ...(pageToken ? { pageToken } : {}),
     },
   };
 }
