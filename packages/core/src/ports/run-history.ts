@@ -24,9 +24,10 @@ export interface RunTaskEnd {
  *
  * Leaves out: keeping finished runs (the warehouse's RunRecordStore does;
  * the live counts expire some days after the run's last news), and runs a
- * queued task never ends: a task lost for good, or one the queue already
- * held for another run (enqueue skips it), leaves its run unfinished, and
- * no row.
+ * queued task never ends: a task lost for good, or one another run queued
+ * in the instant between the queue being asked and the enqueue (callers
+ * leave out the tasks the queue already holds), leaves its run unfinished,
+ * and no row.
  */
 export interface RunHistory {
   /**

@@ -149,6 +149,20 @@ describe("run history", () => {
     expect(fx.logged(/^run ended$/)).toHaveLength(1);
   });
 
+  it("does not wait for a task an earlier run queued, which ends that run", async () => {
+    await fx.orders(["2024-05-01", "2024-05-02"], 2);
+    await startCleanupRun(fx.cleanupDeps(), runs, cleanup());
+    // A second cleanup while the first one's tasks are still queued: the queue keeps them, as the first run's.
+    const second = await startCleanupRun(fx.cleanupDeps(), runs, cleanup());
+    expect(second).toMatchObject({ run: "run-2", enqueued: 0, alreadyQueued: 2 });
+    expect(await history()).toMatchObject([{ id: "run-2", queued: 0, result: "succeeded" }]);
+    await work();
+    expect((await history()).map((run) => [run.id, run.queued, run.cleaned])).toEqual([
+      ["run-1", 2, 2],
+      ["run-2", 0, 0],
+    ]);
+  });
+
   it("ends a dry run at once, with the days it verified and refused", async () => {
     await fx.orders(["2024-05-01", "2024-05-02", "2024-05-03"], 2);
     fx.source.insertRows("orders", [event(999, "2024-05-03 10:00:00")]);

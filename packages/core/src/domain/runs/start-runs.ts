@@ -7,6 +7,7 @@ import type { CleanupMessage } from "../messages/cleanup-message";
 import type { MigrationMessage } from "../messages/migration-message";
 import { type StartMigrationDeps, startMigration, type TablePlan } from "../migration/start-migration";
 import { datasetOf } from "../records/durable-day-record";
+import { keysToBeAdded } from "./run-aware-queue";
 import { finishRun, type RunDeps } from "./run-deps";
 
 /** Per table, the run its tasks belong to and the keys of the tasks the queue took for it. */
@@ -17,8 +18,9 @@ interface TableRuns {
 
 /**
  * The queue as a message's runs see it: every task enqueued carries the run
- * of its table (`run`), and the keys of the tasks of each enqueue that
- * returned are kept for the run's begin.
+ * of its table (`run`), and the keys of the tasks each enqueue added (not
+ * those the queue held already, for an earlier run) are kept for the run's
+ * begin.
  */
 function stampingQueue(queue: TaskQueue, runs: TableRuns): TaskQueue {
   return {
@@ -29,9 +31,11 @@ function stampingQueue(queue: TaskQueue, runs: TableRuns): TaskQueue {
     close: () => queue.close(),
     async enqueue(tasks: readonly TaskPayload[]) {
       const stamped = tasks.map((task) => ({ ...task, run: runs.id(task.table) }));
+      const added = new Set(await keysToBeAdded(queue, stamped));
       const result = await queue.enqueue(stamped);
       for (const task of stamped) {
-        runs.queued.set(task.table, [...(runs.queued.get(task.table) ?? []), taskKey(task)]);
+        const key = taskKey(task);
+        if (added.has(key)) runs.queued.set(task.table, [...(runs.queued.get(task.table) ?? []), key]);
       }
       return result;
     },
