@@ -106,6 +106,8 @@ export function createArchiverStack(config: StackConfig, bundles: BundleDirector
       mysqlUrl: config.mysql.url,
       cloudSqlInstance: config.mysql.cloudSqlInstance,
       cloudSqlIamAuth: config.mysql.cloudSqlIamAuth,
+      mysqlTlsCa: config.mysql.tlsCa,
+      minRetentionDays: config.minRetentionDays,
       redisUrl: redis.url,
       redisCa: redis.caCertificates,
       datasetId: warehouse.dataset.datasetId,
@@ -136,8 +138,12 @@ export function createArchiverStack(config: StackConfig, bundles: BundleDirector
       })),
     ],
     readerInvokers: config.readerInvokers,
+    publishers: config.publishers,
+    topic: messages.topic,
     trigger: { subscription: trigger.subscription, deadLetterTopic: messages.deadLetterTopic },
-    cloudSql: config.mysql.cloudSqlInstance ? { iamAuth: config.mysql.cloudSqlIamAuth } : undefined,
+    cloudSql: config.mysql.cloudSqlInstance
+      ? { instance: config.mysql.cloudSqlInstance, iamAuth: config.mysql.cloudSqlIamAuth }
+      : undefined,
   });
 
   // Retention that runs itself: the policies' schedules publish to the topic, and what the

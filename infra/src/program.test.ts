@@ -150,6 +150,16 @@ describe("the built main in a fresh process", () => {
     });
   }, 60_000);
 
+  test("refuses a stack that would reach MySQL without TLS (no CA, no Cloud SQL connector), naming both keys", async () => {
+    const { "table-archiver:mysqlTlsCa": _ca, ...config } = devConfig.config;
+    const failure = await runMainInFreshProcess(bundles.root, { ...devConfig, config }).catch(
+      (error: { stderr?: string }) => error,
+    );
+    expect(failure).toMatchObject({
+      stderr: expect.stringContaining("mysqlTlsCa or cloudSqlInstance: one is required"),
+    });
+  }, 60_000);
+
   test("refuses a broken retention policy before creating anything, naming its table and field", async () => {
     const policies = JSON.parse(devConfig.config["table-archiver:retention"] ?? "[]") as object[];
     const broken = [{ ...policies[0], migrate_schedule: "every night" }, ...policies.slice(1)];

@@ -59,6 +59,8 @@ const BASE_GRANTS = [
   // configured principals may invoke the reader; the trigger's account may invoke the entry
   `group:archiver-operators@example.com -> roles/run.invoker on service ${service("loadredisdata")}`,
   `${sa("trigger")} -> roles/run.invoker on service ${service("archiver-entry")}`,
+  // the stack's publishers (a cleanup message deletes rows) may publish to the topic only
+  "group:archiver-operators@example.com -> roles/pubsub.publisher on topic archiver-messages",
   // each function may read only its own secrets
   `${sa("entry")} -> roles/secretmanager.secretAccessor on secret projects/${PROJECT}/secrets/archiver-mysql-password`,
   `${sa("entry")} -> roles/secretmanager.secretAccessor on secret projects/${PROJECT}/secrets/archiver-redis-auth`,

@@ -26,8 +26,14 @@ export interface ArchiverAccessArgs {
     readonly subscription: gcp.pubsub.Subscription;
     readonly deadLetterTopic: gcp.pubsub.Topic;
   };
-  /** When the source is Cloud SQL through the connector: the functions that open MySQL need to connect. */
-  readonly cloudSql?: { readonly iamAuth: boolean } | undefined;
+  /** IAM principals allowed to publish to the messages topic (a cleanup message deletes rows). */
+  readonly publishers: readonly string[];
+  readonly topic: gcp.pubsub.Topic;
+  /**
+   * When the source is Cloud SQL through the connector (`project:region:instance`): the functions
+   * that open MySQL need to connect, on the instance's project, which need not be the stack's.
+   */
+  readonly cloudSql?: { readonly instance: string; readonly iamAuth: boolean } | undefined;
 }
 
 /**
@@ -66,6 +72,15 @@ export class ArchiverAccess extends pulumi.ComponentResource {
     }
     invoke("trigger-calls-entry", functions.entry, sa(accounts.trigger));
 
+    // Publishing is the power to delete (a cleanup message): named principals, on this topic only.
+    for (const [index, principal] of args.publishers.entries()) {
+      new gcp.pubsub.TopicIAMMember(
+        `${name}-publisher-${index}`,
+        { project, topic: args.topic.name, role: "roles/pubsub.publisher", member: principal },
+        parent,
+      );
+    }
+
     // Pub/Sub signs its pushes with the trigger's identity: its agent mints that account's
     // tokens (projects created before April 2021 do not grant it this on their own).
     onServiceAccount(
@@ -98,13 +113,17 @@ export class ArchiverAccess extends pulumi.ComponentResource {
       parent,
     );
 
-    // Cloud SQL connector: connect (and log in as the service account with IAM database authentication).
+    // Cloud SQL connector: connect (and log in as the service account with IAM database
+    // authentication), granted on the instance's project and narrowed to the instance.
     if (args.cloudSql) {
+      const { project: sqlProject, condition } = onInstance(args.cloudSql.instance);
+      const onSql = (id: string, role: string, member: pulumi.Input<string>) =>
+        new gcp.projects.IAMMember(`${name}-${id}`, { project: sqlProject, role, member, condition }, parent);
       for (const fn of ["entry", "taskHandler"] as const) {
         const id = FUNCTION_IDS[fn];
         const member = sa(accounts[fn]);
-        onProject(`${id}-cloudsql-client`, "roles/cloudsql.client", member);
-        if (args.cloudSql.iamAuth) onProject(`${id}-cloudsql-user`, "roles/cloudsql.instanceUser", member);
+        onSql(`${id}-cloudsql-client`, "roles/cloudsql.client", member);
+        if (args.cloudSql.iamAuth) onSql(`${id}-cloudsql-user`, "roles/cloudsql.instanceUser", member);
       }
     }
     this.registerOutputs({});
@@ -177,4 +196,22 @@ export class ArchiverAccess extends pulumi.ComponentResource {
       );
     }
   }
+}
+
+/**
+ * `project:region:instance` (the project may be domain-scoped, `example.com:shop`): the project to
+ * grant on and the IAM condition that narrows a grant to the instance, as Cloud SQL names it.
+ */
+export function onInstance(connectionName: string) {
+  const parts = connectionName.split(":");
+  const instance = parts.at(-1) ?? "";
+  const project = parts.slice(0, -2).join(":");
+  return {
+    project,
+    condition: {
+      title: `Cloud SQL instance ${instance} only`,
+      description: `The archiver's source, ${connectionName}`,
+      expression: `resource.name == "projects/${project}/instances/${instance}" && resource.type == "sqladmin.googleapis.com/Instance"`,
+    },
+  };
 }

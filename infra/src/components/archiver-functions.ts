@@ -5,12 +5,13 @@ import {
   type FunctionEnv,
   queueFunctionEnv,
   readerEnv,
+  withDatabaseUser,
   withoutReplicaThrottle,
 } from "../config/function-env";
 import type { SecretRef } from "./archiver-secrets";
 import { FunctionBuild } from "./function-build";
 import { FunctionBundle } from "./function-bundle";
-import type { ServiceAccounts } from "./service-accounts";
+import { accountId, type ServiceAccounts } from "./service-accounts";
 import type { VpcServiceConfig } from "./vpc-access";
 
 /** Built bundle directories (dist/ of each function package). */
@@ -101,10 +102,14 @@ export class ArchiverFunctions extends pulumi.ComponentResource {
       // The Cloud Tasks driver refuses to start without a target, though the task
       // handler never creates tasks; its own address cannot come from its own
       // outputs, so it gets the function's fixed cloudfunctions.net address.
-      env: queueFunctionEnv(env, {
-        handlerUrl: `https://${args.region}-${args.project}.cloudfunctions.net/${FUNCTION_NAMES.taskHandler}`,
-        invokerEmail: accounts.taskInvoker.email,
-      }),
+      env: withDatabaseUser(
+        queueFunctionEnv(env, {
+          handlerUrl: `https://${args.region}-${args.project}.cloudfunctions.net/${FUNCTION_NAMES.taskHandler}`,
+          invokerEmail: accounts.taskInvoker.email,
+        }),
+        env,
+        accountId("taskHandler"),
+      ),
       secrets: secrets.taskHandler,
       timeoutSeconds: args.dispatchDeadlineSeconds,
       memory: "1Gi",
@@ -112,11 +117,15 @@ export class ArchiverFunctions extends pulumi.ComponentResource {
     this.entry = createFunction({
       key: "entry",
       account: accounts.entry,
-      env: withoutReplicaThrottle(
-        queueFunctionEnv(env, {
-          handlerUrl: this.taskHandler.serviceConfig.apply(uriOf),
-          invokerEmail: accounts.taskInvoker.email,
-        }),
+      env: withDatabaseUser(
+        withoutReplicaThrottle(
+          queueFunctionEnv(env, {
+            handlerUrl: this.taskHandler.serviceConfig.apply(uriOf),
+            invokerEmail: accounts.taskInvoker.email,
+          }),
+        ),
+        env,
+        accountId("entry"),
       ),
       secrets: secrets.entry,
       timeoutSeconds: ENTRY_TIMEOUT_SECONDS,

@@ -20,6 +20,9 @@ const ACCOUNTS = {
 
 type Account = gcp.serviceaccount.Account;
 
+/** An account's id (its email's part before `@`), which is also its MySQL user with IAM database login. */
+export const accountId = (key: keyof typeof ACCOUNTS) => `${PREFIX}-${ACCOUNTS[key][0]}`;
+
 /**
  * One service account per function, plus the two identities that call
  * functions: the task invoker (the OIDC identity on every Cloud Task) and the
@@ -40,7 +43,7 @@ export class ServiceAccounts extends pulumi.ComponentResource {
       const [id, description] = ACCOUNTS[key];
       return new gcp.serviceaccount.Account(
         `${name}-${id}`,
-        { project: args.project, accountId: `${PREFIX}-${id}`, displayName: description },
+        { project: args.project, accountId: accountId(key), displayName: description },
         { parent: this },
       );
     };

@@ -28,6 +28,7 @@ export type SecretEnvName = (typeof secretEnvNames)[number];
  */
 export const programEnvNames = [
   "MYSQL_URL",
+  "MYSQL_TLS_CA",
   "CLOUD_SQL_INSTANCE",
   "CLOUD_SQL_IAM_AUTH",
   "REDIS_URL",
@@ -43,6 +44,7 @@ export const programEnvNames = [
   "TASK_INVOKER_SERVICE_ACCOUNT",
   "TASK_DISPATCH_DEADLINE_SECONDS",
   "ARCHIVER_TIMEZONE",
+  "MIN_RETENTION_DAYS",
 ] as const satisfies readonly EnvName[];
 
 /** What the functions' environment is built from. */
@@ -52,6 +54,10 @@ export interface EnvInputs {
   readonly mysqlUrl: string;
   readonly cloudSqlInstance: string | undefined;
   readonly cloudSqlIamAuth: boolean;
+  /** The MySQL server's CA (PEM): TLS verified against it, outside the Cloud SQL connector. */
+  readonly mysqlTlsCa: string | undefined;
+  /** MIN_RETENTION_DAYS, only when the stack sets it (the code's default is 30). */
+  readonly minRetentionDays: number | undefined;
   readonly redisUrl: pulumi.Input<string>;
   readonly redisCa: pulumi.Input<string>;
   readonly datasetId: pulumi.Input<string>;
@@ -83,6 +89,8 @@ function runtimeEnv(inputs: EnvInputs): FunctionEnv {
     MYSQL_URL: inputs.mysqlUrl,
     ...(inputs.cloudSqlInstance ? { CLOUD_SQL_INSTANCE: inputs.cloudSqlInstance } : {}),
     CLOUD_SQL_IAM_AUTH: String(inputs.cloudSqlIamAuth),
+    ...(inputs.mysqlTlsCa ? { MYSQL_TLS_CA: inputs.mysqlTlsCa } : {}),
+    ...(inputs.minRetentionDays === undefined ? {} : { MIN_RETENTION_DAYS: String(inputs.minRetentionDays) }),
     ...redisEnv(inputs),
     ...warehouseEnv(inputs),
     QUEUE: "cloud-tasks",
@@ -106,6 +114,19 @@ export function queueFunctionEnv(inputs: EnvInputs, task: TaskTargetEnv): Functi
     TASK_HANDLER_URL: task.handlerUrl,
     TASK_INVOKER_SERVICE_ACCOUNT: task.invokerEmail,
   };
+}
+
+/**
+ * With IAM database authentication Cloud SQL logs a function in as its own service account, so each
+ * function's MYSQL_URL names its own database user: the account's id, as MySQL truncates a service
+ * account's email at the `@` (`archiver-entry@P.iam.gserviceaccount.com` is user `archiver-entry`).
+ * With a password every function logs in as mysqlUrl's user.
+ */
+export function withDatabaseUser(env: FunctionEnv, inputs: EnvInputs, user: string): FunctionEnv {
+  if (!inputs.cloudSqlIamAuth) return env;
+  const url = new URL(inputs.mysqlUrl);
+  url.username = user;
+  return { ...env, MYSQL_URL: url.toString() };
 }
 
 /**

@@ -13,7 +13,11 @@ function source(values: Record<string, string>): ConfigSource {
   };
 }
 const gcp = source({ project: "p1", region: "europe-west1" });
-const minimal = { mysqlUrl: "mysql://archiver@10.0.0.5:3306/shop", mysqlPassword: "pw" };
+const minimal = {
+  mysqlUrl: "mysql://archiver@10.0.0.5:3306/shop",
+  mysqlPassword: "pw",
+  mysqlTlsCa: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+};
 const orders = {
   source_table: "orders",
   destination_table: "orders_archive",

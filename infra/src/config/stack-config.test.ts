@@ -15,7 +15,11 @@ function source(values: Record<string, string>): ConfigSource {
 }
 
 const gcp = source({ project: "p1", region: "europe-west1" });
-const minimal = { mysqlUrl: "mysql://archiver@10.0.0.5:3306/shop", mysqlPassword: "pw" };
+const minimal = {
+  mysqlUrl: "mysql://archiver@10.0.0.5:3306/shop",
+  mysqlPassword: "pw",
+  mysqlTlsCa: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+};
 
 function problemsOf(values: Record<string, string>, gcpValues = gcp): string {
   try {

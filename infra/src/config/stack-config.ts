@@ -15,6 +15,8 @@ import {
   json,
   MYSQL_URL,
   number,
+  PEM_CERTIFICATE,
+  publishers,
   readerInvokers,
   required,
   retentionPolicies,
@@ -48,6 +50,8 @@ export interface StackConfig {
     readonly password: pulumi.Output<string> | undefined;
     readonly cloudSqlInstance: string | undefined;
     readonly cloudSqlIamAuth: boolean;
+    /** CA of the server's certificate (PEM), for TLS outside the connector (MYSQL_TLS_CA). */
+    readonly tlsCa: string | undefined;
   };
   /** The VPC that reaches MySQL; Memorystore is peered to it and the functions reach it by `egress`. */
   readonly network: {
@@ -76,6 +80,10 @@ export interface StackConfig {
   readonly timeZone: string;
   /** IAM principals allowed to call `loadRedisData`, such as `group:ops@example.com`. */
   readonly readerInvokers: readonly string[];
+  /** IAM principals allowed to publish to the topic: a cleanup message deletes rows. */
+  readonly publishers: readonly string[];
+  /** MIN_RETENTION_DAYS for the functions, when set (the code's own default otherwise). */
+  readonly minRetentionDays: number | undefined;
   /** Extra variables for every function (LOG_LEVEL, COPY_BATCH_ROWS, CLEANUP_*…). */
   readonly functionEnv: Readonly<Partial<Record<EnvName, string>>>;
   /** CLEANUP_REPLICA_URLS, a secret: replica URLs may carry passwords. */
@@ -107,6 +115,10 @@ const stackKeys = z.object({
     .enum(["true", "false"], { error: "expected true or false" })
     .transform((v) => v === "true")
     .default(false),
+  mysqlTlsCa: z
+    .string()
+    .regex(PEM_CERTIFICATE, "expected the CA certificate as PEM text (-----BEGIN CERTIFICATE----- ...)")
+    .optional(),
   network: z.string().default("default"),
   subnetwork: z.string().default("default"),
   vpcEgress: z.enum(["direct", "connector"], { error: "one of direct, connector" }).default("direct"),
@@ -140,6 +152,13 @@ const stackKeys = z.object({
     .refine(accepted(envSchema.shape.ARCHIVER_TIMEZONE), "not an IANA time zone")
     .default("UTC"),
   readerInvokers: json(readerInvokers).default([]),
+  publishers: json(publishers).default([]),
+  minRetentionDays: z.coerce
+    .number({ error: "expected a whole number of days, 0 or more" })
+    .int({ error: "expected a whole number of days, 0 or more" })
+    .min(0, { error: "expected a whole number of days, 0 or more" })
+    .max(100_000, { error: "at most 100000 days" })
+    .optional(),
   functionEnv: json(functionEnv).default({}),
   alertEmails: json(alertEmails).default([]),
 });
@@ -176,6 +195,11 @@ export function readStackConfig(app: ConfigSource, gcp: ConfigSource): StackConf
       "mysqlPassword: required unless cloudSqlIamAuth is true (pulumi config set --secret mysqlPassword)",
     );
   }
+  if (!raw.cloudSqlInstance && !raw.mysqlTlsCa) {
+    problems.push(
+      "mysqlTlsCa or cloudSqlInstance: one is required, or MySQL is reached without TLS (set mysqlTlsCa to the server's CA as PEM, or cloudSqlInstance to connect through the Cloud SQL connector)",
+    );
+  }
   if (!parsed.success || problems.length > 0) {
     const unique = [...new Set(problems)];
     throw new InfraConfigError(`the stack's configuration needs fixing:\n  - ${unique.join("\n  - ")}`);
@@ -189,6 +213,7 @@ export function readStackConfig(app: ConfigSource, gcp: ConfigSource): StackConf
       password,
       cloudSqlInstance: keys.cloudSqlInstance,
       cloudSqlIamAuth: keys.cloudSqlIamAuth,
+      tlsCa: keys.mysqlTlsCa,
     },
     network: {
       network: keys.network,
@@ -218,6 +243,8 @@ export function readStackConfig(app: ConfigSource, gcp: ConfigSource): StackConf
     maxDeliveryAttempts: keys.maxDeliveryAttempts,
     timeZone: keys.timeZone,
     readerInvokers: keys.readerInvokers,
+    publishers: keys.publishers,
+    minRetentionDays: keys.minRetentionDays,
     functionEnv: keys.functionEnv,
     cleanup: { replicaUrls },
     retention: retention.policies,

@@ -71,25 +71,32 @@ export const extraDatasets = z
     }
   });
 
-export const readerInvokers = z
-  .custom<string[]>((v) => Array.isArray(v) && v.every((principal) => typeof principal === "string"), {
-    error: "expected a list of IAM principals such as group:ops@example.com",
-  })
-  .superRefine((principals, ctx) => {
-    for (const principal of principals) {
-      if (principal === "allUsers" || principal === "allAuthenticatedUsers") {
-        ctx.addIssue({
-          code: "custom",
-          message: `${principal} would make loadRedisData public; name people or groups`,
-        });
-      } else if (!PRINCIPAL.test(principal)) {
-        ctx.addIssue({
-          code: "custom",
-          message: `${principal} is not an IAM principal such as user:ana@example.com`,
-        });
+/** A list of IAM principals, none public: `what` says what a public one would expose. */
+const principals = (what: string) =>
+  z
+    .custom<string[]>((v) => Array.isArray(v) && v.every((principal) => typeof principal === "string"), {
+      error: "expected a list of IAM principals such as group:ops@example.com",
+    })
+    .superRefine((principals, ctx) => {
+      for (const principal of principals) {
+        if (principal === "allUsers" || principal === "allAuthenticatedUsers") {
+          ctx.addIssue({ code: "custom", message: `${principal} would ${what}; name people or groups` });
+        } else if (!PRINCIPAL.test(principal)) {
+          ctx.addIssue({
+            code: "custom",
+            message: `${principal} is not an IAM principal such as user:ana@example.com`,
+          });
+        }
       }
-    }
-  });
+    });
+
+export const readerInvokers = principals("make loadRedisData public");
+
+/** Who may publish to the topic: a cleanup message deletes rows, so publishing is that power. */
+export const publishers = principals("let anyone publish cleanups, which delete rows");
+
+/** A CA certificate as PEM text: a path would name a file of the deployer's machine, not the function's. */
+export const PEM_CERTIFICATE = /^\s*-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----\s*$/;
 
 const knownEnv = new Set<string>(configEnvNames);
 /** The stack key each credential an operator gives is set with. */
