@@ -15,7 +15,7 @@
 // Cloud Tasks SDK: createRuntime loads the driver config selects, when it is
 // needed, so a bundle carries only what it uses (scripts/core-entry-points.test.ts).
 
-export { type AccessReport, accessReport } from "./domain/cleanup/cleanup-access";
+export { type AccessReport, accessReport } from "./domain/access/account-access";
 export type { CleanupDeps } from "./domain/cleanup/cleanup-deps";
 export type { CleanupSettings } from "./domain/cleanup/cleanup-settings";
 export { cleanDay, type DayCleanupReport } from "./domain/cleanup/day/clean-day";

@@ -50,7 +50,8 @@ describe("parseWith: an unknown field", () => {
     const error = rejection(() => parseMessage({ clean_table: "t", filter_column: "c", force: true }));
     expect(error.field).toBe("force");
     expect(error.message).toBe(
-      "force: unknown field (known fields: clean_table, filter_column, dry_run, recopy_changed_days, allow_delete_triggers, exchange_partitions)",
+      "force: unknown field (known fields: clean_table, filter_column, dry_run, recopy_changed_days, allow_delete_triggers, " +
+        "exchange_partitions, policy, max_rows_per_second, time_zone, cleanup_window, window_end, min_retention_days)",
     );
   });
 

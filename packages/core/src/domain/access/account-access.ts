@@ -1,6 +1,6 @@
 import type { AccessCheck } from "../../ports/access-check";
-import type { CleanupDeps } from "./cleanup-deps";
-import { refusalError, refuse } from "./refusal";
+import type { CleanupDeps } from "../cleanup/cleanup-deps";
+import { refusalError, refuse } from "../cleanup/refusal";
 
 /** What the archiver's account may do for one table's cleanup, as `archiver check` prints it. */
 export interface AccessReport {
