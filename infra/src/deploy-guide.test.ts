@@ -66,6 +66,39 @@ describe("docs/deploy.md", () => {
     expect([...steps].sort((a, b) => a - b)).toEqual(steps);
   });
 
+  test("links billing and bills the application-default credentials' quota to the project before enabling APIs", () => {
+    const link = shell.indexOf('gcloud billing projects link "$PROJECT" --billing-account=');
+    const quota = shell.indexOf('gcloud auth application-default set-quota-project "$PROJECT"');
+    const enable = shell.indexOf("gcloud services enable");
+    expect(link).toBeGreaterThanOrEqual(0);
+    expect(quota).toBeGreaterThanOrEqual(0);
+    expect(Math.max(link, quota)).toBeLessThan(enable);
+  });
+
+  test("gives a deployer who is not Owner Service Account User, which acting as the program's accounts needs", () => {
+    const needs = guide
+      .slice(guide.indexOf("## What you need"), guide.indexOf("## 1. The project"))
+      .replace(/\s+/g, " ");
+    expect(needs).toContain("Service Account User (`roles/iam.serviceAccountUser`)");
+  });
+
+  test("says to run pulumi up again when a first build meets IAM still propagating", () => {
+    expect(guide).toMatch(/IAM is eventually consistent[\s\S]*run `pulumi up` again/);
+  });
+
+  test("names the GitHub plans environments and required reviewers need, and an organisation's stack name", () => {
+    expect(guide.replace(/\s+/g, " ")).toContain(
+      "required reviewers in a private repository need GitHub Enterprise",
+    );
+    expect(guide).toContain("pulumi stack init my-org/dev");
+  });
+
+  test("has prod's commands run with prod's project in the shell variables", () => {
+    expect(guide.replace(/\s+/g, " ")).toContain(
+      "for prod, set `PROJECT`, `REGION` and `PROJECT_NUMBER` again to prod's project",
+    );
+  });
+
   test("keeps the section the MySQL grants hang on", () => {
     expect(guide).toContain("\n## The archiver's MySQL account\n");
   });
