@@ -76,6 +76,16 @@ describe("minRetentionDays", () => {
     expect(read({ ...plain, mysqlTlsCa: CA, minRetentionDays: "0" }).minRetentionDays).toBe(0);
   });
 
+  test("set through functionEnv it is refused, naming the stack key to use, as is MYSQL_TLS_CA", () => {
+    const message = problemsOf({
+      ...plain,
+      mysqlTlsCa: CA,
+      functionEnv: JSON.stringify({ MIN_RETENTION_DAYS: 90, MYSQL_TLS_CA: CA }),
+    });
+    expect(message).toContain("functionEnv.MIN_RETENTION_DAYS: set with the stack key minRetentionDays");
+    expect(message).toContain("functionEnv.MYSQL_TLS_CA: set with the stack key mysqlTlsCa");
+  });
+
   test.each(["-1", "7.5", "a month"])("%s is refused by name", (days) => {
     expect(problemsOf({ ...plain, mysqlTlsCa: CA, minRetentionDays: days })).toContain(
       "minRetentionDays: expected a whole number of days, 0 or more",

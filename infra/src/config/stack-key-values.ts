@@ -105,6 +105,11 @@ const SECRET_KEYS: Record<string, string> = {
   CLEANUP_REPLICA_URLS: "cleanupReplicaUrls",
 };
 const ownedEnv = new Set<string>([...programEnvNames, ...secretEnvNames]);
+/** The stack key a variable the program sets from the operator's value is set with. */
+const OWN_KEYS: Record<string, string> = {
+  MYSQL_TLS_CA: "mysqlTlsCa",
+  MIN_RETENTION_DAYS: "minRetentionDays",
+};
 
 export const functionEnv = z
   .record(z.string(), z.unknown(), { error: "expected an object of environment variables" })
@@ -114,11 +119,13 @@ export const functionEnv = z
         ? "not a variable the archiver reads"
         : name in SECRET_KEYS
           ? `a credential, kept in Secret Manager: pulumi config set --secret ${SECRET_KEYS[name]}`
-          : ownedEnv.has(name)
-            ? "set by the program itself (or a secret)"
-            : !["string", "number", "boolean"].includes(typeof raw)
-              ? "expected a string, number or boolean"
-              : undefined;
+          : name in OWN_KEYS
+            ? `set with the stack key ${OWN_KEYS[name]}: pulumi config set ${OWN_KEYS[name]} <value>`
+            : ownedEnv.has(name)
+              ? "set by the program itself (or a secret)"
+              : !["string", "number", "boolean"].includes(typeof raw)
+                ? "expected a string, number or boolean"
+                : undefined;
       if (problem) ctx.addIssue({ code: "custom", path: [name], message: problem });
     }
   })
