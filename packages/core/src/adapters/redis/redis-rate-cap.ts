@@ -15,7 +15,7 @@ local free = tonumber(redis.call('GET', KEYS[1]) or '0')
 local start = math.max(free, now)
 local next = start + math.floor(tonumber(ARGV[1]) * 1000000 / tonumber(ARGV[2]))
 redis.call('SET', KEYS[1], next, 'PX', math.ceil((next - now) / 1000) + 60000)
-return math.floor((start - now) / 1000)
+return math.ceil((start - now) / 1000)
 `;
 
 /** RateCap over Redis: one key per table and mode under `prefix`, shared by every worker and function. */
