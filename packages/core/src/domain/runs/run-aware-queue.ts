@@ -28,12 +28,7 @@ export async function keysToBeAdded(queue: TaskQueue, tasks: readonly TaskPayloa
  * holds already is not added (keysToBeAdded).
  */
 export function runAwareQueue(queue: TaskQueue, history: RunHistory): TaskQueue {
-  return {
-    name: queue.name,
-    count: () => queue.count(),
-    queuedDays: (kind, table) => queue.queuedDays(kind, table),
-    settle: (task) => queue.settle(task),
-    close: () => queue.close(),
+  return withEnqueue(queue, {
     async enqueue(tasks: readonly TaskPayload[]) {
       const byRun = new Map<string, TaskPayload[]>();
       for (const task of tasks) {
@@ -43,5 +38,17 @@ export function runAwareQueue(queue: TaskQueue, history: RunHistory): TaskQueue 
       for (const [run, ofRun] of byRun) await history.queuedMore(run, await keysToBeAdded(queue, ofRun));
       return queue.enqueue(tasks);
     },
+  });
+}
+
+/** `queue` with its `enqueue` replaced; every other call goes to `queue` as it is. */
+export function withEnqueue(queue: TaskQueue, replaced: Pick<TaskQueue, "enqueue">): TaskQueue {
+  return {
+    name: queue.name,
+    count: () => queue.count(),
+    queuedDays: (kind, table) => queue.queuedDays(kind, table),
+    settle: (task) => queue.settle(task),
+    close: () => queue.close(),
+    enqueue: (tasks) => replaced.enqueue(tasks),
   };
 }

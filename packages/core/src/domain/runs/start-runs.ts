@@ -7,7 +7,7 @@ import type { CleanupMessage } from "../messages/cleanup-message";
 import type { MigrationMessage } from "../messages/migration-message";
 import { type StartMigrationDeps, startMigration, type TablePlan } from "../migration/start-migration";
 import { datasetOf } from "../records/durable-day-record";
-import { keysToBeAdded } from "./run-aware-queue";
+import { keysToBeAdded, withEnqueue } from "./run-aware-queue";
 import { finishRun, type RunDeps } from "./run-deps";
 
 /** Per table, the run its tasks belong to and the keys of the tasks the queue took for it. */
@@ -23,12 +23,7 @@ interface TableRuns {
  * begin.
  */
 function stampingQueue(queue: TaskQueue, runs: TableRuns): TaskQueue {
-  return {
-    name: queue.name,
-    count: () => queue.count(),
-    queuedDays: (kind, table) => queue.queuedDays(kind, table),
-    settle: (task) => queue.settle(task),
-    close: () => queue.close(),
+  return withEnqueue(queue, {
     async enqueue(tasks: readonly TaskPayload[]) {
       const stamped = tasks.map((task) => ({ ...task, run: runs.id(task.table) }));
       const added = new Set(await keysToBeAdded(queue, stamped));
@@ -39,7 +34,7 @@ function stampingQueue(queue: TaskQueue, runs: TableRuns): TaskQueue {
       }
       return result;
     },
-  };
+  });
 }
 
 function tableRuns(deps: RunDeps): TableRuns {
