@@ -1,6 +1,6 @@
 import type { AccessCheck } from "../../ports/access-check";
 import type { CleanupDeps } from "../cleanup/cleanup-deps";
-import { refusalError, refuse } from "../cleanup/refusal";
+import { type Refusal, refusalError, refuse } from "../cleanup/refusal";
 
 /** What the archiver's account may do for one table's cleanup, as `archiver check` prints it. */
 export interface AccessReport {
@@ -44,14 +44,19 @@ export async function accessReport(
  * missing privilege and the statements that grant them.
  */
 export function requireAccess(table: string, report: AccessReport): void {
+  const refusal = accessRefusal(table, report);
+  if (refusal) throw refusalError(refusal, "clean_table");
+}
+
+/** The refusal requireAccess throws, as a value (a cleanup task decides its day by it); undefined when all is granted. */
+export function accessRefusal(table: string, report: AccessReport): Refusal | undefined {
   const missing = report.checks.filter((check) => !check.ok);
-  if (missing.length === 0) return;
+  if (missing.length === 0) return undefined;
   const needs = missing.map((check) => `${check.need} (${check.for}; needs ${check.privilege})`).join("; ");
   const grants = missing.flatMap((check) => (check.grant ? [check.grant] : []));
-  const refusal = refuse(
+  return refuse(
     "privilege",
     `cleanup of "${table}" refused: the archiver's MySQL account cannot ${needs}; nothing was checked ` +
       `or deleted.${grants.length > 0 ? ` Grant it with: ${grants.join(" ")}` : ""}`,
   );
-  throw refusalError(refusal, "clean_table");
 }

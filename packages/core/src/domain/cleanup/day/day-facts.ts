@@ -4,11 +4,13 @@ import type { ChunkTarget } from "../../../model/day-chunks";
 import type { DayCleanup } from "../../../model/day-cleanup";
 import type { CleanDayTask } from "../../../model/task";
 import type { DeleteSideEffects } from "../../../ports/day-deleter";
+import { taskAccessRefusal } from "../../access/task-access";
 import { todayIn } from "../../days/cutoff-day";
 import { cappedRows } from "../../pacing/rate-cap-pace";
 import { warehouseHoldsCopy } from "../../records/held-copy";
 import { describeSourceTable, TASK_FIELDS } from "../../source-table";
 import type { CleanupDeps } from "../cleanup-deps";
+import { type Refusal, refusalError } from "../refusal";
 import { chunkByOf, copyFitsOneChunk } from "./plan-chunks";
 
 /** Everything a cleanup task decides its day by, read in one round. */
@@ -29,6 +31,12 @@ export interface DayFacts {
   readonly held: boolean;
   /** For a day recorded `done`: how many rows of it the source holds now. */
   readonly rowsNow: number | undefined;
+  /**
+   * What this task's account lacks of what cleaning the table relies on
+   * (taskAccessRefusal, proven once per process and table); undefined when it
+   * lacks nothing.
+   */
+  readonly access: Refusal | undefined;
   /** Foreign keys that reference the table and its DELETE triggers. */
   readonly sideEffects: DeleteSideEffects;
   /** Now, by the deps' clock, and today in ARCHIVER_TIMEZONE (the retention floor counts from it). */
@@ -48,6 +56,8 @@ export interface DayFacts {
  * that need them: the warehouse's figures for a day not begun whose copy one
  * chunk can vouch for (its delete needs them first), the source's count for
  * a day recorded done (rows that arrived since must not count as clean).
+ * When a read fails and the account is short of a privilege, the task ends
+ * with the account's refusal rather than that read's error.
  */
 export async function readDayFacts(deps: CleanupDeps, task: CleanDayTask): Promise<DayFacts> {
   const scope = { table: task.table, column: task.filterColumn, day: task.day };
@@ -56,26 +66,32 @@ export async function readDayFacts(deps: CleanupDeps, task: CleanDayTask): Promi
   const schema = describeSourceTable(deps.source, task.table, task.filterColumn, TASK_FIELDS);
   const state = deps.state.read(scope);
   const record = deps.ledger.copiedDay(scope.table, scope.day);
-  const [described, existing, migrated, copied, held, rowsNow, sideEffects] = await Promise.all([
-    schema,
-    state,
-    deps.ledger.isMigrated(scope.table, scope.day),
-    record,
-    Promise.all([state, record]).then(([existing, copy]) =>
-      existing?.status !== "done" &&
-      existing?.status !== "deleting" &&
-      copy !== undefined &&
-      copyFitsOneChunk(copy, scope.column, chunkRows)
-        ? warehouseHoldsCopy(deps, copy)
-        : false,
-    ),
-    Promise.all([state, schema]).then(async ([existing, table]) =>
-      existing?.status === "done"
-        ? (await deps.source.dayFigures(table, scope.column, scope.day)).rows
-        : undefined,
-    ),
-    deps.deleter.sideEffects(scope.table),
-  ]);
+  const access = taskAccessRefusal(deps, scope.table);
+  const [accessRefusal, described, existing, migrated, copied, held, rowsNow, sideEffects] =
+    await Promise.all([
+      access,
+      schema,
+      state,
+      deps.ledger.isMigrated(scope.table, scope.day),
+      record,
+      Promise.all([state, record]).then(([existing, copy]) =>
+        existing?.status !== "done" &&
+        existing?.status !== "deleting" &&
+        copy !== undefined &&
+        copyFitsOneChunk(copy, scope.column, chunkRows)
+          ? warehouseHoldsCopy(deps, copy)
+          : false,
+      ),
+      Promise.all([state, schema]).then(async ([existing, table]) =>
+        existing?.status === "done"
+          ? (await deps.source.dayFigures(table, scope.column, scope.day)).rows
+          : undefined,
+      ),
+      deps.deleter.sideEffects(scope.table),
+    ]).catch(async (error: unknown) => {
+      const short = await access.catch(() => undefined);
+      throw short ? refusalError(short) : error;
+    });
   return {
     task,
     target: { scope, schema: described, by: chunkByOf(described) },
@@ -84,6 +100,7 @@ export async function readDayFacts(deps: CleanupDeps, task: CleanDayTask): Promi
     record: copied,
     held,
     rowsNow,
+    access: accessRefusal,
     sideEffects,
     now: deps.clock(),
     today: todayIn(deps.clock(), deps.timeZone),

@@ -29,10 +29,12 @@ export type DayDecision =
  * The cleanup task's one decision. A day is a state machine kept in the
  * cleanup state: fresh or `verified` (verify, plan, then delete), `deleting`
  * (resume), `done` (nothing, unless rows arrived since). A table with a
- * DELETE trigger is refused unless the task allows triggers.
+ * DELETE trigger is refused unless the task allows triggers. An account
+ * short of what the cleanup relies on refuses every day before anything else.
  */
 export function decideDay(facts: DayFacts): DayDecision {
   const { task, target, state, record, sideEffects, chunkRows } = facts;
+  if (facts.access) return { do: "refuse", refusal: facts.access };
   const { scope } = target;
   const label = `${scope.table} ${scope.day}`;
   if (state?.status === "done") {
