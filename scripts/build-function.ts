@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Metafile } from "esbuild";
-import { ESM_BUNDLE_OPTIONS } from "./esm-bundle.mjs";
+import { ESM_BUNDLE_OPTIONS, refuseDynamicCommonJs } from "./esm-bundle.mjs";
 import { type NpmLockfile, npmLockfile } from "./npm-lockfile";
 import { lockedClosure, readWorkspaceLock } from "./workspace-lock";
 
@@ -23,10 +23,16 @@ export const BUNDLE_NPMRC = "ignore-scripts=true\n";
  * of the bundle carrying them: the Functions Framework, which is the
  * runtime's entry point, and the Cloud Tasks client, which (through
  * google-gax) reads its client config and protos from files beside its own
- * modules at run time, something no bundle can preserve. Versions are the ones
- * the workspace installed and tested.
+ * modules at run time, something no bundle can preserve; and https-proxy-agent,
+ * a CommonJS module gaxios loads with `import()` when HTTPS_PROXY is set,
+ * which a bundle would reduce to its default export (refuseDynamicCommonJs).
+ * Versions are the ones the workspace installed and tested.
  */
-export const RUNTIME_DEPENDENCIES = ["@google-cloud/functions-framework", "@google-cloud/tasks"] as const;
+export const RUNTIME_DEPENDENCIES = [
+  "@google-cloud/functions-framework",
+  "@google-cloud/tasks",
+  "https-proxy-agent",
+] as const;
 
 /**
  * Native modules only reached on paths production never takes: DuckDB is the
@@ -84,6 +90,12 @@ export async function buildFunction(packageDir: string): Promise<BuiltFunction> 
     metafile: true,
     logLevel: "error",
   });
+  refuseDynamicCommonJs(
+    result.metafile,
+    root,
+    root,
+    "add the package to RUNTIME_DEPENDENCIES, so that Node imports it from node_modules",
+  );
 
   const installed = runtimeDependencies(result.metafile, root);
   const dependencies = Object.fromEntries(installed.map((d) => [d.name, d.version]));

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ESM_BUNDLE_OPTIONS } from "../../scripts/esm-bundle.mjs";
+import { ESM_BUNDLE_OPTIONS, refuseDynamicCommonJs } from "../../scripts/esm-bundle.mjs";
 
 const packageDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(packageDir, "../..");
@@ -21,7 +21,8 @@ export const buildInfoFile = path.join(outdir, "build-info.json");
  * them: native modules (DuckDB; msgpackr-extract, an optional speed-up
  * BullMQ's msgpackr falls back from), the Cloud Tasks client, which reads
  * its protos from files beside its modules, and https-proxy-agent, a
- * CommonJS module gaxios loads with `import()` (see dynamicCommonJs). The
+ * CommonJS module gaxios loads with `import()` (see dynamicCommonJs in
+ * scripts/esm-bundle.mjs). The
  * Functions Framework is not needed: the function packages register with it
  * only in their own `function.ts`, which the CLI never imports.
  */
@@ -65,21 +66,18 @@ export async function buildCli() {
     entryPoints: { archiver: "src/cli/main.ts" },
     outdir,
     ...ESM_BUNDLE_OPTIONS,
-    // BullMQ's CommonJS build loses its classes when bundled as ESM; its ES module build does not.
-    mainFields: ["module", "main"],
     plugins: [resolveExternals],
     metafile: true,
     write: false,
     logLevel: "error",
   });
 
-  const broken = dynamicCommonJs(result.metafile);
-  if (broken.length > 0) {
-    throw new Error(
-      `import() of CommonJS in the bundle: ${broken.join(", ")}; its chunk would export only \`default\`` +
-        " (esbuild#3245): import it statically in a module of ours that is imported dynamically, or add it to EXTERNAL",
-    );
-  }
+  refuseDynamicCommonJs(
+    result.metafile,
+    packageDir,
+    repoRoot,
+    "import it statically in a module of ours that is imported dynamically, or add it to EXTERNAL",
+  );
 
   // Each file is written beside its place and renamed into it, chunks before
   // the entry point: a CLI starting meanwhile loads the old bundle or the new
@@ -98,21 +96,6 @@ export async function buildCli() {
   writeAtomically(buildInfoFile, `${JSON.stringify({ root: repoRoot, builtAt, inputs }, null, 2)}\n`);
   const bytes = files.reduce((sum, file) => sum + file.contents.byteLength, 0);
   return { bytes, ms: Math.round(performance.now() - started) };
-}
-
-/**
- * The CommonJS modules a chunk of their own was made for, because something
- * loads them with `import()`. Code splitting makes such a chunk
- * `export default require_x()`, and the `import()` resolves to
- * `{ default: module.exports }` without the named exports Node's own import
- * would give (`const { GoogleAuth } = await import("google-auth-library")`
- * got undefined).
- */
-export function dynamicCommonJs(metafile) {
-  return Object.values(metafile.outputs)
-    .map((output) => output.entryPoint)
-    .filter((entry) => entry !== undefined && metafile.inputs[entry]?.format === "cjs")
-    .map((entry) => path.relative(repoRoot, path.resolve(packageDir, entry)));
 }
 
 /**

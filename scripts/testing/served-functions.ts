@@ -40,7 +40,7 @@ export const FUNCTIONS = {
     dir: "packages/redis-reader",
     target: "loadRedisData",
     signature: "http",
-    installs: ["@google-cloud/functions-framework"],
+    installs: ["@google-cloud/functions-framework", "https-proxy-agent"],
   },
 } as const;
 export type FunctionKey = keyof typeof FUNCTIONS;
@@ -93,8 +93,8 @@ function productionLikeEnv(mysqlUrl: string): Record<string, string> {
   };
 }
 
-/** Builds, copies out of the workspace, installs what its lockfile lists, and starts it. */
-async function serve(key: FunctionKey, env: Record<string, string>): Promise<Served> {
+/** Builds, copies out of the workspace, installs what its lockfile lists, and starts it (servedFunctions.stop ends it). */
+export async function serve(key: FunctionKey, env: Record<string, string>): Promise<Served> {
   const spec = FUNCTIONS[key];
   const built = await buildFunction(path.join(repoRoot, spec.dir));
   const dir = path.join(scratch, key);
