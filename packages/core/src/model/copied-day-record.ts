@@ -1,4 +1,5 @@
 import type { CalendarDay } from "./calendar-day";
+import type { DayChunk } from "./day-chunks";
 import type { DayFigures } from "./day-figures";
 
 /** What was true of a day when it was copied; cleanup verifies against it. */
@@ -13,6 +14,15 @@ export interface CopiedDayRecord {
    * is copied again.
    */
   readonly figures: DayFigures;
+  /**
+   * For a table with one integer key: the day cut by key into chunks of
+   * COPY_CHUNK_ROWS rows as the copy read them, in key order, each with its
+   * rows and content fingerprint (no key sum). Contiguous, from the day's
+   * smallest key to its largest, and adding up to `figures`. Cleanup deletes
+   * the day by them without reading it first; a record without them (an
+   * earlier version's, or a day too large to cut) is planned by reading it.
+   */
+  readonly chunks?: readonly DayChunk[];
   readonly zeroDates: number;
   readonly bytes: number;
   readonly durationMs: number;

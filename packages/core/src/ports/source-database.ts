@@ -1,4 +1,5 @@
 import type { CalendarDay } from "../model/calendar-day";
+import type { DayChunk } from "../model/day-chunks";
 import type { DayFigures } from "../model/day-figures";
 import type { Row, TableSchema } from "../model/table-schema";
 
@@ -14,6 +15,11 @@ export interface DayStreamStats {
    * in the statement that read them (see DayFigures.fingerprint).
    */
   readonly fingerprint: string;
+  /**
+   * For a table with one integer key: the rows read cut by key into chunks
+   * (see CopiedDayRecord.chunks), adding up to the rows and fingerprint.
+   */
+  readonly chunks?: readonly DayChunk[];
 }
 
 /** A day's rows, read once, in batches. */

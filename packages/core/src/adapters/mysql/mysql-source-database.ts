@@ -1,6 +1,6 @@
 import { InvalidInputError } from "../../errors";
 import type { CalendarDay } from "../../model/calendar-day";
-import type { TableSchema } from "../../model/table-schema";
+import type { SourceColumn, TableSchema } from "../../model/table-schema";
 import { integerKeyColumn } from "../../model/table-schema";
 import type { SourceDatabase } from "../../ports/source-database";
 import type { MysqlPool } from "./create-mysql-pool";
@@ -114,6 +114,7 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
         zeroDateColumns: readPlan(schema).zeroDateColumns,
         floatColumns: readPlan(schema).floatColumns,
         hashed: hashRow ?? "server",
+        ...(key ? { chunkKey: chunkKeyOf(schema, key) } : {}),
         context: { table: schema.name, column },
       });
     },
@@ -128,6 +129,11 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
     close: () => pool.end(),
   };
   return source;
+}
+
+/** Where the key sits in a streamed row (the columns' order), and whether it needs 64 unsigned bits. */
+function chunkKeyOf(schema: TableSchema, key: SourceColumn) {
+  return { index: schema.columns.indexOf(key), unsigned: key.logicalType.kind === "uint64" };
 }
 
 async function queryRow(

@@ -3,6 +3,7 @@ import type { Row } from "../../model/table-schema";
 import type { DayStream, DayStreamStats } from "../../ports/source-database";
 import type { MysqlPool } from "./create-mysql-pool";
 import { isZeroDate } from "./day-range";
+import { createKeyChunker } from "./key-chunker";
 import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
 import type { RowHasher } from "./row-fingerprint";
 import type { SqlQuery } from "./sql-query";
@@ -31,6 +32,12 @@ export interface StreamedQuery extends SqlQuery<unknown> {
    * statement's last column, 16 hex digits taken off every row.
    */
   readonly hashed?: RowHasher | "server";
+  /**
+   * The position of the table's one integer key in each row: with `hashed`,
+   * the stream also cuts the day into key chunks with their figures
+   * (DayStreamStats.chunks, see createKeyChunker).
+   */
+  readonly chunkKey?: { readonly index: number; readonly unsigned: boolean };
   readonly context: MysqlErrorContext;
 }
 
@@ -58,21 +65,24 @@ export function streamRows(pool: MysqlPool, query: StreamedQuery): DayStream {
   if (!Number.isInteger(query.batchRows) || query.batchRows < 1) {
     throw new RangeError(`batchRows must be a positive integer, got ${query.batchRows}`);
   }
-  const stats = { rows: 0, bytes: 0, zeroDates: 0, fingerprint: "" };
+  const stats: Stats = { rows: 0, bytes: 0, zeroDates: 0, fingerprint: "" };
   return {
     batches: { [Symbol.asyncIterator]: () => readBatches(pool, query, stats) },
     stats: (): DayStreamStats => ({ ...stats }),
   };
 }
 
+type Stats = { -readonly [K in keyof DayStreamStats]: DayStreamStats[K] };
+
 async function* readBatches(
   pool: MysqlPool,
   query: StreamedQuery,
-  stats: { rows: number; bytes: number; zeroDates: number; fingerprint: string },
+  stats: Stats,
 ): AsyncGenerator<readonly Row[], void, undefined> {
-  const { batchRows, zeroDateColumns, floatColumns = [], hashed } = query;
+  const { batchRows, zeroDateColumns, floatColumns = [], hashed, chunkKey } = query;
   const snapshot = query.choose !== undefined;
   let fingerprint = 0n;
+  const chunker = hashed && chunkKey ? createKeyChunker(chunkKey.unsigned) : undefined;
   const pooled = await pool.getConnection().catch((error: unknown) => {
     throw mapMysqlError(error, query.context);
   });
@@ -110,8 +120,11 @@ async function* readBatches(
 
   const onRow = (row: unknown[]) => {
     received++;
-    if (hashed === "server") fingerprint += BigInt(`0x${row.pop() as string}`);
-    else if (hashed) fingerprint += hashed(row);
+    if (hashed) {
+      const hash = hashed === "server" ? BigInt(`0x${row.pop() as string}`) : hashed(row);
+      fingerprint += hash;
+      chunker?.add(row[chunkKey?.index ?? 0], hash);
+    }
     for (const index of zeroDateColumns) {
       const value = row[index];
       if (typeof value === "string" && isZeroDate(value)) {
@@ -168,6 +181,8 @@ async function* readBatches(
           });
         }
         if (hashed) stats.fingerprint = fingerprint.toString();
+        const chunks = chunker?.chunks();
+        if (chunks) stats.chunks = chunks;
         break;
       } else {
         await untilSignalled();
