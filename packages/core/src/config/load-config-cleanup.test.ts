@@ -6,6 +6,7 @@ describe("loadConfig: cleanup", () => {
     expect(loadConfig({}).cleanup).toEqual({
       chunkRows: 10_000,
       chunkTargetMs: 0,
+      partitionSliceRows: 1000,
       concurrency: 1,
       pauseMs: 0,
       niceRatio: 0,
@@ -25,6 +26,7 @@ describe("loadConfig: cleanup", () => {
     const cleanup = loadConfig({
       CLEANUP_CHUNK_ROWS: "2000",
       CLEANUP_CHUNK_TARGET_MS: "80",
+      CLEANUP_PARTITION_SLICE_ROWS: "500",
       CLEANUP_CONCURRENCY: "1",
       CLEANUP_PAUSE_MS: "50",
       CLEANUP_NICE_RATIO: "1.5",
@@ -41,6 +43,7 @@ describe("loadConfig: cleanup", () => {
     expect(cleanup).toEqual({
       chunkRows: 2000,
       chunkTargetMs: 80,
+      partitionSliceRows: 500,
       concurrency: 1,
       pauseMs: 50,
       niceRatio: 1.5,

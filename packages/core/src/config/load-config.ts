@@ -178,6 +178,8 @@ function toConfig(env: Env) {
        * Google Cloud the queue's maxConcurrentDispatches bounds every task.
        */
       concurrency: env.CLEANUP_CONCURRENCY,
+      /** Rows a detached partition's twin is hashed by, at most, a statement (CLEANUP_PARTITION_SLICE_ROWS). */
+      partitionSliceRows: env.CLEANUP_PARTITION_SLICE_ROWS,
       /** Pause between chunks (CLEANUP_PAUSE_MS). */
       pauseMs: env.CLEANUP_PAUSE_MS,
       /** Rest per unit of delete time, before the next delete (CLEANUP_NICE_RATIO). */

@@ -73,6 +73,36 @@ export function emptyDaysFigures(
   return new Map(days.map((day) => [day, emptyDayFigures(keyColumn)]));
 }
 
+/**
+ * The figures of two disjoint sets of rows of one day taken together (slices
+ * of a day read one after the other): rows, fingerprints and key counts and
+ * sums added, the key's bounds widened. A fingerprint is kept only when both
+ * sides have one.
+ */
+export function addFigures(a: DayFigures, b: DayFigures): DayFigures {
+  const both = a.fingerprint !== undefined && b.fingerprint !== undefined;
+  const fingerprint = both
+    ? { fingerprint: String(BigInt(a.fingerprint ?? 0) + BigInt(b.fingerprint ?? 0)) }
+    : {};
+  const sum = { rows: a.rows + b.rows, ...fingerprint };
+  if (!a.key || !b.key) return sum;
+  if (a.key.count === 0) return { ...sum, key: b.key };
+  if (b.key.count === 0) return { ...sum, key: a.key };
+  const [aMin, bMin, aMax, bMax] = [a.key.min, b.key.min, a.key.max, b.key.max]
+    .map(canonicalInteger)
+    .map(BigInt);
+  return {
+    ...sum,
+    key: {
+      column: a.key.column,
+      count: a.key.count + b.key.count,
+      sum: String(BigInt(canonicalInteger(a.key.sum)) + BigInt(canonicalInteger(b.key.sum))),
+      min: String((aMin ?? 0n) < (bMin ?? 0n) ? aMin : bMin),
+      max: String((aMax ?? 0n) > (bMax ?? 0n) ? aMax : bMax),
+    },
+  };
+}
+
 export function describeFigures(f: DayFigures): string {
   const key = f.key
     ? `, key ${f.key.column} count ${f.key.count} sum ${f.key.sum} min ${f.key.min} max ${f.key.max}`

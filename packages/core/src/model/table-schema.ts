@@ -36,6 +36,19 @@ export function integerKeyColumn(schema: TableSchema): SourceColumn | undefined 
   return kind === "int32" || kind === "int64" || kind === "uint64" ? column : undefined;
 }
 
+/**
+ * The primary key's columns, in key order, when each is an integer, DATE or
+ * DATETIME column (an id and a partition column, say): rows can then be read
+ * in key order in slices, each starting after the key where the last ended.
+ */
+export function sliceableKey(schema: TableSchema): readonly SourceColumn[] | undefined {
+  const columns = schema.primaryKey.map((name) => schema.columns.find((c) => c.name === name));
+  const sliceable = (column: SourceColumn | undefined): column is SourceColumn =>
+    ["int32", "int64", "uint64", "date"].includes(column?.logicalType.kind ?? "") ||
+    (column?.logicalType.kind === "datetime" && column.logicalType.zone === "local");
+  return columns.length > 0 && columns.every(sliceable) ? columns : undefined;
+}
+
 /** InvalidInputError on `field` unless `column` exists in `schema` and is DATETIME. */
 export function requireDatetimeColumn(schema: TableSchema, column: string, field: string): void {
   if (!isIdentifier(column)) throw new InvalidInputError(field, `"${column}" is not a valid column name`);

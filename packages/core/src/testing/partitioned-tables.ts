@@ -155,5 +155,19 @@ export function partitionedTables(fx: CleanupFixture) {
 
     /** Twins in the database now. */
     twins: () => createMysqlPartitionedTable(fx.pool).detachedTwins(),
+
+    /** The fixture's pool, with the text of every statement it is asked to run added to `statements`. */
+    spyingPool(statements: string[]): typeof fx.pool {
+      return new Proxy(fx.pool, {
+        get(target, property) {
+          const value = Reflect.get(target, property);
+          if (property !== "query") return typeof value === "function" ? value.bind(target) : value;
+          return (options: { sql: string }, values: unknown[]) => {
+            statements.push(options.sql);
+            return target.query(options, values);
+          };
+        },
+      });
+    },
   };
 }

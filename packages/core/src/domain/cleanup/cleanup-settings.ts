@@ -9,6 +9,8 @@ export interface CleanupSettings extends ThrottleSettings {
   readonly chunkRows: number;
   /** Deletes join consecutive planned chunks to last about this long; 0 deletes one planned chunk at a time. */
   readonly chunkTargetMs: number;
+  /** Rows a detached partition's twin is hashed by, at most, a statement (see readInSlices). */
+  readonly partitionSliceRows: number;
   /** Rest per unit of delete time, before the next delete. */
   readonly niceRatio: number;
   /** Rows deleted per second for a table, across every task and worker at once; 0 caps nothing. */

@@ -74,6 +74,27 @@ export function createOnePartitionTable(
       }
       return { days, outside: day === undefined ? grouped.outside.length : 0 };
     },
+    async sliceFigures(schema, column, rows, { after, limit }) {
+      // Rows in key order (each key column's text compared as a number when it is one, else as text).
+      const key = schema.primaryKey.map((name) => columnIndex(schema, name));
+      const text = (row: Row) => key.map((index) => String(row[index]));
+      const compare = (a: readonly string[], b: readonly string[]) => {
+        for (const [i, x] of a.entries()) {
+          const y = b[i] ?? "";
+          if (x !== y)
+            return /^-?\d+$/.test(x) && /^-?\d+$/.test(y) ? (BigInt(x) < BigInt(y) ? -1 : 1) : x < y ? -1 : 1;
+        }
+        return 0;
+      };
+      const sorted = rowsOf(schema.name, rows)
+        .filter((row) => !after || compare(text(row), after) > 0)
+        .sort((a, b) => compare(text(a), text(b)));
+      const slice = sorted.slice(0, limit);
+      const figures = byDay(schema.name, column, slice);
+      const days = new Map([...figures.days].map(([day, held]) => [day, figuresOf(schema, held)] as const));
+      const last = sorted.length >= limit ? slice.at(-1) : undefined;
+      return { figures: { days, outside: figures.outside.length }, ...(last ? { last: text(last) } : {}) };
+    },
     twinName,
     twinRows: async (table, partition) => twins.get(twinName(table, partition))?.length,
     describeDetach: (table, partition) =>

@@ -12,6 +12,7 @@ export function createUnpartitionedTable(): PartitionedTable {
     secondsSinceWrite: async () => undefined,
     dayCounts: async () => never(),
     dayFigures: async () => never(),
+    sliceFigures: async () => never(),
     twinName: (table, partition) => `archiver_twin__${table}__${partition}`,
     twinRows: async () => undefined,
     describeDetach: () => never(),

@@ -14,6 +14,7 @@ import {
   exchangeCheck,
   fitsOneRead,
   type RowsReading,
+  readInSlices,
   rowsIn,
   verifyRows,
 } from "./partition-rows";
@@ -42,10 +43,11 @@ export interface PartitionCleanup {
  *    against the warehouse as well;
  * 2. exchange the partition with an empty twin table: its rows leave the live
  *    table in one atomic step, and nothing can write them any more;
- * 3. fingerprint the twin's rows, in one read of them all when they fit one
- *    (see fitsOneRead), otherwise counted and read day by day, under the
- *    task's throttles: each day identical to its copy record and the warehouse, the
- *    twin is dropped and the days marked cleaned; otherwise (a row changed
+ * 3. fingerprint the twin's rows under the task's throttles and pace, in
+ *    slices of CLEANUP_PARTITION_SLICE_ROWS rows along its primary key (see
+ *    readInSlices), in one read when they fit one (see fitsOneRead), else
+ *    counted and read day by day: each day identical to its copy record and
+ *    the warehouse, the twin is dropped and the days marked cleaned; otherwise (a row changed
  *    since its copy, or arrived or changed between 1 and 2) its rows go back
  *    into the live table, where they land in the same partition, and the
  *    days take the chunked path, each checked row by row with its usual
@@ -95,10 +97,11 @@ export async function cleanPartition(
     return chunked(path?.reason ?? "the partition is no longer a candidate");
   }
 
-  const leases = await claimAll(deps, table, task.filterColumn, days);
-  try {
+  // Every lease is given back before the chunked path, whose own day's cleanDay takes that day's lease.
+  const lease = await claimAll(deps, table, task.filterColumn, days);
+  const done = await (async (): Promise<PartitionCleanup | { readonly chunked: string }> => {
     const records = await deps.ledger.copiedDays(table, days);
-    const throttle = taskThrottle(deps, context, () => checkAll(leases));
+    const throttle = taskThrottle(deps, context, () => lease.check());
     const inPartition = { schema, column: task.filterColumn, rows: { partition }, throttle };
     const inTwin = { ...inPartition, rows: { twinOf: partition } };
     const held = askWarehouse(deps, schema, task.filterColumn, days, records);
@@ -110,10 +113,10 @@ export async function cleanPartition(
       const reading = (await writtenSinceCopied(deps, task, records)) ? "every day" : "counts";
       deps.logger.info("cleanup: checking the partition before the exchange", { ...context, reading });
       const check = exchangeCheck(await verifyRows(deps, inPartition, days, records, reading, held));
-      if ("chunked" in check) return await release(leases, () => chunked(check.chunked));
+      if ("chunked" in check) return check;
       // The exchange waits for the throttles too: nothing leaves the table while a replica lags.
       await throttle.beforeChunk(true);
-      await checkAll(leases);
+      await lease.check();
       await partitions.detach(table, partition);
       detachedRows = check.rows;
       deps.logger.info("cleanup: partition detached into its twin", { ...context, days: check.days });
@@ -124,19 +127,24 @@ export async function cleanPartition(
       });
     }
 
-    // Step 3: the twin, which nothing writes, hashed against the copy records and the warehouse: in one
-    // read of every row when it fits one, which no row escapes; otherwise day by day, and then every row it
-    // holds must be one of those hashed, or one the reads did not reach would leave unproven.
-    const reading = fitsOneRead(deps, inTwin, detachedRows) ? "one pass" : "every day";
+    // Step 3: the twin, which nothing writes, hashed against the copy records and the warehouse: in short
+    // slices along its primary key, or in one read of every row when it fits one, neither of which any row
+    // escapes; otherwise day by day. Unless in one read, every row it holds must then be one of those
+    // hashed (its COUNT(*)), or one the reads did not reach would leave unproven.
+    const reading: RowsReading = readInSlices(deps, inTwin, detachedRows)
+      ? "slices"
+      : fitsOneRead(deps, inTwin, detachedRows)
+        ? "one pass"
+        : "every day";
     const detached = await verifyRows(deps, inTwin, days, records, reading, held);
     const refused = typeof detached === "string" ? detached : await unproven(deps, task, detached, reading);
     if (typeof detached === "string" || refused !== undefined) {
       const rows = await partitions.putBack(table, partition);
       await partitions.dropTwin(table, partition);
       deps.logger.warn("cleanup: the detached rows were put back", { ...context, rows, reason: refused });
-      return await release(leases, () => chunked(`after detaching: ${refused}`));
+      return { chunked: `after detaching: ${refused}` };
     }
-    await checkAll(leases);
+    await lease.check();
     await partitions.dropTwin(table, partition);
     let rowsDeleted = 0;
     for (const [day, figures] of detached.days) {
@@ -150,12 +158,9 @@ export async function cleanPartition(
     }
     const cleanedDays = [...detached.days.keys()].sort();
     deps.logger.info("cleaned partition", { ...context, days: cleanedDays.length, rowsDeleted });
-    await releaseAll(leases);
     return { outcome: "cleaned", partition, days: cleanedDays, rowsDeleted };
-  } catch (error) {
-    await releaseAll(leases);
-    throw error;
-  }
+  })().finally(() => lease.release());
+  return "chunked" in done ? chunked(done.chunked) : done;
 }
 
 /**
@@ -211,37 +216,28 @@ async function twinDays(
   return [...new Set([...days, ...[...held.days.keys()].filter((day) => waiting.has(day))])].sort();
 }
 
-/** Leases every day of the partition; none when another task holds any of them. */
+/** One lease of every day of the partition; none when another task holds any of them. */
 async function claimAll(
   deps: CleanupDeps,
   table: string,
   column: string,
   days: readonly CalendarDay[],
-): Promise<DayLease[]> {
+): Promise<DayLease> {
   const holder = crypto.randomUUID();
   const leases: DayLease[] = [];
+  const all: DayLease = {
+    check: async () => void (await Promise.all(leases.map((lease) => lease.check()))),
+    release: async () => void (await Promise.all(leases.map((lease) => lease.release()))),
+  };
   for (const day of days) {
     const lease = await claimDayLease(deps.state, { table, column, day }, holder);
     if (!lease) {
-      await releaseAll(leases);
+      await all.release();
       throw new TransientError(
         `${table} ${day} is being cleaned by another task; the partition's task retries later`,
       );
     }
     leases.push(lease);
   }
-  return leases;
-}
-
-async function checkAll(leases: readonly DayLease[]): Promise<void> {
-  await Promise.all(leases.map((lease) => lease.check()));
-}
-
-async function releaseAll(leases: readonly DayLease[]): Promise<void> {
-  await Promise.all(leases.map((lease) => lease.release()));
-}
-
-async function release<T>(leases: readonly DayLease[], then: () => Promise<T>): Promise<T> {
-  await releaseAll(leases);
-  return then();
+  return all;
 }

@@ -76,7 +76,7 @@ describe("reading a partitioned table", () => {
     const schema = await fx.source.describeTable(name);
     if (!schema) throw new Error("no schema");
     const statements: string[] = [];
-    const partitions = createMysqlPartitionedTable(spyingPool(statements));
+    const partitions = createMysqlPartitionedTable(pt.spyingPool(statements));
 
     for (const day of ["2024-01-10", "2024-01-11"] as const) {
       const read = await partitions.dayFigures(schema, "created_at", { partition: "p2024_01" }, day);
@@ -93,7 +93,7 @@ describe("reading a partitioned table", () => {
     const schema = await fx.source.describeTable(name);
     if (!schema) throw new Error("no schema");
     const statements: string[] = [];
-    const partitions = createMysqlPartitionedTable(spyingPool(statements));
+    const partitions = createMysqlPartitionedTable(pt.spyingPool(statements));
     const rows = { partition: "p2024_01" };
     const source = async (day: string) => fx.source.dayFigures(schema, "created_at", day);
 
@@ -126,7 +126,7 @@ describe("reading a partitioned table", () => {
     const schema = await fx.source.describeTable(name);
     if (!schema) throw new Error("no schema");
     const statements: string[] = [];
-    const partitions = createMysqlPartitionedTable(spyingPool(statements));
+    const partitions = createMysqlPartitionedTable(pt.spyingPool(statements));
 
     const read = await partitions.dayFigures(schema, "created_at", { partition: "p2024_01" }, "2024-01-10");
 
@@ -155,17 +155,3 @@ describe("reading a partitioned table", () => {
     }
   });
 });
-
-/** The fixture's pool, with the text of every statement it is asked to run added to `statements`. */
-function spyingPool(statements: string[]): typeof fx.pool {
-  return new Proxy(fx.pool, {
-    get(target, property) {
-      const value = Reflect.get(target, property);
-      if (property !== "query") return typeof value === "function" ? value.bind(target) : value;
-      return (options: { sql: string }, values: unknown[]) => {
-        statements.push(options.sql);
-        return target.query(options, values);
-      };
-    },
-  });
-}

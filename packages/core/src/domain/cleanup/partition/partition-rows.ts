@@ -1,7 +1,7 @@
 import type { CalendarDay } from "../../../model/calendar-day";
 import type { CopiedDayRecord } from "../../../model/copied-day-record";
-import type { DayFigures } from "../../../model/day-figures";
-import { integerKeyColumn, type TableSchema } from "../../../model/table-schema";
+import { addFigures, type DayFigures } from "../../../model/day-figures";
+import { integerKeyColumn, sliceableKey, type TableSchema } from "../../../model/table-schema";
 import type { PartitionDays, PartitionRows } from "../../../ports/partitioned-table";
 import type { Throttle } from "../../pacing/throttle";
 import { warehouseDaysFigures } from "../../records/held-copy";
@@ -70,9 +70,11 @@ export function askWarehouse(
  * fitsOneRead): the read reaches every row there is; `"counts"` judges each
  * day on its count and its copy record alone (a pre-check, waiting for no
  * warehouse: whatever it lets through is proven by a later hashed read of the
- * same rows).
+ * same rows); `"slices"` proves what one pass proves in short statements of
+ * CLEANUP_PARTITION_SLICE_ROWS rows along the primary key (see readInSlices),
+ * which together reach every row once.
  */
-export type RowsReading = "every day" | "one pass" | "counts";
+export type RowsReading = "every day" | "one pass" | "counts" | "slices";
 
 /**
  * Why the rows may not leave at once, or, when they may, their figures by
@@ -85,7 +87,7 @@ export type RowsReading = "every day" | "one pass" | "counts";
  * Otherwise, reading every day, the days are hashed (see hashDays) under the
  * throttle while the warehouse answers, then each is judged; a hashed row on
  * no pending day refuses the rows as a counted one would. Reading them in one
- * pass, nothing is counted: every row is hashed and judged as above.
+ * pass or in slices, nothing is counted: every row is hashed and judged as above.
  */
 export async function verifyRows(
   deps: CleanupDeps,
@@ -114,7 +116,9 @@ export async function verifyRows(
   };
   // Counted through the index first, unless one read of every row is the proof (see RowsReading).
   const counts =
-    reading === "one pass" ? undefined : await deps.partitions.dayCounts(schema.name, column, read.rows);
+    reading === "one pass" || reading === "slices"
+      ? undefined
+      : await deps.partitions.dayCounts(schema.name, column, read.rows);
   const sorted = [...(counts?.days.keys() ?? [])].sort();
   if (counts) {
     const early = refusalByCount(counts, new Set(days));
@@ -144,9 +148,13 @@ export async function verifyRows(
   const reads = !counts || fitsOneRead(deps, read, total) ? [undefined] : sorted;
   // Every day hashed before the first is judged: the reads go on while the warehouse answers.
   let outside = 0;
-  for await (const part of hashDays(deps, read, reads)) {
+  const parts = reading === "slices" ? hashSlices(deps, read) : hashDays(deps, read, reads);
+  for await (const part of parts) {
     outside += part.outside;
-    for (const [day, figures] of part.days) source.set(day, figures);
+    for (const [day, figures] of part.days) {
+      const before = source.get(day);
+      source.set(day, before ? addFigures(before, figures) : figures);
+    }
   }
   const stray = refusalByCount({ days: source, outside }, new Set(days));
   if (stray !== undefined) return stray;
@@ -203,6 +211,39 @@ export function fitsOneRead(deps: Pick<CleanupDeps, "settings">, read: RowsToRea
     !read.schema.indexLeadingColumns.includes(read.column) ||
     rows <= deps.settings.chunkRows * CHUNKS_PER_READ
   );
+}
+
+/**
+ * Whether `rows` rows are read in slices (see RowsReading): more than one
+ * slice holds, along a primary key that can be cut into slices (sliceableKey).
+ * Otherwise a day at a time or in one pass, as before slices.
+ */
+export function readInSlices(deps: Pick<CleanupDeps, "settings">, read: RowsToRead, rows: number): boolean {
+  return rows > deps.settings.partitionSliceRows && sliceableKey(read.schema) !== undefined;
+}
+
+/**
+ * The figures of slices of every row, CLEANUP_PARTITION_SLICE_ROWS a
+ * statement along the primary key, each after the key the last ended on,
+ * paced as deletes are: the throttle waited on before each and told how long
+ * each took (the nice pace's rest follows from it), the pause between chunks
+ * once per CLEANUP_CHUNK_ROWS rows hashed.
+ */
+async function* hashSlices(deps: CleanupDeps, read: RowsToRead): AsyncGenerator<PartitionDays> {
+  const limit = deps.settings.partitionSliceRows;
+  let after: readonly string[] | undefined;
+  let sincePause = 0;
+  do {
+    const pause = sincePause >= deps.settings.chunkRows;
+    if (pause) sincePause = 0;
+    await read.throttle?.beforeChunk(!pause);
+    const started = performance.now();
+    const slice = await deps.partitions.sliceFigures(read.schema, read.column, read.rows, { after, limit });
+    read.throttle?.afterChunk(performance.now() - started);
+    sincePause += limit;
+    after = slice.last;
+    yield slice.figures;
+  } while (after);
 }
 
 /**
