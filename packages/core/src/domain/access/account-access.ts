@@ -38,6 +38,19 @@ export async function accessReport(
 }
 
 /**
+ * What the step that plans a cleanup (the entry function, or the CLI) reads
+ * itself: the table, as its account may. It deletes nothing and needs no more;
+ * each cleanup task proves the rest as its own account (taskAccessRefusal).
+ */
+export async function planAccessReport(
+  deps: Pick<CleanupDeps, "account">,
+  table: string,
+): Promise<AccessReport> {
+  const [described, read] = await Promise.all([deps.account.describe(), deps.account.copy(table)]);
+  return { ...described, checks: read.map((check) => ({ ...check, for: "cleanup" as const })) };
+}
+
+/**
  * Refuses the whole cleanup when the account lacks any of it: what a check
  * cannot see it would otherwise take as absent (a foreign key whose ON DELETE
  * rule then runs, a trigger, a lagging replica). The message names each

@@ -1,8 +1,9 @@
-import { InvalidInputError } from "../../errors";
+import { InvalidInputError, RefusalError } from "../../errors";
 import type { CalendarDay } from "../../model/calendar-day";
 import { formatDestination, parseDestination } from "../../model/destination";
 import type { CleanDayTask } from "../../model/task";
-import { accessReport, requireAccess } from "../access/account-access";
+import type { DeleteSideEffects } from "../../ports/day-deleter";
+import { planAccessReport, requireAccess } from "../access/account-access";
 import type { CleanupMessage } from "../messages/cleanup-message";
 import { cleanupLimits, splitByFloor, type TaskLimits } from "../retention/cleanup-limits";
 import { describeSourceTable } from "../source-table";
@@ -33,6 +34,13 @@ export interface CleanupSummary {
   /** Days left for the next window: the message came while its window was closed, so nothing was queued. */
   readonly deferred: number;
   readonly alreadyQueued: number;
+  /**
+   * Set when the account that planned the cleanup cannot see the foreign keys
+   * referencing the table or its DELETE triggers (it holds SELECT only): why.
+   * Nothing here then checked them; each cleanup task does, as its own
+   * account, before it deletes.
+   */
+  readonly sideEffectsUnseen?: string;
   /** The days counted in `refused`, each with why; logged per day, not in the summary line. */
   readonly refusals: readonly DayRefusal[];
   /**
@@ -44,8 +52,10 @@ export interface CleanupSummary {
 
 /**
  * Cleanup mode. Validates the table and column, refuses the table when the
- * account cannot prove every safety check it makes (see requireAccess), refuses a table with DELETE
- * triggers unless the message allows them, refuses while the queue still
+ * account cannot read it (planAccessReport: this step deletes nothing, and
+ * each task proves its own account's DELETE and the rest before its first
+ * delete), refuses a table with DELETE triggers it can see unless the
+ * message allows them, refuses while the queue still
  * holds copy tasks for the table, then for every day of
  * `mig_<table>`, oldest first: in a dry run (the default) verifies the day and
  * logs the rows and the statement that would delete them, changing nothing;
@@ -59,13 +69,13 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
     table: "clean_table",
     column: "filter_column",
   });
-  const access = await accessReport(deps, schema.name, { copy: false, cleanup: true });
+  const access = await planAccessReport(deps, schema.name);
   deps.logger.info("cleanup account check", { table: schema.name, ...access });
   requireAccess(schema.name, access);
 
-  const [queuedCopies, sideEffects] = await Promise.all([
+  const [queuedCopies, { sideEffects, unseen }] = await Promise.all([
     deps.queue.queuedDays("copy", schema.name),
-    deps.deleter.sideEffects(schema.name),
+    visibleSideEffects(deps, schema.name),
   ]);
   // The message names the table: one that has triggers it does not allow is bad input (its tasks refuse the same way).
   const triggers = triggerRefusal(schema.name, sideEffects, message.allow_delete_triggers);
@@ -103,6 +113,7 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
     migratedDays: days.migrated,
     alreadyCleaned: days.migrated - days.pending.length,
     deferred: 0,
+    ...(unseen ? { sideEffectsUnseen: unseen } : {}),
   };
   const limits = message.dry_run ? {} : cleanupLimits(deps, message);
   const dryRun = message.dry_run
@@ -134,6 +145,28 @@ export async function startCleanup(deps: CleanupDeps, message: CleanupMessage): 
       : "cleanup queued";
   deps.logger.info(said, line);
   return summary;
+}
+
+/**
+ * The foreign keys referencing the table and its DELETE triggers, when this
+ * account may see them all; an account that may not (SELECT only, as the
+ * entry function's) gets none and the reason, logged once: the dry run then
+ * counts no references and sees no trigger, and each task checks both.
+ */
+async function visibleSideEffects(
+  deps: CleanupDeps,
+  table: string,
+): Promise<{ readonly sideEffects: DeleteSideEffects; readonly unseen?: string }> {
+  try {
+    return { sideEffects: await deps.deleter.sideEffects(table) };
+  } catch (error) {
+    if (!(error instanceof RefusalError) || error.reason !== "privilege") throw error;
+    const unseen =
+      "this account cannot see the foreign keys that reference the table or its DELETE triggers, so " +
+      `nothing here checked them; each cleanup task checks them as its own account before deleting (${error.message})`;
+    deps.logger.warn("cleanup: foreign keys and triggers are left to the tasks", { table, reason: unseen });
+    return { sideEffects: { referencingKeys: [], deleteTriggers: [] }, unseen };
+  }
 }
 
 /** Pairs each day with its copy record (undefined when Redis has none), all read in one round trip. */

@@ -23,27 +23,30 @@ export async function depsAs(
   } = {},
 ): Promise<{ deps: CleanupDeps; account: TestAccount }> {
   const account = await createTestAccount(fx.db.name, grants);
+  return { deps: connectAs(account, options), account };
+}
+
+/** Cleanup deps as an existing account over a new pool: what another process of the same account sees. */
+export function connectAs(account: TestAccount, options: Parameters<typeof depsAs>[1] = {}): CleanupDeps {
   const pool = createMysqlPool({ url: account.url, password: undefined });
   const loadProbe = createMysqlLoadProbe({
     primary: pool,
     replicaUrls: options.selfAsReplica ? [account.url] : [],
   });
   opened.push({ account, pool, close: () => loadProbe.close() });
-  const deps = fx.deps({
+  return fx.deps({
     source: createMysqlSourceDatabase(pool),
     deleter: createMysqlDayDeleter(pool),
     account: createMysqlAccountCheck(pool),
     loadProbe,
     ...(options.settings ? { settings: options.settings } : {}),
   });
-  return { deps, account };
 }
 
 export async function closeAccounts(): Promise<void> {
-  for (const { account, pool, close } of opened.splice(0)) {
-    await Promise.allSettled([close(), pool.end()]);
-    await account.drop();
-  }
+  const closing = opened.splice(0);
+  for (const { pool, close } of closing) await Promise.allSettled([close(), pool.end()]);
+  for (const account of new Set(closing.map((open) => open.account))) await account.drop();
 }
 
 /** A cleanup message of `table` by created_at. */
