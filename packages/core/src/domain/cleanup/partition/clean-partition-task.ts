@@ -1,6 +1,8 @@
 import type { CleanPartitionTask } from "../../../model/task";
+import { taskAccessRefusal } from "../../access/task-access";
 import type { CleanupDeps } from "../cleanup-deps";
 import { type DayCleanupReport, NOTHING_RUN } from "../day/clean-day";
+import { refusalError } from "../refusal";
 import { cleanPartition, type PartitionCleanup } from "./clean-partition";
 
 /** What a partition's cleanup task did: the partition's fate, and its own day's report when it cleaned one. */
@@ -13,7 +15,8 @@ export type CleanupTaskReport = DayCleanupReport & { readonly partition?: Partit
 
 /**
  * A partition's cleanup task (see cleanPartition): the partition emptied at
- * once, or its days cleaned one by one, this task's own day here.
+ * once, or its days cleaned one by one, this task's own day here. An account
+ * short of what cleaning the table relies on refuses the task before anything.
  */
 export async function cleanPartitionTask(
   deps: CleanupDeps,
@@ -30,6 +33,9 @@ export async function cleanPartitionTask(
     } as const;
     return { ...report(task, partition, started), outcome: "deferred" };
   }
+  // Like a day's task, it proves its own account first: its chunked path deletes, and its checks read as it.
+  const short = await taskAccessRefusal(deps, task.table);
+  if (short) throw refusalError(short);
   const { own, ...partition } = await cleanPartition(deps, task);
   if (own) return { ...own, partition, durationMs: Math.round(performance.now() - started) };
   return report(task, partition, started);
