@@ -67,6 +67,7 @@ export function copiedDayRecord(task: CopyDayTask, written: CopyWritten): Copied
     destination: task.destination,
     filterColumn: task.filterColumn,
     figures: { ...figures, fingerprint: read.fingerprint },
+    ...(read.chunks ? { chunks: read.chunks } : {}),
     zeroDates: read.zeroDates,
     bytes: read.bytes,
     durationMs: written.durationMs,

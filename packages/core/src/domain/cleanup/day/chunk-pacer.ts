@@ -49,5 +49,6 @@ export function joinChunks(chunks: readonly DayChunk[]): DayChunk {
     rows: chunks.reduce((rows, chunk) => rows + chunk.rows, 0),
     fingerprint: chunks.reduce((sum, chunk) => sum + BigInt(chunk.fingerprint), 0n).toString(),
     ...(keyed ? { sum: chunks.reduce((sum, chunk) => sum + BigInt(chunk.sum ?? 0), 0n).toString() } : {}),
+    ...(chunks.some((chunk) => chunk.wholeDay) ? { wholeDay: true } : {}),
   };
 }

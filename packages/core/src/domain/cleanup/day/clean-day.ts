@@ -6,12 +6,13 @@ import type { DayFigures } from "../../../model/day-figures";
 import type { CleanDayTask } from "../../../model/task";
 import { cappedRows, rateCapPace } from "../../pacing/rate-cap-pace";
 import { type Throttle, taskThrottle, type WaitReason } from "../../pacing/throttle";
+import { beginDeleting } from "../../records/durable-cleanup-state";
 import { type CleanupDeps, markDayDone } from "../cleanup-deps";
 import { claimDayLease } from "../day-lease";
 import { isRefusal, type Refusal, refusalError } from "../refusal";
 import { type DayFacts, readDayFacts } from "./day-facts";
 import { chunkPlanOf, type DayDecision, decideDay } from "./decide-day";
-import { type DeleteRun, deleteChunks, MAX_DELETE_ROWS } from "./delete-chunks";
+import { type DeleteChunksInput, type DeleteRun, deleteChunks, MAX_DELETE_ROWS } from "./delete-chunks";
 import { verifyAndPlan } from "./verify-and-plan";
 
 /** What one cleanup task did for its day; also logged as one JSON line. */
@@ -99,10 +100,15 @@ async function carryOut(
   const { table, windowEnd } = facts.task;
   const sleep = deps.sleep ?? ((ms: number) => sleepFor(ms));
   const pace = rateCapPace(deps.rateCap, `cleanup:${table}`, facts.maxRowsPerSecond, sleep);
-  const deleteBy = (plan: ChunkPlan, progress: { chunksDone: number; rowsDeleted: number }) =>
+  const scope = facts.target.scope;
+  const deleteBy = (
+    plan: ChunkPlan,
+    progress: DeleteChunksInput["progress"],
+    recordProgress: DeleteChunksInput["recordProgress"] = (done) => deps.state.recordProgress(scope, done),
+  ) =>
     deleteChunks({
       deleter: deps.deleter,
-      state: deps.state,
+      recordProgress,
       throttle,
       target: { ...facts.target, by: plan.by },
       progress,
@@ -126,15 +132,23 @@ async function carryOut(
       const run = await deleteBy(decision.plan, decision.progress);
       return isRefusal(run) ? run : cleaned(run, decision.plan, true);
     }
-    case "one-chunk": {
-      // Nothing is recorded before the delete's commit: a crash after it finds the day gone on the retry.
-      const run = await deleteBy(decision.plan, { chunksDone: 0, rowsDeleted: 0 });
-      const { figures } = decision;
-      if (!isRefusal(run) && run.dayRowsDeleted === 0) return clean(figures);
-      if (!isRefusal(run)) return { ...cleaned(run, decision.plan, false), figures };
-      // A changed day deleted nothing (its one chunk rolled back): the full verification names
+    case "by-copy": {
+      const { plan, figures } = decision;
+      // Nothing is recorded before the first delete's commit (a crash before it leaves the day as it
+      // was; one after it finds that chunk gone on the retry); then the day is `deleting` by this plan,
+      // which a later attempt resumes.
+      let begun = false;
+      const run = await deleteBy(plan, { chunksDone: 0, rowsDeleted: 0 }, async (done) => {
+        if (!begun)
+          await beginDeleting(deps.state, scope, { figures, plan, verifiedAt: deps.clock().toISOString() });
+        begun = true;
+        await deps.state.recordProgress(scope, done);
+      });
+      if (!isRefusal(run) && run.dayRowsDeleted === 0 && !run.deferred) return clean(figures);
+      if (!isRefusal(run)) return { ...cleaned(run, plan, false), figures };
+      // A changed day that deleted nothing (its first chunk rolled back): the full verification names
       // every figure that differs, and copies the day again when the task may.
-      if (run.refusal !== "changed") return run;
+      if (run.refusal !== "changed" || begun) return run;
     }
   }
   const verified = await verifyAndPlan(deps, { ...facts, recopy: facts.task.recopyChangedDays === true });

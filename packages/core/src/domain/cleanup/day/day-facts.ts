@@ -11,7 +11,7 @@ import { warehouseHoldsCopy } from "../../records/held-copy";
 import { describeSourceTable, TASK_FIELDS } from "../../source-table";
 import type { CleanupDeps } from "../cleanup-deps";
 import { type Refusal, refusalError } from "../refusal";
-import { chunkByOf, copyFitsOneChunk } from "./plan-chunks";
+import { chunkByOf, copyVouches } from "./plan-chunks";
 
 /** Everything a cleanup task decides its day by, read in one round. */
 export interface DayFacts {
@@ -25,8 +25,8 @@ export interface DayFacts {
   /** The day's copy record (the ledger recovers one Redis lost: withDurableRecord). */
   readonly record: CopiedDayRecord | undefined;
   /**
-   * For a day not begun whose copy one chunk can vouch for: whether the
-   * warehouse still holds exactly that copy. False for every other day.
+   * For a day not begun whose copy record can plan it (copyVouches): whether
+   * the warehouse still holds exactly that copy. False for every other day.
    */
   readonly held: boolean;
   /** For a day recorded `done`: how many rows of it the source holds now. */
@@ -53,8 +53,8 @@ export interface DayFacts {
 /**
  * Reads the day's facts, each a round trip, asked at once. The two that
  * depend on others are asked as soon as those answer, and only for the days
- * that need them: the warehouse's figures for a day not begun whose copy one
- * chunk can vouch for (its delete needs them first), the source's count for
+ * that need them: the warehouse's figures for a day not begun whose copy
+ * record can plan it (its deletes need them first), the source's count for
  * a day recorded done (rows that arrived since must not count as clean).
  * When a read fails and the account is short of a privilege, the task ends
  * with the account's refusal rather than that read's error.
@@ -78,7 +78,7 @@ export async function readDayFacts(deps: CleanupDeps, task: CleanDayTask): Promi
         existing?.status !== "done" &&
         existing?.status !== "deleting" &&
         copy !== undefined &&
-        copyFitsOneChunk(copy, scope.column, chunkRows)
+        copyVouches(copy, scope.column, chunkRows)
           ? warehouseHoldsCopy(deps, copy)
           : false,
       ),

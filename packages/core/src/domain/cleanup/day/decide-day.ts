@@ -5,7 +5,7 @@ import { floorRefusal } from "../../retention/retention-floor";
 import { copyRecordProblem } from "../judge-day";
 import { isRefusal, type Refusal, refuse, triggerRefusal } from "../refusal";
 import type { DayFacts } from "./day-facts";
-import { deletesNewestFirst, oneChunkPlan } from "./plan-chunks";
+import { copyPlan, deletesNewestFirst } from "./plan-chunks";
 
 /** What a cleanup task does with its day, decided from its facts alone. */
 export type DayDecision =
@@ -16,10 +16,11 @@ export type DayDecision =
   /** An earlier attempt began deleting: delete the rest of its stored plan, never re-verifying. */
   | { readonly do: "resume"; readonly plan: ChunkPlan; readonly progress: DayCleanup }
   /**
-   * A copy one chunk can vouch for, which the warehouse still holds: that
-   * chunk's locking read is the day's verification and its delete at once.
+   * A copy whose record can plan the day (copyPlan), which the warehouse
+   * still holds: each chunk's locking read is its verification and its delete
+   * at once, and nothing reads the day before.
    */
-  | { readonly do: "one-chunk"; readonly plan: ChunkPlan; readonly figures: DayFigures }
+  | { readonly do: "by-copy"; readonly plan: ChunkPlan; readonly figures: DayFigures }
   /** Verify the day against its copy and the warehouse, plan its chunks, then delete them. */
   | { readonly do: "verify" }
   /** The task's window has closed: nothing is deleted now, and the day keeps its state for the next window. */
@@ -70,9 +71,9 @@ export function decideDay(facts: DayFacts): DayDecision {
     return isRefusal(plan) ? { do: "refuse", refusal: plan } : { do: "resume", plan, progress: state };
   }
   const plan = facts.migrated
-    ? oneChunkPlan(target, record, chunkRows, deletesNewestFirst(sideEffects))
+    ? copyPlan(target, record, chunkRows, deletesNewestFirst(sideEffects))
     : undefined;
-  if (plan && record && facts.held) return { do: "one-chunk", plan, figures: record.figures };
+  if (plan && record && facts.held) return { do: "by-copy", plan, figures: record.figures };
   return { do: "verify" };
 }
 

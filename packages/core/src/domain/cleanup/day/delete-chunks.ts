@@ -1,6 +1,5 @@
 import type { ChunkPlan, ChunkTarget, DayChunk } from "../../../model/day-chunks";
 import type { DayCleanup } from "../../../model/day-cleanup";
-import type { CleanupState } from "../../../ports/cleanup-state";
 import type { DayDeleter, DeleteSideEffects } from "../../../ports/day-deleter";
 import type { RowsPace } from "../../pacing/rate-cap-pace";
 import type { Throttle } from "../../pacing/throttle";
@@ -30,7 +29,8 @@ export const MAX_DELETE_ROWS = 10_000;
 
 export interface DeleteChunksInput {
   readonly deleter: DayDeleter;
-  readonly state: CleanupState;
+  /** Records how far the day got, after each chunk but the last (the cleanup state's recordProgress). */
+  readonly recordProgress: (progress: Pick<DayCleanup, "chunksDone" | "rowsDeleted">) => Promise<void>;
   readonly throttle: Throttle;
   /** The day, the table as described now, and what the plan's chunks are ranges of. */
   readonly target: ChunkTarget;
@@ -70,7 +70,7 @@ export interface DeleteChunksInput {
  * verified).
  */
 export async function deleteChunks(input: DeleteChunksInput): Promise<DeleteRun | Refusal> {
-  const { deleter, state, throttle, target, plan } = input;
+  const { deleter, throttle, target, plan } = input;
   const { scope } = target;
   let rowsDeleted = input.progress.rowsDeleted;
   const tally = { chunks: 0, rowsFoundGone: 0, longestChunkMs: 0, rateCapMs: 0, deferred: false };
@@ -123,7 +123,7 @@ export async function deleteChunks(input: DeleteChunksInput): Promise<DeleteRun 
     // After the last chunk the caller marks the day done; a crash before
     // that finds the chunk "absent" on retry, which is all this write would say.
     if (index >= plan.chunks.length) break;
-    await state.recordProgress(scope, { chunksDone: index, rowsDeleted });
+    await input.recordProgress({ chunksDone: index, rowsDeleted });
   }
   return {
     ...tally,

@@ -14,6 +14,7 @@ import type { DayScope } from "../../../model/table-day";
 import { integerKeyColumn, type TableSchema } from "../../../model/table-schema";
 import type { DeleteSideEffects } from "../../../ports/day-deleter";
 import { type Refusal, refuse } from "../refusal";
+import { joinChunks } from "./chunk-pacer";
 
 /** The table's single integer primary key, as the deleter binds it; undefined without one. */
 export function keyColumnOf(schema: TableSchema): KeyColumn | undefined {
@@ -92,53 +93,61 @@ function rising(by: ChunkBy, a: string | undefined, b: string, orEqual = false):
 }
 
 /**
- * The plan of a day whose copy fits in one chunk, made from its copy record
- * alone: one chunk that stands for the whole day (`wholeDay`) and must hold
- * exactly the copied rows, in count, key sum and content fingerprint. For a
- * keyed table it is the key range the copy recorded (locked through the
- * primary key when dense), for any other the span between the day's
- * midnights. Its delete's locking read is then the day's verification and
- * the chunk's check at once, so the day is read and hashed once. Undefined
- * when the record cannot vouch for the day that way: no fingerprint, copied
- * by another column, no rows, more than `chunkRows`, or key figures that do
- * not cover every row.
+ * The plan of a day made from its copy record alone, without reading the
+ * day: the key chunks the copy recorded (CopiedDayRecord.chunks), consecutive
+ * ones joined up to `chunkRows`; or, for a record without them whose copy
+ * fits one chunk, that one chunk: the key range the copy recorded, or for a
+ * table without a key the span between the day's midnights. Each chunk's
+ * locking read before its delete must find exactly its recorded rows (count
+ * and content fingerprint), and the chunk deleted last stands for the whole
+ * day (`wholeDay`): nothing of the day may lie outside it then. So the day is
+ * read and hashed once, a chunk at a time, as it is deleted. Undefined when
+ * the record cannot vouch for the day that way (see copyVouches), or its key
+ * figures or chunks do not add up to its rows and fingerprint.
  */
-export function oneChunkPlan(
+export function copyPlan(
   target: ChunkTarget,
   record: CopiedDayRecord | undefined,
   chunkRows: number,
   newestFirst: boolean,
 ): ChunkPlan | undefined {
-  if (!record || !copyFitsOneChunk(record, target.scope.column, chunkRows)) return undefined;
-  const { rows, fingerprint = "", key } = record.figures;
-  if (target.by.kind === "key") {
-    if (!(key?.column === target.by.column && key.count === rows)) return undefined;
-    const chunk: DayChunk = {
-      first: key.min,
-      last: key.max,
-      rows,
-      sum: key.sum,
-      fingerprint,
-      wholeDay: true,
-    };
-    return { kind: "chunks", by: target.by, chunks: [chunk], newestFirst };
+  const chunks = record && copyVouches(record, target.scope.column, chunkRows) && copyChunks(target, record);
+  if (!chunks) return undefined;
+  const joined: DayChunk[] = [];
+  for (let at = 0, next = 0; at < chunks.length; at = next) {
+    for (let rows = 0; next < chunks.length && rows + (chunks[next]?.rows ?? 0) <= chunkRows; next++)
+      rows += chunks[next]?.rows ?? 0;
+    joined.push(joinChunks(chunks.slice(at, next)));
   }
-  const { day } = target.scope;
-  // The range is also bounded by the day's own condition, which ends before the next midnight.
-  const chunk: DayChunk = {
-    first: startOfDay(day),
-    last: startOfDay(addDays(day, 1)),
-    rows,
-    fingerprint,
-    wholeDay: true,
-  };
-  return { kind: "chunks", by: target.by, chunks: [chunk], newestFirst };
+  if (newestFirst) joined.reverse();
+  joined.push({ ...(joined.pop() as DayChunk), wholeDay: true });
+  return { kind: "chunks", by: target.by, chunks: joined, newestFirst };
 }
 
-/** A fingerprinted copy, made by `column`, of at least one row and at most `chunkRows`: one chunk can vouch for it. */
-export function copyFitsOneChunk(record: CopiedDayRecord, column: string, chunkRows: number): boolean {
+/** The copy's chunks, recorded or the one its figures make, when they add up to its rows and fingerprint. */
+function copyChunks(target: ChunkTarget, record: CopiedDayRecord): readonly DayChunk[] | undefined {
+  const { rows, fingerprint = "", key } = record.figures;
+  if (target.by.kind === "time") {
+    const { day } = target.scope;
+    // The range is also bounded by the day's own condition, which ends before the next midnight.
+    return [{ first: startOfDay(day), last: startOfDay(addDays(day, 1)), rows, fingerprint }];
+  }
+  if (!(key?.column === target.by.column && key.count === rows)) return undefined;
+  const chunks = record.chunks ?? [{ first: key.min, last: key.max, rows, sum: key.sum, fingerprint }];
+  const sum = joinChunks(chunks);
+  const whole = sum.rows === rows && sum.fingerprint === fingerprint;
+  return whole && sum.first === key.min && sum.last === key.max ? chunks : undefined;
+}
+
+/**
+ * A fingerprinted copy, made by `column`, of at least one row, whose chunks
+ * (or, recorded without them, whose rows) are at most `chunkRows` each: its
+ * record alone can plan the day's deletes.
+ */
+export function copyVouches(record: CopiedDayRecord, column: string, chunkRows: number): boolean {
   const { rows, fingerprint } = record.figures;
-  return record.filterColumn === column && fingerprint !== undefined && rows >= 1 && rows <= chunkRows;
+  const fits = record.chunks ? record.chunks.every((chunk) => chunk.rows <= chunkRows) : rows <= chunkRows;
+  return record.filterColumn === column && fingerprint !== undefined && rows >= 1 && fits;
 }
 
 /**
