@@ -73,6 +73,21 @@ export function dayRecordContract(warehouse: () => Warehouse, dataset: string): 
     expect(record.cleanup).toEqual(cleanupStartOf("2024-06-02T10:00:00.000Z", "2024-06-03T00:00:00.000Z"));
   });
 
+  it("keeps a copy's key chunks exactly, the 4,000 of the largest day a copy cuts", async () => {
+    const w = warehouse();
+    const table = uniqueName("chunked");
+    const chunks = Array.from({ length: 4_000 }, (_, i) => ({
+      first: String(9_007_199_254_740_993n + BigInt(i) * 1_000n),
+      last: String(9_007_199_254_740_993n + BigInt(i) * 1_000n + 999n),
+      rows: 1_000,
+      fingerprint: String(18_446_744_073_709_551_615n * 1_000n - BigInt(i)),
+    }));
+    const copy = { ...copyRecordOf("2024-05-08", "2024-06-01T00:00:00.000Z", 4_000_000), chunks };
+    await w.recordDay({ dataset }, { kind: "copied", table, copy });
+    expect((await w.dayRecord({ dataset }, table, "2024-05-08")).copy).toEqual(copy);
+    expect(await w.recordedCopies({ dataset }, table)).toEqual([copy]);
+  });
+
   it("keeps days and source tables apart, and lists the latest copy of each day, oldest day first", async () => {
     const w = warehouse();
     const table = uniqueName("recorded");
