@@ -8,6 +8,7 @@ import { ArchiverDashboard } from "./components/archiver-dashboard";
 import { ArchiverFunctions, type BundleDirectories } from "./components/archiver-functions";
 import { ArchiverMetrics } from "./components/archiver-metrics";
 import { ArchiverSecrets, type SecretRef } from "./components/archiver-secrets";
+import { type DatabaseUserGrants, databaseGrants } from "./components/database-grants";
 import { EntryTrigger } from "./components/entry-trigger";
 import { MigrationQueue } from "./components/migration-queue";
 import { MigrationTopic } from "./components/migration-topic";
@@ -29,6 +30,8 @@ export interface ArchiverStackOutputs {
   readonly queuePath: pulumi.Output<string>;
   /** `project.dataset`, as BigQuery SQL names it. */
   readonly dataset: pulumi.Output<string>;
+  /** The MySQL grants each function's database user needs, for an administrator to run (databaseGrants). */
+  readonly databaseGrants: readonly DatabaseUserGrants[];
 }
 
 /**
@@ -113,6 +116,7 @@ export function createArchiverStack(config: StackConfig, bundles: BundleDirector
       datasetId: warehouse.dataset.datasetId,
       bigqueryLocation: config.warehouse.location,
       dispatchDeadlineSeconds: config.queue.dispatchDeadlineSeconds,
+      maxAttempts: config.queue.maxAttempts,
       timeZone: config.timeZone,
       functionEnv: config.functionEnv,
     },
@@ -167,5 +171,10 @@ export function createArchiverStack(config: StackConfig, bundles: BundleDirector
     loadRedisDataUrl: functions.reader.url,
     queuePath: queue.path,
     dataset: pulumi.interpolate`${project}.${warehouse.dataset.datasetId}`,
+    databaseGrants: databaseGrants({
+      mysqlUrl: config.mysql.url,
+      cloudSqlIamAuth: config.mysql.cloudSqlIamAuth,
+      functionEnv: config.functionEnv,
+    }),
   };
 }

@@ -14,3 +14,4 @@ export const taskHandlerUrl = stack.taskHandlerUrl;
 export const loadRedisDataUrl = stack.loadRedisDataUrl;
 export const queuePath = stack.queuePath;
 export const dataset = stack.dataset;
+export const databaseGrants = stack.databaseGrants;

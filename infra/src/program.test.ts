@@ -120,6 +120,7 @@ describe("the built main in a fresh process", () => {
     expect(fresh.resources.length).toBeGreaterThan(40);
     expect(fresh.outputs).toEqual(inProcess.outputs);
     expect(Object.keys(fresh.outputs).sort()).toEqual([
+      "databaseGrants",
       "dataset",
       "deadLetterTopicName",
       "entryUrl",
