@@ -43,6 +43,18 @@ describe("the jobs-migration queue", () => {
   });
 });
 
+test.each([
+  ["5", "5"],
+  ["-1", "-1"],
+])("the queue's maxAttempts %s reaches the task handler as TASK_MAX_ATTEMPTS", async (attempts, env) => {
+  const run = await deploy({ "table-archiver:queueMaxAttempts": attempts });
+  expect(fn(run, "task-handler").inputs.serviceConfig.environmentVariables.TASK_MAX_ATTEMPTS).toBe(env);
+  const queue = run.resources.find((r) => r.type === "gcp:cloudtasks/queue:Queue");
+  expect(queue?.inputs.retryConfig.maxAttempts).toBe(Number(attempts));
+  // Its last attempt is then the queue's last: nothing else (maxRetryDuration) extends the retries.
+  expect(queue?.inputs.retryConfig.maxRetryDuration).toBeUndefined();
+});
+
 describe("Memorystore", () => {
   test("has AUTH and TLS with server authentication on the configured private network", async () => {
     const run = await deploy({

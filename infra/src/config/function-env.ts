@@ -43,6 +43,7 @@ export const programEnvNames = [
   "TASK_HANDLER_URL",
   "TASK_INVOKER_SERVICE_ACCOUNT",
   "TASK_DISPATCH_DEADLINE_SECONDS",
+  "TASK_MAX_ATTEMPTS",
   "ARCHIVER_TIMEZONE",
   "MIN_RETENTION_DAYS",
 ] as const satisfies readonly EnvName[];
@@ -63,6 +64,8 @@ export interface EnvInputs {
   readonly datasetId: pulumi.Input<string>;
   readonly bigqueryLocation: string;
   readonly dispatchDeadlineSeconds: number;
+  /** The queue's attempts per task (queueMaxAttempts, -1 unlimited): the task handler ends a task's run on its last. */
+  readonly maxAttempts: number;
   readonly timeZone: string;
   /** Operator tuning (LOG_LEVEL, COPY_BATCH_ROWS, CLEANUP_*…), already checked against the names. */
   readonly functionEnv: Readonly<FunctionEnv>;
@@ -97,6 +100,7 @@ function runtimeEnv(inputs: EnvInputs): FunctionEnv {
     CLOUD_TASKS_PROJECT: inputs.project,
     CLOUD_TASKS_LOCATION: inputs.region,
     TASK_DISPATCH_DEADLINE_SECONDS: String(inputs.dispatchDeadlineSeconds),
+    TASK_MAX_ATTEMPTS: String(inputs.maxAttempts),
     ARCHIVER_TIMEZONE: inputs.timeZone,
   };
 }

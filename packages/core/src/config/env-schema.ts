@@ -90,6 +90,8 @@ export const envSchema = z.object({
   TASK_HANDLER_URL: z.url({ protocol: /^https?$/ }).optional(),
   TASK_INVOKER_SERVICE_ACCOUNT: z.email().optional(),
   TASK_DISPATCH_DEADLINE_SECONDS: intFrom(15, 1800, 600),
+  /** The Cloud Tasks queue's attempts per task (its maxAttempts; -1 for unlimited); unset when unknown. */
+  TASK_MAX_ATTEMPTS: z.coerce.number().int().min(-1).max(1000).optional(),
 
   // Production source connection.
   MYSQL_TLS_CA: z.string().optional(),

@@ -155,6 +155,12 @@ function toConfig(env: Env) {
     },
     warehouse: env.WAREHOUSE === "bigquery" ? bigQueryWarehouse(env) : duckDbWarehouse(env),
     queue: env.QUEUE === "cloud-tasks" ? cloudTasksQueue(env) : localQueue(env),
+    /**
+     * Attempts the Cloud Tasks queue makes per task (TASK_MAX_ATTEMPTS, the queue's maxAttempts; -1 for
+     * unlimited): the task handler ends a task that fails its last one as failed in its run. Undefined:
+     * unknown, and a task retried until the queue drops it ends no run.
+     */
+    taskMaxAttempts: env.TASK_MAX_ATTEMPTS,
     timeZone: env.ARCHIVER_TIMEZONE,
     copyBatchRows: env.COPY_BATCH_ROWS,
     /** Rest per unit of a copy's read time (COPY_NICE_RATIO). */
