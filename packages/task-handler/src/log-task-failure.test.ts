@@ -81,6 +81,8 @@ describe("the HTTP task handler's failure line", () => {
     const { logger, lines } = capture();
     const runtime = {
       logger,
+      // The queue's attempts unknown: no attempt is taken for the last.
+      config: { taskMaxAttempts: undefined },
       queue: { settle: async () => {} },
       copy: {
         clock: () => new Date("2024-06-01T00:00:00Z"),

@@ -4,6 +4,7 @@ import { cloudTasksRetryInfo } from "@table-archiver/core/cloud-tasks";
 import { errorBody, httpStatusOf } from "@table-archiver/core/http";
 import type { Runtime } from "@table-archiver/core/runtime";
 import { handleTask, type TaskResult } from "./handle-task";
+import { isLastAttempt } from "./last-attempt";
 import { logTaskFailure, taskErrorInfo } from "./log-task-failure";
 import { countTaskEnd, endingOf, taskEnded } from "./task-ended";
 
@@ -36,17 +37,18 @@ export function createTaskHttpHandler(getRuntime: () => Promise<Runtime>) {
     }
     const runtime = await getRuntime();
     const cloudTask = cloudTasksRetryInfo(req.headers);
+    const last = isLastAttempt(cloudTask, runtime.config.taskMaxAttempts);
     let task: TaskPayload | undefined;
     try {
       task = parseTaskPayload(req.body);
-      const result = await runAndSettle(runtime, task);
+      const result = await runAndSettle(runtime, task, last);
       res.status(200).json({ status: "done", kind: result.kind, task: result.task });
     } catch (error) {
       const permanent = isFinalTaskError(error);
       const { code, message } = taskErrorInfo(error);
       logTaskFailure(runtime.logger, {
         error,
-        retry: !permanent,
+        retry: !permanent && !last,
         task,
         // Cloud Tasks counts retries; the first attempt is retry 0.
         attempt: cloudTask.retryCount === undefined ? undefined : cloudTask.retryCount + 1,
@@ -64,12 +66,11 @@ export function createTaskHttpHandler(getRuntime: () => Promise<Runtime>) {
 /**
  * Runs a task (validated by parseTaskPayload) and tells the queue's
  * bookkeeping and the task's run when it is finished for good: done, invalid
- * (InvalidInputError) or refused (RefusalError).
- * Anything else is left queued for the retry: Cloud Tasks does not tell an
- * HTTP target which attempt is its last (its headers are for the log only),
- * so a task that runs out of attempts on transient errors ends no run.
+ * (InvalidInputError), refused (RefusalError), or failed on the queue's last
+ * attempt (`last`, isLastAttempt: a transient error Cloud Tasks will not
+ * retry, counted `failed`). Any other failure is left queued for the retry.
  */
-async function runAndSettle(runtime: Runtime, task: TaskPayload): Promise<TaskResult> {
+async function runAndSettle(runtime: Runtime, task: TaskPayload, last: boolean): Promise<TaskResult> {
   try {
     const result = await handleTask(runtime, task);
     await runtime.queue.settle(task);
@@ -77,7 +78,7 @@ async function runAndSettle(runtime: Runtime, task: TaskPayload): Promise<TaskRe
     await taskEnded(runtime, task, endingOf(result));
     return result;
   } catch (error) {
-    if (isFinalTaskError(error)) {
+    if (isFinalTaskError(error) || last) {
       await runtime.queue.settle(task);
       await countTaskEnd(runtime, task, { kind: "failed", error });
     }
