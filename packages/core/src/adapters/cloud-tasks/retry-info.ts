@@ -1,7 +1,7 @@
 /** Request headers as Node and the Functions Framework expose them. */
 export type RequestHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
 
-/** What Cloud Tasks says about the attempt it is making, for the task handler's log line. */
+/** What Cloud Tasks says about the attempt it is making, for the task handler's log line and its last attempt. */
 export interface CloudTasksRetryInfo {
   /** Times this task was retried before (0 on the first attempt); undefined when not called by Cloud Tasks. */
   readonly retryCount: number | undefined;
@@ -15,8 +15,10 @@ export interface CloudTasksRetryInfo {
 /**
  * Reads X-CloudTasks-TaskRetryCount, X-CloudTasks-TaskExecutionCount,
  * X-CloudTasks-TaskName and X-CloudTasks-QueueName, whatever their case.
- * They are for the log only: an HTTP target cannot tell them from headers
- * any authenticated caller set, so nothing should depend on them.
+ * An HTTP target cannot tell them from headers any authenticated caller set;
+ * only the task invoker may call the task handler, which trusts the retry
+ * count to tell the queue's last attempt (a forged count can only end a
+ * task's run early as failed, never delete or copy anything).
  */
 export function cloudTasksRetryInfo(headers: RequestHeaders): CloudTasksRetryInfo {
   const read = (name: string): string | undefined => {
