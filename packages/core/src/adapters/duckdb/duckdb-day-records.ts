@@ -44,18 +44,17 @@ async function readRecordedDays(connection: DuckDBConnection, table: DuckDbTable
   return new Set(reader.getRows().map(([name, day]) => dayKey(String(name), String(day))));
 }
 
-/** Appends one entry; the statement commits on its own (DuckDB's autocommit). Returns the row written. */
-async function appendDayRecord(
-  connection: DuckDBConnection,
+/** The statement that appends one entry, and the row it writes. */
+function dayRecordInsert(
   table: DuckDbTable,
   entry: DayRecordEntry,
-): Promise<records.DayRecordRow> {
+): { readonly sql: string; readonly row: records.DayRecordRow } {
   const row: records.DayRecordRow = records.toDayRecordRow(entry);
   const values = [row.source_table, row.day, row.kind, row.entry].map(literal);
-  await connection.run(
-    `INSERT INTO ${qualifiedName(table)} (source_table, day, kind, entry) VALUES (${values[0]}, CAST(${values[1]} AS DATE), ${values[2]}, ${values[3]})`,
-  );
-  return row;
+  return {
+    sql: `INSERT INTO ${qualifiedName(table)} (source_table, day, kind, entry) VALUES (${values[0]}, CAST(${values[1]} AS DATE), ${values[2]}, ${values[3]})`,
+    row,
+  };
 }
 
 /** Whether the record table exists (asking creates nothing). */
@@ -120,7 +119,7 @@ export interface DuckDbDayRecordsContext {
 
 /**
  * Per dataset: the `table|day` pairs the record may hold entries of (none when
- * it has no table). A pair is added when its entry is written, before that
+ * it has no table). A pair is added when its entry's statement is made, before it
  * commits, so it may name a day whose entry rolled back: asking about such a
  * day costs a statement and finds nothing, as without the set.
  */
@@ -129,11 +128,10 @@ type RecordedDays = Map<string, Promise<Set<string>>>;
 export interface DuckDbDayRecords extends DayRecordStore {
   /**
    * Makes sure `dataset` has its record table, then answers a function that
-   * appends an entry on a connection, in its open transaction.
+   * turns an entry into the statement appending it, for the caller to run in
+   * its open transaction (Warehouse.replaceDay: with the COMMIT, in one call).
    */
-  appenderFor(
-    dataset: DatasetRef,
-  ): Promise<(connection: DuckDBConnection, entry: DayRecordEntry) => Promise<void>>;
+  insertFor(dataset: DatasetRef): Promise<(entry: DayRecordEntry) => string>;
 }
 
 /**
@@ -161,24 +159,26 @@ export function createDuckDbDayRecords(context: DuckDbDayRecordsContext): DuckDb
   };
   /** Datasets whose record table this warehouse has made sure of. */
   const made = new Set<string>();
-  const appenderFor = async (dataset: DatasetRef) => {
+  const insertFor = async (dataset: DatasetRef) => {
     const { table, key } = at(dataset);
     const days = await daysOf(table, key);
     if (!made.has(key)) {
       await context.ddl(() => withConnection((connection) => ensureDayRecordTable(connection, table)));
       made.add(key);
     }
-    return async (connection: DuckDBConnection, entry: DayRecordEntry) => {
-      const row = await appendDayRecord(connection, table, entry);
+    return (entry: DayRecordEntry) => {
+      const { sql, row } = dayRecordInsert(table, entry);
       days.add(dayKey(row.source_table, row.day));
+      return sql;
     };
   };
   return {
-    appenderFor,
+    insertFor,
     recordDay(dataset, entry) {
       return operation("recordDay", async () => {
-        const append = await appenderFor(dataset);
-        await withConnection((connection) => append(connection, entry));
+        // The statement commits on its own (DuckDB's autocommit).
+        const insert = (await insertFor(dataset))(entry);
+        await withConnection((connection) => connection.run(insert));
       });
     },
     dayRecord(dataset, sourceTable, day) {

@@ -187,13 +187,12 @@ export async function createDuckDbWarehouse(options: DuckDbWarehouseOptions): Pr
       requireFilterColumn(schema, at.filterColumn);
       const columns = ensured.get(tableKey(at.destination))?.columns;
       // The day's record entry goes into the replace's own transaction: both commit, or neither.
-      const append = record ? await dayRecords.appenderFor(at.destination) : undefined;
-      const beforeCommit =
-        record && append
-          ? async (connection: DuckDBConnection, figures: DayFigures) =>
-              append(connection, await record({ rowsWritten: figures.rows, figures }))
+      const insert = record ? await dayRecords.insertFor(at.destination) : undefined;
+      const withCommit =
+        record && insert
+          ? async (figures: DayFigures) => insert(await record({ rowsWritten: figures.rows, figures }))
           : undefined;
-      const target = { at: dayOf(at), schema, columns, keyColumn, beforeCommit };
+      const target = { at: dayOf(at), schema, columns, keyColumn, withCommit };
       // One replace per day at a time: DuckDB does not see two transactions inserting the same day
       // as a conflict, so this lock is what keeps a duplicate task from leaving two copies. Different
       // days touch disjoint rows and run side by side.

@@ -24,8 +24,11 @@ export interface DayTarget {
   readonly columns?: readonly WarehouseColumn[];
   /** The key whose figures are counted, in the same transaction, with the rows. */
   readonly keyColumn?: string;
-  /** Runs in the transaction once the day is written and counted, right before COMMIT (a throw rolls back). */
-  readonly beforeCommit?: (connection: DuckDBConnection, figures: DayFigures) => Promise<void>;
+  /**
+   * Asked once the day is written and counted: a statement (the day's record entry) to run in the
+   * transaction, sent with its COMMIT in one call. A throw, or the statement failing, rolls back.
+   */
+  readonly withCommit?: (figures: DayFigures) => Promise<string>;
 }
 
 /**
@@ -83,8 +86,10 @@ export async function replaceDayInTransaction(
         `${label}: appended ${appended} rows but the day holds ${rows}; ${appended - rows} rows lie outside the day or have no ${filterColumn}`,
       );
     }
-    await target.beforeCommit?.(connection, figures);
-    await connection.run("COMMIT");
+    // One call for both: DuckDB stops at a statement that fails, so a record that cannot be
+    // written never commits, and the catch below rolls the day back with it.
+    const statement = await target.withCommit?.(figures);
+    await connection.run(statement ? `${statement}; COMMIT` : "COMMIT");
     return figures;
   } catch (error) {
     discard(appender);
