@@ -7,11 +7,14 @@
  * from its own copy of the table:
  * - `DELETE` alone, a day per statement by key range: the floor under any
  *   tool that deletes rows;
- * - the archiver's chunk for a day its copy record vouches for (the real
- *   MySQL DayDeleter: locked, hashed read, compared with the day's figures,
- *   then the delete): the cleanup's default;
+ * - the archiver's chunks of 1,000 rows its copy recorded (the real MySQL
+ *   DayDeleter: each locked, hashed read, compared with the chunk's recorded
+ *   figures, then the delete; the last also counts the day): the cleanup's
+ *   default, with no read of the day before;
+ * - the archiver's one chunk for a day its copy record vouches for as a whole;
  * - the archiver's planned chunks of 1,000 rows (the plan's hashed read of
- *   the day, then each chunk locked, hashed and deleted);
+ *   the day, then each chunk locked, hashed and deleted): a day copied before
+ *   copies recorded their chunks;
  * - pt-archiver `--purge --bulk-delete --limit 1000 --commit-each`.
  * Under a live workload whose server is busy, a tool's harm grows with the
  * server time it takes a second: rows a second × CPU a row. So this is what
@@ -47,6 +50,8 @@ import { ptArchiverPurge } from "./live/pt-archiver-runs";
 import { type Cost, measured } from "./server-cpu-per-row";
 
 const ROWS_PER_DAY = 8_000;
+/** Each delete transaction of each archiver way and round (`round way`), in milliseconds. */
+const deleteMs = new Map<string, number[]>();
 
 const { values } = parseArgs({
   options: { days: { type: "string", default: "40" }, rounds: { type: "string", default: "2" } },
@@ -124,8 +129,9 @@ async function measure(primary: PrivateMariaDb): Promise<Cost[]> {
         };
       },
     },
-    // The one chunk its copy record makes of each day, or the chunks the plan cuts it into.
-    archiverWay("archiver, one chunk a day (the default)", async (_target, recorded) => [recorded]),
+    // The chunks the copy recorded of each day, the one chunk its record makes of it, or the chunks the plan cuts it into.
+    archiverWay("archiver, the copy's chunks of 1,000 (the default)", async (_target, day) => day.copied),
+    archiverWay("archiver, one chunk a day", async (_target, day) => [day.whole]),
     archiverWay("archiver, planned chunks of 1,000", (target) => deleter.planChunks(target, 1_000)),
     {
       way: "pt-archiver --purge --bulk-delete --limit 1000 --commit-each",
@@ -137,7 +143,7 @@ async function measure(primary: PrivateMariaDb): Promise<Cost[]> {
   ];
   function archiverWay(
     way: string,
-    chunksOf: (target: ChunkTarget, recorded: DayChunk) => Promise<DayChunk[]>,
+    chunksOf: (target: ChunkTarget, day: RecordedDay) => Promise<readonly DayChunk[]>,
   ) {
     return {
       way,
@@ -145,9 +151,13 @@ async function measure(primary: PrivateMariaDb): Promise<Cost[]> {
         const planned = await chunkTargets(source, deleter, table, dayList);
         return async () => {
           let deleted = 0;
-          for (const { target, chunk: recorded } of planned.days) {
-            for (const chunk of await chunksOf(target, recorded))
+          for (const { target, ...day } of planned.days) {
+            for (const chunk of await chunksOf(target, day)) {
+              const started = performance.now();
               deleted += rowsOf(await deleter.deleteChunk(target, chunk, planned.sideEffects));
+              const key = `${round} ${way}`;
+              deleteMs.set(key, [...(deleteMs.get(key) ?? []), performance.now() - started]);
+            }
           }
           return deleted;
         };
@@ -155,8 +165,9 @@ async function measure(primary: PrivateMariaDb): Promise<Cost[]> {
     };
   }
   const costs: Cost[] = [];
+  let round = 0;
   try {
-    for (let round = 1; round <= rounds; round++) {
+    for (round = 1; round <= rounds; round++) {
       for (const { way, prepare } of ways) {
         const table = "deleted_copy";
         await admin.query(`CREATE TABLE ${table} LIKE ${ARCHIVER_TABLE}`);
@@ -191,7 +202,7 @@ async function chunkTargets(
     const figures = await source.dayFigures(schema, FILTER_COLUMN, scope.day);
     const key = figures.key;
     if (!key || figures.fingerprint === undefined) throw new Error(`${table} ${day}: no key figures`);
-    const chunk: DayChunk = {
+    const whole: DayChunk = {
       first: key.min,
       last: key.max,
       rows: figures.rows,
@@ -199,9 +210,20 @@ async function chunkTargets(
       fingerprint: figures.fingerprint,
       wholeDay: true,
     };
-    result.push({ target: { scope, schema, by } satisfies ChunkTarget, chunk });
+    // The chunks the copy records, from the copy's own read of the day.
+    const stream = source.streamDay(schema, FILTER_COLUMN, scope.day, 1_000);
+    for await (const _batch of stream.batches);
+    const copied = [...(stream.stats().chunks ?? [])];
+    copied.push({ ...(copied.pop() as DayChunk), wholeDay: true });
+    result.push({ target: { scope, schema, by } satisfies ChunkTarget, whole, copied });
   }
   return { days: result, sideEffects: await deleter.sideEffects(table) };
+}
+
+/** A day's chunks as its copy record gives them: one for the whole day, or the 1,000-row chunks the copy cut. */
+interface RecordedDay {
+  readonly whole: DayChunk;
+  readonly copied: readonly DayChunk[];
 }
 
 function rowsOf(outcome: Awaited<ReturnType<DayDeleter["deleteChunk"]>>): number {
@@ -213,19 +235,27 @@ function dayWhere(day: string): string {
   return `${FILTER_COLUMN} >= '${day} 00:00:00' AND ${FILTER_COLUMN} < '${addDays(day, 1)} 00:00:00'`;
 }
 
+/** The 99th percentile and the longest of a way's delete transactions in a round. */
+function transactions(key: string): string {
+  const ms = [...(deleteMs.get(key) ?? [])].sort((a, b) => a - b);
+  if (ms.length === 0) return "-";
+  const p99 = ms[Math.min(ms.length - 1, Math.ceil(ms.length * 0.99) - 1)] ?? 0;
+  return `${p99.toFixed(1)} / ${(ms.at(-1) ?? 0).toFixed(1)}`;
+}
+
 function printCosts(costs: readonly Cost[]): void {
   const total = (cost: Cost) => cost.runningUs + cost.purgeUs;
   const isPeer = (cost: Cost) => cost.way.startsWith("pt-archiver");
   const peerOf = (cost: Cost) => costs.find((other) => isPeer(other) && other.round === cost.round);
   console.log(
-    "\n| round | way | rows | seconds | server CPU µs/row while running | purge µs/row after | total µs/row | ÷ pt-archiver's |",
+    "\n| round | way | rows | seconds | server CPU µs/row while running | purge µs/row after | total µs/row | ÷ pt-archiver's | delete ms p99 / max |",
   );
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const cost of costs) {
     const peer = peerOf(cost);
     const ratio = peer ? `${(total(cost) / total(peer)).toFixed(2)}×` : "-";
     console.log(
-      `| ${cost.round} | ${cost.way} | ${cost.rows.toLocaleString("en-US")} | ${cost.seconds} | ${cost.runningUs} | ${cost.purgeUs} | ${total(cost).toFixed(2)} | ${ratio} |`,
+      `| ${cost.round} | ${cost.way} | ${cost.rows.toLocaleString("en-US")} | ${cost.seconds} | ${cost.runningUs} | ${cost.purgeUs} | ${total(cost).toFixed(2)} | ${ratio} | ${transactions(`${cost.round} ${cost.way}`)} |`,
     );
   }
   const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? 0;

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { RefusalError } from "../../../errors";
+import type { CopiedDayRecord } from "../../../model/copied-day-record";
+import type { DayChunk } from "../../../model/day-chunks";
 import type { LogicalType } from "../../../model/logical-type";
 import type { TableSchema } from "../../../model/table-schema";
 import { ordersSchema } from "../../../testing/orders-fixture";
-import { chunkOutside, figuresOfChunks, keyColumnOf, recordedKeyRange } from "./plan-chunks";
+import { chunkOutside, copyPlan, figuresOfChunks, keyColumnOf, recordedKeyRange } from "./plan-chunks";
 
 const scope = { table: "orders", column: "created_at", day: "2024-01-01" };
 const key = { column: "id", unsigned: true };
@@ -123,5 +125,61 @@ describe("chunkOutside", () => {
     expect(chunkOutside(scope, range, [chunk("10", "21", 12, "186")])?.reason).toMatch(
       /chunk 10\.\.21 leaves the recorded key range 10\.\.20/,
     );
+  });
+});
+
+describe("copyPlan", () => {
+  const target = { scope, schema: schema({ kind: "uint64" }), by: byKey };
+  const recorded = [
+    { first: "10", last: "19", rows: 4, fingerprint: "40" },
+    { first: "20", last: "29", rows: 4, fingerprint: "80" },
+    { first: "30", last: "33", rows: 2, fingerprint: "60" },
+  ];
+  const record = (chunks = recorded, fingerprint = "180"): CopiedDayRecord => ({
+    day: scope.day,
+    destination: "orders",
+    filterColumn: "created_at",
+    figures: { rows: 10, fingerprint, key: { column: "id", count: 10, sum: "200", min: "10", max: "33" } },
+    chunks,
+    zeroDates: 0,
+    bytes: 0,
+    durationMs: 0,
+    copiedAt: "2024-01-02T00:00:00.000Z",
+  });
+
+  it("plans the day from the copy's chunks, joined up to the chunk size, the last deleted standing for the day", () => {
+    expect(copyPlan(target, record(), 4, false)?.chunks).toEqual([
+      recorded[0],
+      recorded[1],
+      { ...recorded[2], wholeDay: true },
+    ]);
+    expect(copyPlan(target, record(), 9, false)?.chunks).toEqual([
+      { first: "10", last: "29", rows: 8, fingerprint: "120" },
+      { ...recorded[2], wholeDay: true },
+    ]);
+    // Newest first (a self-referencing key): the oldest chunk goes last and stands for the day.
+    expect(copyPlan(target, record(), 4, true)?.chunks).toEqual([
+      recorded[2],
+      recorded[1],
+      { ...recorded[0], wholeDay: true },
+    ]);
+  });
+
+  it("plans nothing from chunks larger than the chunk size, or that do not add up to the copy", () => {
+    expect(copyPlan(target, record(), 3, false)).toBeUndefined();
+    expect(copyPlan(target, record(recorded, "181"), 4, false)).toBeUndefined();
+    expect(copyPlan(target, record(recorded.slice(0, 2)), 4, false)).toBeUndefined();
+    expect(
+      copyPlan(target, record([{ ...recorded[0], first: "11" } as DayChunk, ...recorded.slice(1)]), 4, false),
+    ).toBeUndefined();
+    expect(copyPlan(target, { ...record(), filterColumn: "updated_at" }, 4, false)).toBeUndefined();
+  });
+
+  it("makes one chunk of a copy recorded without chunks that fits in one", () => {
+    const { chunks: _none, ...old } = record();
+    expect(copyPlan(target, old, 10, false)?.chunks).toEqual([
+      { first: "10", last: "33", rows: 10, sum: "200", fingerprint: "180", wholeDay: true },
+    ]);
+    expect(copyPlan(target, old, 9, false)).toBeUndefined();
   });
 });
