@@ -18,10 +18,13 @@ export interface LiveOptions {
   readonly maxGapSeconds: number;
   /** Leave the private servers' data directories behind (their error logs, for a post-mortem). */
   readonly keep: boolean;
+  /** Run the baseline and the archiver's partition cleanup alone, none of the other phases. */
+  readonly partitionPhase: boolean;
 }
 
 const USAGE = `pnpm bench live [--days 100] [--rows-per-day 8000] [--pin] [--out DIR]
-                [--baseline-seconds 20] [--gap-seconds 15] [--max-gap-seconds 120] [--keep]`;
+                [--baseline-seconds 20] [--gap-seconds 15] [--max-gap-seconds 120] [--keep]
+                [--partition-phase]`;
 
 export function parseLiveOptions(argv: readonly string[]): LiveOptions {
   const { values } = parseArgs({
@@ -35,6 +38,7 @@ export function parseLiveOptions(argv: readonly string[]): LiveOptions {
       "gap-seconds": { type: "string", default: "15" },
       "max-gap-seconds": { type: "string", default: "120" },
       keep: { type: "boolean", default: false },
+      "partition-phase": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
   });
@@ -59,6 +63,7 @@ export function parseLiveOptions(argv: readonly string[]): LiveOptions {
     gapSeconds: positive("gap-seconds", values["gap-seconds"]),
     maxGapSeconds: positive("max-gap-seconds", values["max-gap-seconds"]),
     keep: values.keep,
+    partitionPhase: values["partition-phase"],
   };
 }
 

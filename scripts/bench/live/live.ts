@@ -201,21 +201,24 @@ async function main(): Promise<void> {
   await gapAfter(baseline);
   const where = `${FILTER_COLUMN} < '${endOfData(size)}'`;
   const active = archiver;
-  await run("archiver copy", "archiver", () => active.copyAll(size.days));
-  const ptCopy = await run("pt-archiver copy", "pt-archiver", () =>
-    ptArchiverCopy(primary, {
-      database: LIVE_DATABASE,
-      table: PT_TABLE,
-      where,
-      file: join(baseDir ?? "", "pt-copy.txt"),
-    }),
-  );
-  await runCapped("archiver capped copy", ptCopy, (cap) => active.copyAll(size.days, CAPPED_TABLE, cap));
-  await run("archiver cleanup", "archiver", () => active.cleanupAll());
-  const ptPurge = await run("pt-archiver purge", "pt-archiver", () =>
-    ptArchiverPurge(primary, { database: LIVE_DATABASE, table: PT_TABLE, where }),
-  );
-  await runCapped("archiver capped cleanup", ptPurge, (cap) => active.cleanupAll(CAPPED_TABLE, cap));
+  // --partition-phase: the baseline and the partition cleanup alone.
+  if (!options.partitionPhase) {
+    await run("archiver copy", "archiver", () => active.copyAll(size.days));
+    const ptCopy = await run("pt-archiver copy", "pt-archiver", () =>
+      ptArchiverCopy(primary, {
+        database: LIVE_DATABASE,
+        table: PT_TABLE,
+        where,
+        file: join(baseDir ?? "", "pt-copy.txt"),
+      }),
+    );
+    await runCapped("archiver capped copy", ptCopy, (cap) => active.copyAll(size.days, CAPPED_TABLE, cap));
+    await run("archiver cleanup", "archiver", () => active.cleanupAll());
+    const ptPurge = await run("pt-archiver purge", "pt-archiver", () =>
+      ptArchiverPurge(primary, { database: LIVE_DATABASE, table: PT_TABLE, where }),
+    );
+    await runCapped("archiver capped cleanup", ptPurge, (cap) => active.cleanupAll(CAPPED_TABLE, cap));
+  }
   await run("archiver partition cleanup", "archiver", () => active.cleanupAll(PARTITIONED_TABLE));
   await gapConnection.end();
   await workload.stop();
