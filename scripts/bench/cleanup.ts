@@ -10,9 +10,20 @@
  * longest single chunk (one delete transaction).
  *
  *   npx tsx scripts/bench/cleanup.ts        (the table is rebuilt when it does not hold 1,000,000 rows)
+ *
+ * ARCHIVER_POLICIES=FILE adds what an unattended worker carries: the file's
+ * schedules (none should fire during the bench) and the run history, the
+ * cleanup started as a run and each task's end counted in it (benchScheduling).
  */
 import { pathToFileURL } from "node:url";
-import { type CleanupDeps, cleanDay, startCleanup } from "@table-archiver/core";
+import {
+  type CleanupDeps,
+  type CleanupMessage,
+  cleanDay,
+  recordTaskEnd,
+  startCleanup,
+  startCleanupRun,
+} from "@table-archiver/core";
 import { createDuckDbWarehouse } from "@table-archiver/core/duckdb";
 import { createLocalTaskQueue } from "@table-archiver/core/local-queue";
 import {
@@ -28,6 +39,7 @@ import {
   createRedisClient,
   createRedisMigrationLedger,
 } from "@table-archiver/core/redis";
+import { benchScheduling } from "./bench-schedules";
 import { benchLogger, ensureBenchTable, freshBenchConfig } from "./bench-table";
 import { copyAllDays, forgetRun, inParallel, round, waitForFlushedRedo } from "./cleanup-bench-support";
 
@@ -67,6 +79,8 @@ export async function main(): Promise<Record<string, unknown>> {
     recopy: () => Promise.reject(new Error("the cleanup bench never re-copies a day")),
     warehouseLabel: `the DuckDB file ${duckdbPath}`,
   };
+  const policies = process.env.ARCHIVER_POLICIES;
+  const scheduling = policies ? await benchScheduling(config, policies, warehouse, PREFIX) : undefined;
   try {
     const copySeconds = await copyAllDays(deps, config, {
       table: TABLE,
@@ -76,20 +90,27 @@ export async function main(): Promise<Record<string, unknown>> {
     });
     const settledMs = await waitForFlushedRedo(pool);
     const enqueueStarted = performance.now();
-    const summary = await startCleanup(deps, {
+    const message: CleanupMessage = {
       clean_table: TABLE,
       filter_column: "created_at",
       dry_run: false,
       recopy_changed_days: false,
       allow_delete_triggers: false,
       exchange_partitions: true,
-    });
+    };
+    const summary = scheduling
+      ? await startCleanupRun(deps, scheduling.runs, message)
+      : await startCleanup(deps, message);
+    const run = "run" in summary ? summary.run : undefined;
     const days = [...(await queue.queuedDays("clean", TABLE))].sort();
     const enqueueSeconds = (performance.now() - enqueueStarted) / 1000;
     const started = performance.now();
-    const reports = await inParallel(days, config.cleanup.concurrency, (day) =>
-      cleanDay(deps, { kind: "clean", table: TABLE, filterColumn: "created_at", day }),
-    );
+    const reports = await inParallel(days, config.cleanup.concurrency, async (day) => {
+      const task = { kind: "clean", table: TABLE, filterColumn: "created_at", day, run } as const;
+      const report = await cleanDay(deps, task);
+      if (scheduling) await recordTaskEnd(scheduling.runs, task, { kind: "cleaned", report });
+      return report;
+    });
     const seconds = (performance.now() - started) / 1000;
     const rows = reports.reduce((sum, r) => sum + r.rowsDeleted, 0);
     const [[left]] = (await pool.query({ sql: `SELECT COUNT(*) FROM ${TABLE}`, rowsAsArray: true })) as [
@@ -123,8 +144,10 @@ export async function main(): Promise<Record<string, unknown>> {
       waitedMs: reports.reduce((sum, r) => sum + r.waitedMs, 0),
       cleanupConcurrency: config.cleanup.concurrency,
       maxRedoPercent: config.cleanup.maxRedoPercent,
+      ...(policies ? { policies } : {}),
     };
   } finally {
+    await scheduling?.close();
     await Promise.allSettled([queue.close(), warehouse.close(), loadProbe.close()]);
     await pool.end();
     // The operator's Redis keeps nothing of the bench: its days, records and queue go, as before it started.

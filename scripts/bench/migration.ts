@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
-import { parseMessage, startMigration } from "@table-archiver/core";
+import { parseMessage, startMigration, startMigrationRuns } from "@table-archiver/core";
 import { createRuntime, type Runtime } from "@table-archiver/core/runtime";
-import { runWorker } from "@table-archiver/local";
+import { readPolicyFile, runWorker } from "@table-archiver/local";
 import { Redis } from "ioredis";
 import { benchLogger, ensureBenchTable, freshBenchConfig } from "./bench-table";
 import { mysqlClientRate } from "./mysql-client-rate";
@@ -19,6 +19,10 @@ import { localServerPid, mainThreadCpuSeconds, ownCpuSeconds, processCpuSeconds 
  *   apart from its rows (queue, bookkeeping, per-day statements);
  * - plan: the time to plan 365 days on a 1M-row table and on a 10M-row table.
  * Prints one JSON line of figures.
+ *
+ * ARCHIVER_POLICIES=FILE runs as an unattended worker does: the worker carries
+ * the file's schedules (none should fire during the bench), and the migration
+ * is a run whose tasks are counted in the run history.
  */
 const scenario = process.argv[2] ?? "year";
 const TARGET_ROWS_PER_SECOND = 300_000;
@@ -59,11 +63,15 @@ async function migrate(table: string, limit: number) {
     // The worker is up before the message arrives, as `pnpm archiver worker` or a deployed task
     // handler would be: the clock runs from the message to the last day recorded, and leaves out
     // loading BullMQ and connecting, which a process does once.
-    const worker = await runWorker(runtime);
+    const policies = process.env.ARCHIVER_POLICIES;
+    const worker = await runWorker(runtime, policies ? { policies: await readPolicyFile(policies) } : {});
     await worker.ready();
     const cpu = cpuMeter();
     const started = performance.now();
-    const [plan] = await startMigration(runtime.migration, migrationMessage(table, limit));
+    const message = migrationMessage(table, limit);
+    const [plan] = policies
+      ? await startMigrationRuns(runtime.migration, runtime.runs, message)
+      : await startMigration(runtime.migration, message);
     await worker.drained();
     const seconds = (performance.now() - started) / 1000;
     const cpuSeconds = cpu.used();
@@ -157,6 +165,7 @@ function settingsOf(runtime: Runtime) {
   return {
     workerConcurrency,
     copyBatchRows,
+    ...(process.env.ARCHIVER_POLICIES ? { policies: process.env.ARCHIVER_POLICIES } : {}),
     ...(warehouse.kind === "duckdb"
       ? {
           duckdbMemoryLimit: warehouse.memoryLimit,
