@@ -104,7 +104,7 @@ export const envSchema = z.object({
   CLOUD_SQL_IP_TYPE: z.enum(["PUBLIC", "PRIVATE", "PSC"]).default("PRIVATE"),
 
   // Cleanup (deletes).
-  CLEANUP_CHUNK_ROWS: intFrom(1, 100_000, 10_000),
+  CLEANUP_CHUNK_ROWS: intFrom(1, 100_000, 1_000),
   /** Join planned chunks into deletes of about this many milliseconds (0: one planned chunk per delete). */
   CLEANUP_CHUNK_TARGET_MS: intFrom(0, 60_000, 0),
   /** Rows a detached partition is verified by a statement, along its primary key (a few milliseconds each). */

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "./load-config";
 
 describe("loadConfig: cleanup", () => {
-  it("defaults to chunks of 10000, one task at once, no pause or rest, throttles and rate cap off, two minutes of patience, a 30-day floor", () => {
+  it("defaults to chunks of 1000, one task at once, no pause or rest, throttles and rate cap off, two minutes of patience, a 30-day floor", () => {
     expect(loadConfig({}).cleanup).toEqual({
-      chunkRows: 10_000,
+      chunkRows: 1_000,
       chunkTargetMs: 0,
       partitionSliceRows: 1000,
       concurrency: 1,
