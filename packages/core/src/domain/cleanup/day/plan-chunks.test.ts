@@ -173,6 +173,8 @@ describe("copyPlan", () => {
       copyPlan(target, record([{ ...recorded[0], first: "11" } as DayChunk, ...recorded.slice(1)]), 4, false),
     ).toBeUndefined();
     expect(copyPlan(target, { ...record(), filterColumn: "updated_at" }, 4, false)).toBeUndefined();
+    // A table that has lost its key since the copy.
+    expect(copyPlan({ ...target, by: byTime }, record(), 4, false)).toBeUndefined();
   });
 
   it("makes one chunk of a copy recorded without chunks that fits in one", () => {

@@ -128,9 +128,12 @@ export function copyPlan(
 function copyChunks(target: ChunkTarget, record: CopiedDayRecord): readonly DayChunk[] | undefined {
   const { rows, fingerprint = "", key } = record.figures;
   if (target.by.kind === "time") {
+    // Key chunks of a table that has lost its key since plan nothing. The range is also bounded by
+    // the day's own condition, which ends before the next midnight.
     const { day } = target.scope;
-    // The range is also bounded by the day's own condition, which ends before the next midnight.
-    return [{ first: startOfDay(day), last: startOfDay(addDays(day, 1)), rows, fingerprint }];
+    return record.chunks
+      ? undefined
+      : [{ first: startOfDay(day), last: startOfDay(addDays(day, 1)), rows, fingerprint }];
   }
   if (!(key?.column === target.by.column && key.count === rows)) return undefined;
   const chunks = record.chunks ?? [{ first: key.min, last: key.max, rows, sum: key.sum, fingerprint }];
