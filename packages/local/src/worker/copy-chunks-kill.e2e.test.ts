@@ -1,15 +1,7 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import {
-  createTestDatabase,
-  deleteTestKeys,
-  type TestDatabase,
-  testRedisUrl,
-  uniqueName,
-} from "@table-archiver/core/testing";
+import { deleteTestKeys, uniqueName } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliSandbox, openCliSandbox } from "../cli/testing/cli-sandbox";
 import { type CliWorkerProcess, spawnCliWorker, waitFor } from "./testing/cli-worker";
 
 /**
@@ -23,63 +15,38 @@ import { type CliWorkerProcess, spawnCliWorker, waitFor } from "./testing/cli-wo
 const DAYS = ["2020-01-01", "2020-01-02"];
 const ROWS_PER_DAY = 3_500;
 
-let db: TestDatabase;
-let dir: string;
-const processes: CliWorkerProcess[] = [];
+let sandbox: CliSandbox;
+const killed: CliWorkerProcess[] = [];
 const table = uniqueName("orders");
-const prefix = uniqueName("chunkkill");
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  await db.connection.query(
+  sandbox = await openCliSandbox("copy-chunks-kill", { WAREHOUSE_DATASET: "archive", TASK_ATTEMPTS: "3" });
+  const db = sandbox.db.connection;
+  await db.query(
     `CREATE TABLE ${table} (id BIGINT UNSIGNED NOT NULL PRIMARY KEY, created_at DATETIME NOT NULL,
        note VARCHAR(32) NULL, KEY (created_at))`,
   );
   // Keys scattered over the day, so the copy reads them out of key order.
   for (const [index, day] of DAYS.entries()) {
-    await db.connection.query(
+    await db.query(
       `INSERT INTO ${table} SELECT ${index} * 10000000 + (seq * 7919) MOD 1000003, '${day}' + INTERVAL seq SECOND,
          CONCAT('row ', seq) FROM seq_0_to_${ROWS_PER_DAY - 1}`,
     );
   }
   // A recent row the migration never reaches: cleanup must leave it alone.
-  await db.connection.query(`INSERT INTO ${table} VALUES (99999999, NOW(), 'recent')`);
-  dir = await mkdtemp(join(tmpdir(), "copy-chunks-kill-"));
+  await db.query(`INSERT INTO ${table} VALUES (99999999, NOW(), 'recent')`);
 });
 
 afterAll(async () => {
-  for (const process of processes) process.child.kill("SIGKILL");
-  await Promise.all(processes.map((process) => process.exited));
-  await deleteTestKeys({ prefixes: [prefix], tables: [table] });
-  if (dir) await rm(dir, { recursive: true, force: true });
-  await db?.drop();
+  for (const process of killed) process.child.kill("SIGKILL");
+  await Promise.all(killed.map((process) => process.exited));
+  await sandbox?.close([table]);
 });
 
-function cli(args: readonly string[], env: Readonly<Record<string, string>> = {}): CliWorkerProcess {
-  const process = spawnCliWorker(
-    args,
-    {
-      MYSQL_URL: db.url,
-      REDIS_URL: testRedisUrl,
-      WAREHOUSE: "duckdb",
-      DUCKDB_PATH: join(dir, "warehouse.duckdb"),
-      WAREHOUSE_DATASET: "archive",
-      QUEUE: "local",
-      LOCAL_QUEUE_PREFIX: prefix,
-      LOG_LEVEL: "info",
-      ...env,
-    },
-    dir,
-  );
-  processes.push(process);
-  return process;
-}
-
-async function run(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<string> {
-  const process = cli(args, env);
-  const { code } = await process.exited;
-  expect(code, `archiver ${args.join(" ")} failed; stderr: ${process.stderr()}`).toBe(0);
-  return process.stderr();
+async function run(args: readonly string[]): Promise<string> {
+  const { code, stderr } = await sandbox.run(args, { LOG_LEVEL: "info" });
+  expect(code, `archiver ${args.join(" ")} failed; stderr: ${stderr}`).toBe(0);
+  return stderr;
 }
 
 const migration = JSON.stringify({
@@ -95,7 +62,7 @@ const cleanup = JSON.stringify({ clean_table: table, filter_column: "created_at"
 const slowCleanup = { CLEANUP_CONCURRENCY: "1", CLEANUP_PAUSE_MS: "600" };
 
 async function sourceRows(): Promise<string[]> {
-  const [rows] = await db.connection.query(
+  const [rows] = await sandbox.db.connection.query(
     `SELECT CONCAT(id, ' ', DATE_FORMAT(created_at, '%Y-%m-%d %H:%i:%s'), ' ', note) AS r FROM ${table}
      WHERE created_at < '2021-01-01' ORDER BY id`,
   );
@@ -103,7 +70,7 @@ async function sourceRows(): Promise<string[]> {
 }
 
 async function warehouseRows(): Promise<string[]> {
-  const instance = await DuckDBInstance.create(join(dir, "warehouse.duckdb"));
+  const instance = await DuckDBInstance.create(sandbox.env.DUCKDB_PATH as string);
   try {
     const connection = await instance.connect();
     const reader = await connection.runAndReadAll(
@@ -118,7 +85,7 @@ async function warehouseRows(): Promise<string[]> {
 
 /** The kinds of entry the warehouse's durable record holds for the table, with how many of each. */
 async function durableEntries(): Promise<[string, number][]> {
-  const instance = await DuckDBInstance.create(join(dir, "warehouse.duckdb"));
+  const instance = await DuckDBInstance.create(sandbox.env.DUCKDB_PATH as string);
   try {
     const connection = await instance.connect();
     const reader = await connection.runAndReadAll(
@@ -134,7 +101,12 @@ async function durableEntries(): Promise<[string, number][]> {
 /** Starts the cleanup and kills it (SIGKILL) once `deleted` more rows are gone, between two chunks. */
 async function killPartWay(deleted: number): Promise<void> {
   const before = (await sourceRows()).length;
-  const worker = cli(["publish", "--wait", "--message", cleanup], slowCleanup);
+  const worker = spawnCliWorker(
+    ["publish", "--wait", "--message", cleanup],
+    { ...sandbox.env, ...slowCleanup },
+    sandbox.dir,
+  );
+  killed.push(worker);
   await waitFor(
     120,
     async () => (await sourceRows()).length <= before - deleted,
@@ -157,13 +129,13 @@ describe("a cleanup by the copies' recorded chunks, killed with SIGKILL", () => 
     // Killed in the first day, then again in the second after Redis lost everything of the table.
     await killPartWay(1_000);
     await killPartWay(1_000);
-    await deleteTestKeys({ prefixes: [prefix], tables: [table] });
+    await deleteTestKeys({ prefixes: [sandbox.env.LOCAL_QUEUE_PREFIX as string], tables: [table] });
     await run(["publish", "--wait", "--message", migration]);
     const log = await run(["publish", "--wait", "--message", cleanup]);
 
     expect(await sourceRows()).toEqual([]);
     expect(await warehouseRows()).toEqual(original);
-    const [recent] = await db.connection.query(`SELECT COUNT(*) AS n FROM ${table}`);
+    const [recent] = await sandbox.db.connection.query(`SELECT COUNT(*) AS n FROM ${table}`);
     expect(Number((recent as { n: number }[])[0]?.n)).toBe(1);
     expect(log).not.toMatch(/refused day/);
     // Deleted by the copies' chunks, never by a plan that read the day: that plan alone leaves a
