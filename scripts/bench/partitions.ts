@@ -68,13 +68,14 @@ export async function main(): Promise<Record<string, unknown>> {
   const loadProbe = createMysqlLoadProbe({ primary: pool, replicaUrls: [] });
   const partitions = createMysqlPartitionedTable(pool);
   const spent = new Map<string, number>();
+  const longest = new Map<string, number>();
   const warehouseSpent = new Map<string, number>();
   const timedWarehouse = timed(warehouse, warehouseSpent);
   const deps: CleanupDeps = {
     source,
     account: createMysqlAccountCheck(pool),
     deleter: createMysqlDayDeleter(pool),
-    partitions: timed(partitions, spent),
+    partitions: timed(partitions, spent, longest),
     loadProbe,
     warehouse: async () => timedWarehouse,
     ledger: createRedisMigrationLedger(redis),
@@ -99,6 +100,7 @@ export async function main(): Promise<Record<string, unknown>> {
     const settledMs = await waitForFlushedRedo(pool);
     // The copy went through the timed warehouse too: count the cleanup's calls alone.
     spent.clear();
+    longest.clear();
     warehouseSpent.clear();
 
     const started = performance.now();
@@ -139,6 +141,9 @@ export async function main(): Promise<Record<string, unknown>> {
         partitionsChunked: reports.filter((r) => r.partition?.outcome === "chunked").length,
         // Summed over the tasks (two run at once): dayFigures counts and fingerprints a partition's or twin's rows.
         partitionCallsMs: Object.fromEntries([...spent].map(([name, ms]) => [name, Math.round(ms)])),
+        // The longest single call of each: a twin's slice (sliceFigures) is two statements, its bound and its hash.
+        longestCallMs: Object.fromEntries([...longest].map(([name, ms]) => [name, round(ms)])),
+        sliceRows: config.cleanup.partitionSliceRows,
         warehouseCallsMs: Object.fromEntries([...warehouseSpent].map(([name, ms]) => [name, Math.round(ms)])),
         longestTaskMs: Math.round(Math.max(0, ...reports.map((r) => r.durationMs))),
         concurrency: WIDTH,
@@ -174,8 +179,12 @@ export async function main(): Promise<Record<string, unknown>> {
   }
 }
 
-/** The adapter with the milliseconds spent in each method added up in `spent`. */
-function timed<T extends object>(adapter: T, spent: Map<string, number>): T {
+/** The adapter with the milliseconds spent in each method added up in `spent`, the longest call in `longest`. */
+function timed<T extends object>(
+  adapter: T,
+  spent: Map<string, number>,
+  longest = new Map<string, number>(),
+): T {
   return new Proxy(adapter, {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver);
@@ -185,7 +194,9 @@ function timed<T extends object>(adapter: T, spent: Map<string, number>): T {
         try {
           return await value.apply(target, args);
         } finally {
-          spent.set(key, (spent.get(key) ?? 0) + performance.now() - started);
+          const ms = performance.now() - started;
+          spent.set(key, (spent.get(key) ?? 0) + ms);
+          longest.set(key, Math.max(longest.get(key) ?? 0, ms));
         }
       };
     },

@@ -108,19 +108,30 @@ export interface PartitionedTable {
     day?: CalendarDay,
   ): Promise<PartitionDays>;
   /**
-   * Figures of a slice of `rows` by day, as dayFigures counts them: the first
-   * `limit` rows in primary key order after the key `after` (from the first
-   * row when absent), with `last`, the key of the slice's last row, which the
-   * next slice starts after; no `last` when fewer than `limit` rows were left. Each
-   * slice is one short statement along the primary key, and consecutive
-   * slices hold every row once. Only for a key sliceableKey accepts.
+   * Figures of a slice of `rows` by day, as dayFigures counts them: the rows
+   * after the key `after` (from the first row when absent) up to the key
+   * `upTo`, in primary key order; `upTo` null takes every row after `after`,
+   * and absent, the key of the `limit`-th row after it (or every row, when
+   * fewer follow). Answers `last`, the key the slice ended on (none when it
+   * took every row that followed), and `next`, when known, the `upTo` of the
+   * following slice. Each slice is one short statement along the primary
+   * key, and consecutive slices hold every row once. Only for a key
+   * sliceableKey accepts.
    */
   sliceFigures(
     schema: TableSchema,
     column: string,
     rows: PartitionRows,
-    slice: { readonly after?: readonly string[]; readonly limit: number },
-  ): Promise<{ readonly figures: PartitionDays; readonly last?: readonly string[] }>;
+    slice: {
+      readonly after?: readonly string[];
+      readonly upTo?: readonly string[] | null;
+      readonly limit: number;
+    },
+  ): Promise<{
+    readonly figures: PartitionDays;
+    readonly last?: readonly string[];
+    readonly next?: readonly string[] | null;
+  }>;
   /** The twin's name for `partition` of `table`. */
   twinName(table: string, partition: string): string;
   /** The statement that detaches `partition` into its twin, for an operator to read (a dry run). */

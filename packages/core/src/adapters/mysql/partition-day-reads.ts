@@ -1,10 +1,10 @@
 import { type CalendarDay, isCalendarDay } from "../../model/calendar-day";
-import { integerKeyColumn, sliceableKey, type TableSchema } from "../../model/table-schema";
+import { integerKeyColumn, type TableSchema } from "../../model/table-schema";
 import type { PartitionedTable, PartitionRows } from "../../ports/partitioned-table";
 import { figuresColumns, figuresOf } from "./day-queries";
 import { dayCondition } from "./day-range";
 import { DENSE_KEY_FACTOR, keyBoundsQuery, keyRangeCondition } from "./key-range";
-import { keyColumnsAsText, keyOrder, keyTupleCondition } from "./partition-slices";
+import { createSliceFigures } from "./partition-slices";
 import { quoteIdentifier } from "./quote-identifier";
 import type { SqlQuery } from "./sql-query";
 
@@ -83,31 +83,9 @@ export function createPartitionDayReads(
       return byCalendarDay(answer, (values) => figuresOf(values, key));
     },
 
-    async sliceFigures(schema, column, rows, { after, limit }) {
-      const keyColumns = sliceableKey(schema);
-      if (!keyColumns) throw new Error(`${schema.name}: its primary key cannot be read in slices`);
-      const c = quoteIdentifier(column);
-      const key = integerKeyColumn(schema)?.name;
-      const source = `${from(schema.name, rows)} FORCE INDEX (PRIMARY)`;
-      const start = after ? keyTupleCondition(keyColumns, after, "after") : { sql: "TRUE", values: [] };
-      // The slice's last key, walked to along the primary key without hashing; none when fewer rows follow.
-      const [bound] = await run(
-        `SELECT ${keyColumnsAsText(keyColumns)} FROM ${source} WHERE ${start.sql}
-           ORDER BY ${keyOrder(keyColumns)} LIMIT 1 OFFSET ${Math.max(1, Math.floor(limit)) - 1}`,
-        start.values,
-        schema.name,
-      );
-      const last = bound?.map(String);
-      const end = last ? keyTupleCondition(keyColumns, last, "up to") : { sql: "TRUE", values: [] };
-      const answer = await run(
-        `SELECT DATE_FORMAT(MIN(${c}), '%Y-%m-%d'), ${figuresColumns(schema, key)} FROM ${source}
-           WHERE ${start.sql} AND ${end.sql} GROUP BY TO_DAYS(${c})`,
-        [...start.values, ...end.values],
-        schema.name,
-      );
-      const figures = byCalendarDay(answer, (values) => figuresOf(values, key));
-      return last ? { figures, last } : { figures };
-    },
+    sliceFigures: createSliceFigures(run, from, (answer, key) =>
+      byCalendarDay(answer, (values) => figuresOf(values, key)),
+    ),
   };
 }
 

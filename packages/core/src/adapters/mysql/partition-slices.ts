@@ -1,9 +1,73 @@
-import type { SourceColumn } from "../../model/table-schema";
+import { integerKeyColumn, type SourceColumn, sliceableKey } from "../../model/table-schema";
+import type { PartitionDays, PartitionedTable, PartitionRows } from "../../ports/partitioned-table";
+import { figuresColumns } from "./day-queries";
 import { integerText } from "./key-range";
 import { quoteIdentifier } from "./quote-identifier";
 import type { SqlQuery } from "./sql-query";
 
-// The conditions that cut rows into slices along a primary key of several columns (see sliceableKey).
+// A partition's or a twin's rows hashed in slices along a primary key of one or more columns (see sliceableKey).
+
+/** One statement on the adapter's pool, its rows as arrays (see createMysqlPartitionedTable). */
+type Run = (sql: string, values?: readonly unknown[], table?: string) => Promise<unknown[][]>;
+
+/**
+ * PartitionedTable.sliceFigures: a slice's rows hashed in one statement
+ * along the primary key, between the key it starts after and its bound, the
+ * key of the `limit`-th row after that start. The same statement finds the
+ * next slice's bound (a scalar subquery walking the key without hashing), so
+ * a slice costs one statement; a bound not given is found by a statement of
+ * its own first. `readDays` reads the answer's rows as figures by day.
+ */
+export function createSliceFigures(
+  run: Run,
+  from: (table: string, rows: PartitionRows) => string,
+  readDays: (answer: unknown[][], key?: string) => PartitionDays,
+): PartitionedTable["sliceFigures"] {
+  return async (schema, column, rows, { after, upTo, limit }) => {
+    const keyColumns = sliceableKey(schema);
+    if (!keyColumns) throw new Error(`${schema.name}: its primary key cannot be read in slices`);
+    const source = `${from(schema.name, rows)} FORCE INDEX (PRIMARY)`;
+    const everything = { sql: "TRUE", values: [] };
+    // The key of the `limit`-th row after `start`, as a JSON array of texts; NULL when fewer rows follow.
+    const bound = (start: readonly string[] | undefined): SqlQuery => {
+      const where = start ? keyTupleCondition(keyColumns, start, "after") : everything;
+      const keys = keyColumns.map((key) => `CAST(${quoteIdentifier(key.name)} AS CHAR)`).join(", ");
+      const order = keyColumns.map((key) => quoteIdentifier(key.name)).join(", ");
+      return {
+        sql: `SELECT JSON_ARRAY(${keys}) FROM ${source} WHERE ${where.sql} ORDER BY ${order} LIMIT 1 OFFSET ${Math.max(1, Math.floor(limit)) - 1}`,
+        values: where.values,
+      };
+    };
+    let last = upTo;
+    if (last === undefined) {
+      const query = bound(after);
+      const [found] = await run(query.sql, query.values, schema.name);
+      last = keyOf(found?.[0]);
+    }
+    const start = after ? keyTupleCondition(keyColumns, after, "after") : everything;
+    const end = last ? keyTupleCondition(keyColumns, last, "up to") : everything;
+    const next = last ? bound(last) : undefined;
+    const c = quoteIdentifier(column);
+    const key = integerKeyColumn(schema)?.name;
+    const answer = await run(
+      `SELECT DATE_FORMAT(MIN(${c}), '%Y-%m-%d'), ${figuresColumns(schema, key)}${next ? `, (${next.sql})` : ""}
+         FROM ${source} WHERE ${start.sql} AND ${end.sql} GROUP BY TO_DAYS(${c})`,
+      [...(next?.values ?? []), ...start.values, ...end.values],
+      schema.name,
+    );
+    const figures = readDays(next ? answer.map((row) => row.slice(0, -1)) : answer, key);
+    if (!last) return { figures };
+    // No row in the slice (the rows changed under it) leaves the next bound to be found on its own.
+    const following = answer.length > 0 ? keyOf(answer[0]?.at(-1)) : undefined;
+    return following === undefined ? { figures, last } : { figures, last, next: following };
+  };
+}
+
+/** A bound's JSON array of key texts; null for none (SQL NULL). */
+function keyOf(value: unknown): readonly string[] | null {
+  if (value === null || value === undefined) return null;
+  return (JSON.parse(String(value)) as unknown[]).map(String);
+}
 
 /**
  * The rows whose key, compared column by column in key order, is after
@@ -30,20 +94,9 @@ export function keyTupleCondition(
   const bindings: string[] = [];
   terms.forEach((term, i) => {
     const equal = terms.slice(0, i).map((before) => `${before.quoted} = ${before.placeholder}`);
-    const last = i === terms.length - 1;
-    const op = side === "after" ? ">" : last ? "<=" : "<";
+    const op = side === "after" ? ">" : i === terms.length - 1 ? "<=" : "<";
     disjuncts.push(`(${[...equal, `${term.quoted} ${op} ${term.placeholder}`].join(" AND ")})`);
     bindings.push(...bound.slice(0, i + 1));
   });
   return { sql: `(${disjuncts.join(" OR ")})`, values: bindings };
-}
-
-/** The key columns as text, in the order of the key: the cursor a slice ends on. */
-export function keyColumnsAsText(key: readonly SourceColumn[]): string {
-  return key.map((column) => `CAST(${quoteIdentifier(column.name)} AS CHAR)`).join(", ");
-}
-
-/** The key columns in key order, for ORDER BY. */
-export function keyOrder(key: readonly SourceColumn[]): string {
-  return key.map((column) => quoteIdentifier(column.name)).join(", ");
 }

@@ -74,7 +74,7 @@ export function createOnePartitionTable(
       }
       return { days, outside: day === undefined ? grouped.outside.length : 0 };
     },
-    async sliceFigures(schema, column, rows, { after, limit }) {
+    async sliceFigures(schema, column, rows, { after, upTo, limit }) {
       // Rows in key order (each key column's text compared as a number when it is one, else as text).
       const key = schema.primaryKey.map((name) => columnIndex(schema, name));
       const text = (row: Row) => key.map((index) => String(row[index]));
@@ -89,11 +89,12 @@ export function createOnePartitionTable(
       const sorted = rowsOf(schema.name, rows)
         .filter((row) => !after || compare(text(row), after) > 0)
         .sort((a, b) => compare(text(a), text(b)));
-      const slice = sorted.slice(0, limit);
+      const bound = upTo === undefined ? sorted[limit - 1] : undefined;
+      const end = upTo ?? (bound ? text(bound) : undefined);
+      const slice = end ? sorted.filter((row) => compare(text(row), end) <= 0) : sorted;
       const figures = byDay(schema.name, column, slice);
       const days = new Map([...figures.days].map(([day, held]) => [day, figuresOf(schema, held)] as const));
-      const last = sorted.length >= limit ? slice.at(-1) : undefined;
-      return { figures: { days, outside: figures.outside.length }, ...(last ? { last: text(last) } : {}) };
+      return { figures: { days, outside: figures.outside.length }, ...(end ? { last: end } : {}) };
     },
     twinName,
     twinRows: async (table, partition) => twins.get(twinName(table, partition))?.length,

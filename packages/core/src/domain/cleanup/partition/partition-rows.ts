@@ -231,19 +231,23 @@ export function readInSlices(deps: Pick<CleanupDeps, "settings">, read: RowsToRe
  */
 async function* hashSlices(deps: CleanupDeps, read: RowsToRead): AsyncGenerator<PartitionDays> {
   const limit = deps.settings.partitionSliceRows;
-  let after: readonly string[] | undefined;
+  let cursor: { readonly after?: readonly string[]; readonly upTo?: readonly string[] | null } = {};
   let sincePause = 0;
-  do {
+  for (;;) {
     const pause = sincePause >= deps.settings.chunkRows;
     if (pause) sincePause = 0;
     await read.throttle?.beforeChunk(!pause);
     const started = performance.now();
-    const slice = await deps.partitions.sliceFigures(read.schema, read.column, read.rows, { after, limit });
+    const slice = await deps.partitions.sliceFigures(read.schema, read.column, read.rows, {
+      ...cursor,
+      limit,
+    });
     read.throttle?.afterChunk(performance.now() - started);
     sincePause += limit;
-    after = slice.last;
     yield slice.figures;
-  } while (after);
+    if (!slice.last) return;
+    cursor = slice.next === undefined ? { after: slice.last } : { after: slice.last, upTo: slice.next };
+  }
 }
 
 /**

@@ -52,8 +52,11 @@ describe("slices of a partition's rows along the primary key", () => {
     const where = { partition: "p2024_01" };
     const whole = await partitions.dayFigures(schema, "created_at", where);
 
-    for (const limit of [1, 2, 3, 4, 8, 9, 10, 1000]) {
-      const slices = await allSlices(partitions, schema, where, limit);
+    for (const [limit, chained] of [1, 2, 3, 4, 8, 9, 10, 1000].flatMap((n) => [
+      [n, true] as const,
+      [n, false] as const,
+    ])) {
+      const slices = await allSlices(partitions, schema, where, limit, chained);
       // Each slice holds at most `limit` rows, all of them but the last exactly `limit`.
       const sizes = slices.map((slice) => slice.rows);
       expect(sizes.slice(0, -1).every((size) => size === limit)).toBe(true);
@@ -76,19 +79,22 @@ describe("slices of a partition's rows along the primary key", () => {
       { partition: "p2024_01" },
       { after: ["5", "2024-01-11 01:00:00"], limit: 3 },
     );
-    // The slice's bound, walked to along the primary key, then its rows hashed: both ranges of the key.
+    // The slice's bound, walked to along the primary key, then its rows hashed while the next slice's bound
+    // is walked to: every read a range of the key.
     expect(statements).toHaveLength(2);
     for (const sql of statements) {
       const plan = await fx.query<{ type: string; key: string }>(`EXPLAIN ${sql.replace(/\?/g, "'1'")}`);
-      expect(plan.map((row) => [row.type, row.key])).toEqual([["range", "PRIMARY"]]);
+      expect(plan.map((row) => [row.type, row.key])).toEqual(plan.map(() => ["range", "PRIMARY"]));
     }
+    expect(statements.map((sql) => sql.match(/FORCE INDEX \(PRIMARY\)/g)?.length)).toEqual([1, 2]);
   });
 });
 
 describe("a twin verified in slices", () => {
   it("is cleaned after CLEANUP_PARTITION_SLICE_ROWS rows a statement: a slice of one row, thirteen statements for twelve rows", async () => {
     const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
-    const { slices, partitions } = slicesListed();
+    const statements: string[] = [];
+    const { slices, partitions } = slicesListed(statements);
 
     const { reports, failures } = await pt.clean(name, (queue) => deps(queue, partitions, 1));
 
@@ -96,6 +102,10 @@ describe("a twin verified in slices", () => {
     expect(reports[0]?.partition).toMatchObject({ outcome: "cleaned", days: [...JANUARY], rowsDeleted: 12 });
     expect(slices.map((slice) => slice.rows)).toEqual([...Array(12).fill(1), 0]);
     expect(slices.every((slice) => slice.where === "twin")).toBe(true);
+    // One statement a slice, each finding the next slice's bound, and one more for the first bound.
+    const twin = statements.filter((sql) => sql.includes("archiver_twin__"));
+    expect(twin.filter((sql) => sql.includes("SUM("))).toHaveLength(13);
+    expect(twin.filter((sql) => sql.startsWith("SELECT JSON_ARRAY("))).toHaveLength(1);
     expect(await pt.rowsByDay(name)).toEqual({});
     expect(await fx.deps().state.cleanedDays(name)).toEqual([...JANUARY]);
     expect(await pt.twins()).toEqual([]);
@@ -207,11 +217,11 @@ function deps(queue: MemoryTaskQueue, partitions: PartitionedTable, sliceRows: n
 }
 
 /** The MySQL partition adapter listing each slice it hashed (where, and how many rows). */
-function slicesListed(): {
+function slicesListed(statements?: string[]): {
   slices: { where: string; rows: number }[];
   partitions: PartitionedTable;
 } {
-  const adapter = createMysqlPartitionedTable(fx.pool);
+  const adapter = createMysqlPartitionedTable(statements ? pt.spyingPool(statements) : fx.pool);
   const slices: { where: string; rows: number }[] = [];
   return {
     slices,
@@ -234,19 +244,19 @@ async function allSlices(
   schema: TableSchema,
   where: PartitionRows,
   limit: number,
+  chained: boolean,
 ): Promise<{ rows: number; days: ReadonlyMap<string, DayFigures> }[]> {
   const slices = [];
-  let after: readonly string[] | undefined;
-  do {
-    const slice = await partitions.sliceFigures(schema, "created_at", where, {
-      ...(after ? { after } : {}),
-      limit,
-    });
+  let cursor: { after?: readonly string[]; upTo?: readonly string[] | null } = {};
+  for (;;) {
+    const slice = await partitions.sliceFigures(schema, "created_at", where, { ...cursor, limit });
     const rows = [...slice.figures.days.values()].reduce((sum, figures) => sum + figures.rows, 0);
     slices.push({ rows, days: slice.figures.days });
-    after = slice.last;
-  } while (after);
-  return slices;
+    if (!slice.last) return slices;
+    // Chained, each slice starts from the bound the last one found; otherwise each finds its own.
+    cursor =
+      chained && slice.next !== undefined ? { after: slice.last, upTo: slice.next } : { after: slice.last };
+  }
 }
 
 /** The slices' figures added up by day. */
