@@ -100,12 +100,9 @@ async function carryOut(
   const { table, windowEnd } = facts.task;
   const sleep = deps.sleep ?? ((ms: number) => sleepFor(ms));
   const pace = rateCapPace(deps.rateCap, `cleanup:${table}`, facts.maxRowsPerSecond, sleep);
-  const scope = facts.target.scope;
-  const deleteBy = (
-    plan: ChunkPlan,
-    progress: DeleteChunksInput["progress"],
-    recordProgress: DeleteChunksInput["recordProgress"] = (done) => deps.state.recordProgress(scope, done),
-  ) =>
+  const { scope } = facts.target;
+  const recorded: DeleteChunksInput["recordProgress"] = (done) => deps.state.recordProgress(scope, done);
+  const deleteBy = (plan: ChunkPlan, progress: DeleteChunksInput["progress"], recordProgress = recorded) =>
     deleteChunks({
       deleter: deps.deleter,
       recordProgress,
@@ -134,15 +131,13 @@ async function carryOut(
     }
     case "by-copy": {
       const { plan, figures } = decision;
-      // Nothing is recorded before the first delete's commit (a crash before it leaves the day as it
-      // was; one after it finds that chunk gone on the retry); then the day is `deleting` by this plan,
-      // which a later attempt resumes.
+      // Recorded `deleting` by this plan once its first chunk committed (a retry finds that chunk gone).
       let begun = false;
       const run = await deleteBy(plan, { chunksDone: 0, rowsDeleted: 0 }, async (done) => {
-        if (!begun)
-          await beginDeleting(deps.state, scope, { figures, plan, verifiedAt: deps.clock().toISOString() });
+        const verifiedAt = deps.clock().toISOString();
+        if (!begun) await beginDeleting(deps.state, scope, { figures, plan, verifiedAt });
         begun = true;
-        await deps.state.recordProgress(scope, done);
+        await recorded(done);
       });
       if (!isRefusal(run) && run.dayRowsDeleted === 0 && !run.deferred) return clean(figures);
       if (!isRefusal(run)) return { ...cleaned(run, plan, false), figures };

@@ -93,17 +93,13 @@ function rising(by: ChunkBy, a: string | undefined, b: string, orEqual = false):
 }
 
 /**
- * The plan of a day made from its copy record alone, without reading the
- * day: the key chunks the copy recorded (CopiedDayRecord.chunks), consecutive
- * ones joined up to `chunkRows`; or, for a record without them whose copy
- * fits one chunk, that one chunk: the key range the copy recorded, or for a
- * table without a key the span between the day's midnights. Each chunk's
- * locking read before its delete must find exactly its recorded rows (count
- * and content fingerprint), and the chunk deleted last stands for the whole
- * day (`wholeDay`): nothing of the day may lie outside it then. So the day is
- * read and hashed once, a chunk at a time, as it is deleted. Undefined when
- * the record cannot vouch for the day that way (see copyVouches), or its key
- * figures or chunks do not add up to its rows and fingerprint.
+ * The plan of a day made from its copy record alone, without reading the day:
+ * the key chunks the copy recorded, consecutive ones joined up to `chunkRows`,
+ * or for a record without them that fits one chunk, that chunk (the recorded
+ * key range, or without a key the span between the day's midnights). Each
+ * chunk must hold exactly its recorded rows under its lock, and the chunk
+ * deleted last stands for the whole day (`wholeDay`). Undefined when the
+ * record cannot vouch for the day (copyVouches) or its chunks do not add up.
  */
 export function copyPlan(
   target: ChunkTarget,
@@ -142,11 +138,7 @@ function copyChunks(target: ChunkTarget, record: CopiedDayRecord): readonly DayC
   return whole && sum.first === key.min && sum.last === key.max ? chunks : undefined;
 }
 
-/**
- * A fingerprinted copy, made by `column`, of at least one row, whose chunks
- * (or, recorded without them, whose rows) are at most `chunkRows` each: its
- * record alone can plan the day's deletes.
- */
+/** A fingerprinted copy of at least one row, made by `column`, whose chunks (or rows, without them) fit `chunkRows`. */
 export function copyVouches(record: CopiedDayRecord, column: string, chunkRows: number): boolean {
   const { rows, fingerprint } = record.figures;
   const fits = record.chunks ? record.chunks.every((chunk) => chunk.rows <= chunkRows) : rows <= chunkRows;
