@@ -2,9 +2,12 @@ import { mkdir, rm } from "node:fs/promises";
 import { type Config, loadConfig } from "@table-archiver/core/config";
 import mysql from "mysql2/promise";
 
-/** The server the benchmarks use, and their database. */
+/**
+ * The server the benchmarks use, and their database (BENCH_DATABASE, so that two sittings on one server,
+ * each with its own REDIS_URL database and working folder for `.bench/`, do not share tables).
+ */
 export const BENCH_SERVER = process.env.BENCH_MYSQL_URL ?? "mysql://root@127.0.0.1:3306";
-export const BENCH_DATABASE = "archiver_bench";
+export const BENCH_DATABASE = process.env.BENCH_DATABASE ?? "archiver_bench";
 export const BENCH_MYSQL_URL = `${BENCH_SERVER}/${BENCH_DATABASE}`;
 
 /** Benches print only errors: their output is one line of figures. */
