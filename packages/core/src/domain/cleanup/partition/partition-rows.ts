@@ -225,25 +225,17 @@ export function readInSlices(deps: Pick<CleanupDeps, "settings">, read: RowsToRe
 /**
  * The figures of slices of every row, CLEANUP_PARTITION_SLICE_ROWS a
  * statement along the primary key, each after the key the last ended on,
- * paced as deletes are: the throttle waited on before each and told how long
- * each took (the nice pace's rest follows from it), the pause between chunks
- * once per CLEANUP_CHUNK_ROWS rows hashed.
+ * paced as deletes are (see paced), the pause between chunks once per
+ * CLEANUP_CHUNK_ROWS rows hashed.
  */
 async function* hashSlices(deps: CleanupDeps, read: RowsToRead): AsyncGenerator<PartitionDays> {
-  const limit = deps.settings.partitionSliceRows;
+  const { partitionSliceRows: limit, chunkRows } = deps.settings;
   let cursor: { readonly after?: readonly string[]; readonly upTo?: readonly string[] | null } = {};
-  let sincePause = 0;
-  for (;;) {
-    const pause = sincePause >= deps.settings.chunkRows;
-    if (pause) sincePause = 0;
-    await read.throttle?.beforeChunk(!pause);
-    const started = performance.now();
-    const slice = await deps.partitions.sliceFigures(read.schema, read.column, read.rows, {
-      ...cursor,
-      limit,
-    });
-    read.throttle?.afterChunk(performance.now() - started);
-    sincePause += limit;
+  for (let hashed = 0; ; hashed += limit) {
+    const first = hashed === 0 || Math.floor(hashed / chunkRows) === Math.floor((hashed - limit) / chunkRows);
+    const slice = await paced(read.throttle, first, () =>
+      deps.partitions.sliceFigures(read.schema, read.column, read.rows, { ...cursor, limit }),
+    );
     yield slice.figures;
     if (!slice.last) return;
     cursor = slice.next === undefined ? { after: slice.last } : { after: slice.last, upTo: slice.next };
@@ -252,23 +244,29 @@ async function* hashSlices(deps: CleanupDeps, read: RowsToRead): AsyncGenerator<
 
 /**
  * The figures of each of `days`, a statement a day through the filter
- * column's index, or of every row in one statement (`undefined`), with the
- * throttle waited on before each.
+ * column's index, or of every row in one statement (`undefined`), paced.
  */
 async function* hashDays(
   deps: CleanupDeps,
   { schema, column, rows, throttle }: RowsToRead,
   days: readonly (CalendarDay | undefined)[],
 ): AsyncGenerator<PartitionDays> {
-  let first = true;
-  for (const day of days) {
-    await throttle?.beforeChunk(first);
-    first = false;
-    const started = performance.now();
-    const part = await deps.partitions.dayFigures(schema, column, rows, day);
-    throttle?.afterChunk(performance.now() - started);
-    yield part;
+  for (const [i, day] of days.entries()) {
+    yield await paced(throttle, i === 0, () => deps.partitions.dayFigures(schema, column, rows, day));
   }
+}
+
+/**
+ * One read under the throttle, as a delete is: waited on before it (the
+ * pause between chunks too, unless `first`), and told how long the read
+ * kept the server busy, which the nice pace's rest follows from.
+ */
+async function paced<T>(throttle: Throttle | undefined, first: boolean, read: () => Promise<T>): Promise<T> {
+  await throttle?.beforeChunk(first);
+  const started = performance.now();
+  const answer = await read();
+  throttle?.afterChunk(performance.now() - started);
+  return answer;
 }
 
 function refusalByCount(

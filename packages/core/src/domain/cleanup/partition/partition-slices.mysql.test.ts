@@ -111,6 +111,21 @@ describe("a twin verified in slices", () => {
     expect(await pt.twins()).toEqual([]);
   });
 
+  it("waits on the throttle before every slice, the pause between chunks once per CLEANUP_CHUNK_ROWS rows hashed", async () => {
+    const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
+    const { slices, partitions } = slicesListed();
+    const before = fx.sleeps.length;
+
+    const { reports } = await pt.clean(name, (queue) =>
+      fx.deps({ queue, partitions, settings: { partitionSliceRows: 2, chunkRows: 4, pauseMs: 7 } }),
+    );
+
+    expect(reports[0]?.partition).toMatchObject({ outcome: "cleaned", rowsDeleted: 12 });
+    // Seven slices (12 rows, 2 a slice, the last empty) cross 4, 8 and 12 rows hashed: three pauses.
+    expect(slices).toHaveLength(7);
+    expect(fx.sleeps.slice(before)).toEqual([7, 7, 7]);
+  });
+
   it("reads a twin that fits one slice in one statement, as before slices", async () => {
     const name = await pt.table(MONTHLY, [...JANUARY], [...JANUARY]);
     const { slices, partitions } = slicesListed();
