@@ -98,10 +98,8 @@ export async function main(): Promise<Record<string, unknown>> {
       allow_delete_triggers: false,
       exchange_partitions: true,
     };
-    const summary = scheduling
-      ? await startCleanupRun(deps, scheduling.runs, message)
-      : await startCleanup(deps, message);
-    const run = "run" in summary ? summary.run : undefined;
+    const { run, ...summary }: { readonly run?: string } & Awaited<ReturnType<typeof startCleanup>> =
+      scheduling ? await startCleanupRun(deps, scheduling.runs, message) : await startCleanup(deps, message);
     const days = [...(await queue.queuedDays("clean", TABLE))].sort();
     const enqueueSeconds = (performance.now() - enqueueStarted) / 1000;
     const started = performance.now();
