@@ -1,4 +1,4 @@
-import type { Warehouse } from "@table-archiver/core";
+import type { RunDeps } from "@table-archiver/core";
 import type { Config } from "@table-archiver/core/config";
 import { createRuntime } from "@table-archiver/core/runtime";
 import { readPolicyFile, startSchedules } from "@table-archiver/local";
@@ -12,6 +12,8 @@ import { benchLogger } from "./bench-table";
  * run written to `warehouse`), which the bench starts its run in and counts
  * each task's end in.
  */
+type Warehouse = Awaited<ReturnType<RunDeps["warehouse"]>>;
+
 export async function benchScheduling(config: Config, file: string, warehouse: Warehouse, prefix: string) {
   const local = config.queue.kind === "local" ? config.queue : undefined;
   if (!local) throw new Error("the bench runs on the local queue");
