@@ -1,14 +1,12 @@
 import pMap from "p-map";
 import type { CalendarDay } from "../../model/calendar-day";
 import type { CopiedDayRecord } from "../../model/copied-day-record";
-import type { DayCleanup } from "../../model/day-cleanup";
-import type { DayScope } from "../../model/table-day";
+import type { DayFigures } from "../../model/day-figures";
 import { integerKeyColumn, type TableSchema } from "../../model/table-schema";
 import type { ReferencingKey } from "../../ports/day-deleter";
 import type { CleanupDeps } from "./cleanup-deps";
 import { chunkByOf, recordedKeyRange } from "./day/plan-chunks";
 import { verifyDay } from "./day/verify-day";
-import type { DayVerdict } from "./judge-day";
 import type { PartitionPath } from "./partition/partition-paths";
 import { exchangeCheck, verifyRows } from "./partition/partition-rows";
 import type { DayRefusal } from "./refusal";
@@ -44,72 +42,51 @@ export async function dryRunCleanup(
     days,
     async ({ day, record }) => {
       const state = await deps.state.read({ table: schema.name, day });
-      if (state?.status === "deleting") return { day, state, verdict: undefined };
+      if (state?.status === "deleting") return { day, state };
       const target = { scope: { table: schema.name, column, day }, schema, by: chunkByOf(schema) };
-      const input = { target, referencingKeys, record: record ?? null };
-      return { day, state: undefined, verdict: await verifyDay(deps, input) };
+      return { day, verdict: await verifyDay(deps, { target, referencingKeys, record: record ?? null }) };
     },
     { concurrency: VERIFY_CONCURRENCY },
   );
-  for (const result of results) {
-    const scope = { table: schema.name, column, day: result.day };
-    if (result.state) {
-      const rows = remainingRows(result.state);
+  for (const { day, state, verdict } of results) {
+    const scope = { table: schema.name, column, day };
+    const statement = (figures: DayFigures) =>
+      deps.deleter.describeDelete(scope, recordedKeyRange(schema, figures));
+    if (state) {
+      const left = state.plan.kind === "chunks" ? state.plan.chunks.slice(state.chunksDone) : [];
+      const rows = left.reduce((sum, chunk) => sum + chunk.rows, 0);
       totals.resuming += 1;
       totals.rowsToDelete += rows;
       deps.logger.info("cleanup dry run: day would resume deleting", {
         ...scope,
         rowsToDelete: rows,
-        rowsDeleted: result.state.rowsDeleted,
-        statement: deps.deleter.describeDelete(scope, recordedKeyRange(schema, result.state.figures)),
+        rowsDeleted: state.rowsDeleted,
+        statement: statement(state.figures),
       });
-      continue;
+    } else if (verdict?.kind === "refused") {
+      totals.refused += 1;
+      const { refusal, reason, source, warehouse, recorded } = verdict;
+      totals.refusals.push({ day, refusal, reason });
+      const fields = { ...scope, refusal, reason, source, warehouse, recorded };
+      deps.logger.warn("cleanup dry run: day refused; its rows would be kept", fields);
+    } else if (verdict) {
+      const rows = verdict.kind === "ready" ? verdict.figures.rows : 0;
+      totals.verified += 1;
+      totals.rowsToDelete += rows;
+      deps.logger.info("cleanup dry run: day verified", {
+        ...scope,
+        rowsToDelete: rows,
+        chunks: Math.ceil(rows / deps.settings.chunkRows),
+        verification: integerKeyColumn(schema)
+          ? "rows, content fingerprint, and key count, sum, min, max"
+          : "rows and content fingerprint",
+        ...(rows > 0
+          ? { statement: statement(verdict.figures) }
+          : { note: "no source rows left; the warehouse holds the full copy" }),
+      });
     }
-    if (result.verdict) logVerdict(deps, schema, scope, result.verdict, totals);
   }
   return totals;
-}
-
-function logVerdict(
-  deps: CleanupDeps,
-  schema: TableSchema,
-  scope: DayScope,
-  verdict: DayVerdict,
-  totals: { verified: number; refused: number; rowsToDelete: number; refusals: DayRefusal[] },
-): void {
-  if (verdict.kind === "refused") {
-    totals.refused += 1;
-    totals.refusals.push({ day: scope.day, refusal: verdict.refusal, reason: verdict.reason });
-    deps.logger.warn("cleanup dry run: day refused; its rows would be kept", {
-      ...scope,
-      refusal: verdict.refusal,
-      reason: verdict.reason,
-      source: verdict.source,
-      warehouse: verdict.warehouse,
-      recorded: verdict.recorded,
-    });
-    return;
-  }
-  totals.verified += 1;
-  const rows = verdict.kind === "ready" ? verdict.figures.rows : 0;
-  totals.rowsToDelete += rows;
-  deps.logger.info("cleanup dry run: day verified", {
-    ...scope,
-    rowsToDelete: rows,
-    chunks: Math.ceil(rows / deps.settings.chunkRows),
-    verification: integerKeyColumn(schema)
-      ? "rows, content fingerprint, and key count, sum, min, max"
-      : "rows and content fingerprint",
-    ...(rows > 0
-      ? { statement: deps.deleter.describeDelete(scope, recordedKeyRange(schema, verdict.figures)) }
-      : { note: "no source rows left; the warehouse holds the full copy" }),
-  });
-}
-
-function remainingRows(state: DayCleanup): number {
-  const plan = state.plan;
-  if (plan.kind !== "chunks") return 0;
-  return plan.chunks.slice(state.chunksDone).reduce((sum, chunk) => sum + chunk.rows, 0);
 }
 
 /**
@@ -131,26 +108,25 @@ export async function dryRunPartitions(
   const records = new Map(pending.flatMap(({ day, record }) => (record ? [[day, record] as const] : [])));
   const checked: PartitionPath[] = [];
   for (const path of paths) {
-    let final = path;
-    let rows: number | undefined;
-    if (path.path === "exchange") {
-      const read = { schema, column, rows: { partition: path.partition } };
-      const refused = refusals.find(({ day }) => path.days.includes(day));
-      const check = refused
-        ? { chunked: `${refused.day} is refused: ${refused.reason}` }
-        : exchangeCheck(await verifyRows(deps, read, path.days, records, "counts"));
-      if ("chunked" in check) final = { ...path, path: "chunked", reason: check.chunked };
-      else rows = check.rows;
-    }
+    const refused = refusals.find(({ day }) => path.days.includes(day));
+    const read = { schema, column, rows: { partition: path.partition } };
+    const check =
+      path.path !== "exchange"
+        ? undefined
+        : refused
+          ? { chunked: `${refused.day} is refused: ${refused.reason}` }
+          : exchangeCheck(await verifyRows(deps, read, path.days, records, "counts"));
+    const final =
+      check && "chunked" in check ? { ...path, path: "chunked" as const, reason: check.chunked } : path;
     checked.push(final);
     deps.logger.info("cleanup dry run: partition", {
       table: schema.name,
       partition: final.partition,
       path: final.path,
       days: final.days.length,
-      ...(rows !== undefined
+      ...(check && "rows" in check
         ? {
-            rowsToDetach: rows,
+            rowsToDetach: check.rows,
             statement: deps.partitions.describeDetach(schema.name, final.partition),
           }
         : {}),
