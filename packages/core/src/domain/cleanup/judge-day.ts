@@ -24,8 +24,11 @@ export interface DayEvidence {
   readonly keyColumn: string | undefined;
   readonly record: CopiedDayRecord | undefined;
   readonly source: DayFigures;
-  /** Undefined when there is no record to say where the copy went. */
-  readonly warehouse: DayFigures | undefined;
+  /**
+   * Undefined when no record says where the copy went; an Error when it
+   * could not be read (its recorded destination is unusable, say).
+   */
+  readonly warehouse: DayFigures | Error | undefined;
 }
 
 /**
@@ -39,30 +42,24 @@ export interface DayEvidence {
 export function judgeDay(evidence: DayEvidence): DayVerdict {
   const { record, source, warehouse, keyColumn } = evidence;
   const label = `${evidence.table} ${evidence.day}`;
+  const sourceAndRecorded = { source, ...(record ? { recorded: record.figures } : {}) };
+  if (warehouse instanceof Error)
+    return refuse("warehouse", `${label}: ${warehouse.message}`, sourceAndRecorded);
   const unvouched = copyRecordProblem(record, evidence.filterColumn);
-  if (!record || unvouched) {
-    return refuse("no-record", `${label}: ${unvouched}`, {
-      source,
-      ...(record ? { recorded: record.figures } : {}),
-    });
-  }
+  if (!record || unvouched) return refuse("no-record", `${label}: ${unvouched}`, sourceAndRecorded);
   const recorded = record.figures;
   if (!warehouse) return refuse("warehouse", `${label}: warehouse figures unavailable`, { source, recorded });
-  if (keyColumn) {
-    const missing = [
-      ["recorded", recorded],
-      ["warehouse", warehouse],
-      ["source", source],
-    ].find(([, figures]) => (figures as DayFigures).key?.column !== keyColumn);
-    if (missing) {
-      return refuse(
-        "other",
-        `${label}: the ${missing[0]} figures have no key figures for "${keyColumn}", so the day cannot be checked by key`,
-        { source, warehouse, recorded },
-      );
-    }
-  }
   const figures = { source, warehouse, recorded };
+  const unkeyed =
+    keyColumn &&
+    (["recorded", "warehouse", "source"] as const).find((name) => figures[name].key?.column !== keyColumn);
+  if (unkeyed) {
+    return refuse(
+      "other",
+      `${label}: the ${unkeyed} figures have no key figures for "${keyColumn}", so the day cannot be checked by key`,
+      figures,
+    );
+  }
   const all = `source ${describeFigures(source)}, warehouse ${describeFigures(warehouse)}, recorded at copy ${describeFigures(recorded)}`;
   if (!sameFigures(warehouse, recorded)) {
     return refuse("warehouse", `${label}: the warehouse no longer holds the copy: ${all}`, figures);
@@ -95,19 +92,6 @@ export function describeChange(source: DayFigures, recorded: DayFigures): string
   if (diff < 0) return `rows gone: ${rows(-diff)} fewer than copied`;
   if (!sameFigures(source, recorded)) return "rows replaced: as many rows as copied, but other keys";
   return "rows changed: the same rows by count and key, but their content differs";
-}
-
-/** The refusal of a day whose warehouse figures could not be read (its recorded destination is unusable, say). */
-export function warehouseUnreadable(
-  label: string,
-  error: Error,
-  source: DayFigures,
-  record: CopiedDayRecord | undefined,
-): Refusal {
-  return refuse("warehouse", `${label}: ${error.message}`, {
-    source,
-    ...(record ? { recorded: record.figures } : {}),
-  });
 }
 
 /** Why a day's copy record cannot vouch for cleaning it by `column`: there is none, or it was copied by another. */

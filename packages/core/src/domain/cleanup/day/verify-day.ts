@@ -5,7 +5,7 @@ import { integerKeyColumn } from "../../../model/table-schema";
 import type { ReferencingKey } from "../../../ports/day-deleter";
 import { warehouseFigures } from "../../records/held-copy";
 import type { CleanupDeps } from "../cleanup-deps";
-import { type DayVerdict, judgeDay, warehouseUnreadable } from "../judge-day";
+import { type DayVerdict, judgeDay } from "../judge-day";
 import { referencesRefusal } from "../refusal";
 
 /**
@@ -42,8 +42,6 @@ export async function verifyDay(
     input.source ?? deps.source.dayFigures(schema, filterColumn, day),
     readRecord.then((r) => (r ? warehouseFigures(deps, r, filterColumn, day, keyColumn) : undefined)),
   ]);
-  if (warehouse instanceof Error)
-    return warehouseUnreadable(`${schema.name} ${day}`, warehouse, source, record);
   const verdict = judgeDay({ table: schema.name, day, filterColumn, keyColumn, record, source, warehouse });
   const keys = input.referencingKeys ?? [];
   if (verdict.kind !== "ready" || keys.length === 0) return verdict;
