@@ -9,7 +9,7 @@ export interface CleanupSettings extends ThrottleSettings {
   readonly chunkRows: number;
   /** Deletes join consecutive planned chunks to last about this long; 0 deletes one planned chunk at a time. */
   readonly chunkTargetMs: number;
-  /** Rows a detached partition's twin is hashed by, at most, a statement (see readInSlices). */
+  /** Rows a detached partition's twin is hashed by, at most, a statement (see twinReading). */
   readonly partitionSliceRows: number;
   /** Rest per unit of delete time, before the next delete. */
   readonly niceRatio: number;

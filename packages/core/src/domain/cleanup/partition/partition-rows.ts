@@ -6,7 +6,7 @@ import type { PartitionDays, PartitionRows } from "../../../ports/partitioned-ta
 import type { Throttle } from "../../pacing/throttle";
 import { warehouseDaysFigures } from "../../records/held-copy";
 import type { CleanupDeps } from "../cleanup-deps";
-import { type DayVerdict, judgeDay, warehouseUnreadable } from "../judge-day";
+import { type DayVerdict, judgeDay } from "../judge-day";
 
 // Reading and verifying the rows of a partition, or of the twin it was exchanged with, day by day.
 
@@ -43,10 +43,8 @@ export function askWarehouse(
   const byDestination = new Map<string, CalendarDay[]>();
   for (const day of days) {
     const destination = records.get(day)?.destination;
-    if (destination === undefined) continue;
-    const copied = byDestination.get(destination) ?? [];
-    copied.push(day);
-    byDestination.set(destination, copied);
+    if (destination !== undefined)
+      byDestination.set(destination, [...(byDestination.get(destination) ?? []), day]);
   }
   const held = Promise.all(
     [...byDestination].map(([destination, copied]) =>
@@ -71,7 +69,7 @@ export function askWarehouse(
  * day on its count and its copy record alone (a pre-check, waiting for no
  * warehouse: whatever it lets through is proven by a later hashed read of the
  * same rows); `"slices"` proves what one pass proves in short statements of
- * CLEANUP_PARTITION_SLICE_ROWS rows along the primary key (see readInSlices),
+ * CLEANUP_PARTITION_SLICE_ROWS rows along the primary key (see twinReading),
  * which together reach every row once.
  */
 export type RowsReading = "every day" | "one pass" | "counts" | "slices";
@@ -79,15 +77,12 @@ export type RowsReading = "every day" | "one pass" | "counts" | "slices";
 /**
  * Why the rows may not leave at once, or, when they may, their figures by
  * day: every day that holds rows is one of the partition's pending days, and
- * passes verification with these rows as its source figures. Rows are first
- * counted by day through the filter column's index; rows on a day that is
- * not pending, or on no day, refuse the rows without hashing any, and a day
- * whose count differs from its copy refuses them after hashing that one day
- * (so its refusal names every figure, in the chunked path's words).
- * Otherwise, reading every day, the days are hashed (see hashDays) under the
- * throttle while the warehouse answers, then each is judged; a hashed row on
- * no pending day refuses the rows as a counted one would. Reading them in one
- * pass or in slices, nothing is counted: every row is hashed and judged as above.
+ * passes verification with these rows as its source figures (`reading` says
+ * how much is read). Counted rows on a day not pending, or on no day, refuse
+ * the rows without hashing any; a day whose count differs from its copy
+ * refuses them after hashing that one day (so its refusal names every
+ * figure, in the chunked path's words). A hashed row on no pending day
+ * refuses them as a counted one would.
  */
 export async function verifyRows(
   deps: CleanupDeps,
@@ -103,18 +98,13 @@ export async function verifyRows(
   const keyColumn = integerKeyColumn(schema)?.name;
   const judge = async (day: CalendarDay, source: DayFigures, against: "warehouse" | "record") => {
     const record = records.get(day);
-    const evidence = { table: schema.name, day, filterColumn: column, keyColumn };
+    const evidence = { table: schema.name, day, filterColumn: column, keyColumn, record, source };
     // Judged on its record alone, the day's own recorded figures stand in for the rows and the warehouse.
-    if (against === "record")
-      return refusal(day, judgeDay({ ...evidence, record, source, warehouse: record?.figures }));
+    if (against === "record") return refusal(day, judgeDay({ ...evidence, warehouse: record?.figures }));
     const figures = await warehouse;
     if (figures instanceof Error) throw figures;
-    const heldFigures = figures.get(day);
-    if (heldFigures instanceof Error)
-      return refusal(day, warehouseUnreadable(`${schema.name} ${day}`, heldFigures, source, record));
-    return refusal(day, judgeDay({ ...evidence, record, source, warehouse: heldFigures }));
+    return refusal(day, judgeDay({ ...evidence, warehouse: figures.get(day) }));
   };
-  // Counted through the index first, unless one read of every row is the proof (see RowsReading).
   const counts =
     reading === "one pass" || reading === "slices"
       ? undefined
@@ -125,11 +115,10 @@ export async function verifyRows(
     if (early !== undefined) return early;
     const differing = sorted.find((day) => records.get(day)?.figures.rows !== counts.days.get(day));
     if (differing !== undefined) {
-      let figures: DayFigures = { rows: 0 };
-      for await (const part of hashDays(deps, read, [differing])) {
-        figures = part.days.get(differing) ?? figures;
-      }
-      const refused = await judge(differing, figures, "warehouse");
+      const hashed = await paced(read.throttle, true, () =>
+        deps.partitions.dayFigures(schema, column, read.rows, differing),
+      );
+      const refused = await judge(differing, hashed.days.get(differing) ?? { rows: 0 }, "warehouse");
       if (refused !== undefined) return refused;
     }
   }
@@ -206,7 +195,7 @@ const CHUNKS_PER_READ = 10;
  * when they fit one read, or when the filter column leads no index (a day's
  * range would read them all anyway).
  */
-export function fitsOneRead(deps: Pick<CleanupDeps, "settings">, read: RowsToRead, rows: number): boolean {
+function fitsOneRead(deps: Pick<CleanupDeps, "settings">, read: RowsToRead, rows: number): boolean {
   return (
     !read.schema.indexLeadingColumns.includes(read.column) ||
     rows <= deps.settings.chunkRows * CHUNKS_PER_READ
@@ -214,12 +203,18 @@ export function fitsOneRead(deps: Pick<CleanupDeps, "settings">, read: RowsToRea
 }
 
 /**
- * Whether `rows` rows are read in slices (see RowsReading): more than one
- * slice holds, along a primary key that can be cut into slices (sliceableKey).
- * Otherwise a day at a time or in one pass, as before slices.
+ * How the twin's `rows` rows are read (see RowsReading): in slices when more
+ * than one slice holds them, along a primary key that can be cut into slices
+ * (sliceableKey); otherwise in one pass when they fit one (fitsOneRead), else
+ * a day at a time.
  */
-export function readInSlices(deps: Pick<CleanupDeps, "settings">, read: RowsToRead, rows: number): boolean {
-  return rows > deps.settings.partitionSliceRows && sliceableKey(read.schema) !== undefined;
+export function twinReading(
+  deps: Pick<CleanupDeps, "settings">,
+  read: RowsToRead,
+  rows: number,
+): RowsReading {
+  if (rows > deps.settings.partitionSliceRows && sliceableKey(read.schema) !== undefined) return "slices";
+  return fitsOneRead(deps, read, rows) ? "one pass" : "every day";
 }
 
 /**
