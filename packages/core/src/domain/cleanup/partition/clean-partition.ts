@@ -12,10 +12,9 @@ import { readPartitionPaths } from "./partition-paths";
 import {
   askWarehouse,
   exchangeCheck,
-  fitsOneRead,
   type RowsReading,
-  readInSlices,
   rowsIn,
+  twinReading,
   verifyRows,
 } from "./partition-rows";
 
@@ -33,30 +32,23 @@ export interface PartitionCleanup {
 /**
  * Empties one partition whose every row lies on a migrated day that passes
  * verification, without deleting a row:
- * 1. check the partition on counts: its rows counted by day through the
- *    index (no row hashed), each day against its copy record (see
- *    verifyRows); a row on a day that is not migrated, or on no day at all,
- *    a day whose count differs from its copy (hashed, to be refused with
- *    every figure), or a day refused on its record sends the partition down
- *    the chunked path. A partition the server may have written since its
- *    days were copied is fingerprinted here too, day by day, and judged
- *    against the warehouse as well;
- * 2. exchange the partition with an empty twin table: its rows leave the live
- *    table in one atomic step, and nothing can write them any more;
- * 3. fingerprint the twin's rows under the task's throttles and pace, in
- *    slices of CLEANUP_PARTITION_SLICE_ROWS rows along its primary key (see
- *    readInSlices), in one read when they fit one (see fitsOneRead), else
- *    counted and read day by day: each day identical to its copy record and
- *    the warehouse, the twin is dropped and the days marked cleaned; otherwise (a row changed
- *    since its copy, or arrived or changed between 1 and 2) its rows go back
- *    into the live table, where they land in the same partition, and the
- *    days take the chunked path, each checked row by row with its usual
- *    refusals. This is the proof, made where nothing can change the rows;
- *    a partition not written since its copies is hashed here alone.
- * The chunked path queues a cleanup task for each of the partition's pending
- * days but `task.day`, which this task then cleans itself (cleanDay, whose
- * report comes back as `own`): the queue holds this very task under that
- * day's name.
+ * 1. check it on counts (see verifyRows): a row on a day not migrated or on
+ *    no day, a day whose count differs from its copy, or a day refused on
+ *    its record sends it down the chunked path. A partition the server may
+ *    have written since its days were copied is hashed here too, day by day,
+ *    and judged against the warehouse;
+ * 2. exchange it with an empty twin table: its rows leave the live table in
+ *    one atomic step, and nothing can write them any more;
+ * 3. hash the twin's rows under the task's throttles and pace (see
+ *    RowsReading): each day identical to its copy record and the warehouse,
+ *    the twin is dropped and the days marked cleaned; otherwise (a row
+ *    changed since its copy, or arrived or changed between 1 and 2) its rows
+ *    go back into the live table, in the same partition, and the days take
+ *    the chunked path with its usual refusals. This is the proof, made where
+ *    nothing can change the rows.
+ * The chunked path queues a task for each pending day of the partition but
+ * `task.day`, which this task cleans itself (cleanDay, reported as `own`):
+ * the queue holds this very task under that day's name.
  * Every day of the partition is leased while this runs, so no day task
  * deletes from it at the same time. A crash anywhere leaves the twin absent,
  * empty, or holding the partition's rows, which the retry tells apart.
@@ -108,8 +100,7 @@ export async function cleanPartition(
     let detachedRows = twin ?? 0;
     if (twin === undefined || twin === 0) {
       if (twin === 0) await partitions.dropTwin(table, partition);
-      // Step 1: every row of the partition on a pending day whose count and copy record agree; its content
-      // too when the partition may have been written since its days were copied.
+      // Step 1: counts, and content too when the partition may have been written since its copies.
       const reading = (await writtenSinceCopied(deps, task, records)) ? "every day" : "counts";
       deps.logger.info("cleanup: checking the partition before the exchange", { ...context, reading });
       const check = exchangeCheck(await verifyRows(deps, inPartition, days, records, reading, held));
@@ -127,15 +118,8 @@ export async function cleanPartition(
       });
     }
 
-    // Step 3: the twin, which nothing writes, hashed against the copy records and the warehouse: in short
-    // slices along its primary key, or in one read of every row when it fits one, neither of which any row
-    // escapes; otherwise day by day. Unless in one read, every row it holds must then be one of those
-    // hashed (its COUNT(*)), or one the reads did not reach would leave unproven.
-    const reading: RowsReading = readInSlices(deps, inTwin, detachedRows)
-      ? "slices"
-      : fitsOneRead(deps, inTwin, detachedRows)
-        ? "one pass"
-        : "every day";
+    // Step 3: the twin, which nothing writes, hashed and then checked for rows the reads missed (unproven).
+    const reading = twinReading(deps, inTwin, detachedRows);
     const detached = await verifyRows(deps, inTwin, days, records, reading, held);
     const refused = typeof detached === "string" ? detached : await unproven(deps, task, detached, reading);
     if (typeof detached === "string" || refused !== undefined) {
@@ -146,16 +130,11 @@ export async function cleanPartition(
     }
     await lease.check();
     await partitions.dropTwin(table, partition);
-    let rowsDeleted = 0;
-    for (const [day, figures] of detached.days) {
-      rowsDeleted += figures.rows;
-      const { figures: recorded } = records.get(day) ?? {};
-      await markDayDone(
-        deps,
-        { table, day },
-        { rowsDeleted: figures.rows, chunksDone: 0, figures: recorded },
-      );
+    for (const [day, { rows }] of detached.days) {
+      const done = { rowsDeleted: rows, chunksDone: 0, figures: records.get(day)?.figures };
+      await markDayDone(deps, { table, day }, done);
     }
+    const rowsDeleted = rowsIn(detached);
     const cleanedDays = [...detached.days.keys()].sort();
     deps.logger.info("cleaned partition", { ...context, days: cleanedDays.length, rowsDeleted });
     return { outcome: "cleaned", partition, days: cleanedDays, rowsDeleted };
