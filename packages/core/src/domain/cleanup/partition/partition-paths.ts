@@ -42,16 +42,11 @@ export interface PathFacts {
 /**
  * The path of each partition that holds pending days, decided from the
  * table's shape and the ledger alone (no row is read: planning stays a
- * matter of days). A partition is a candidate for the exchange when the
- * table is range-partitioned on the filter column, the partition's bounds
- * are midnights (so it holds whole days), it is not the open-ended MAXVALUE
- * partition new rows go to, the table has no DELETE trigger that would have
- * to fire, no INSERT trigger that putting rows back would fire again and no
- * foreign key that reaches it, and the account may exchange.
- * Whether its rows are all verified is checked by the task, before and after
- * the exchange; a partition that fails that check goes the chunked path
- * then. Days outside every candidate are returned under `rest`. A partition
- * left detached by an interrupted task is always its task's to finish.
+ * matter of days). A partition is a candidate for the exchange unless
+ * tableWideReason or partitionReason names why not; whether its rows are all
+ * verified is checked by its task, before and after the exchange, and a
+ * partition that fails goes the chunked path then. Days outside every
+ * candidate are returned under `rest`.
  */
 export function partitionPaths(
   partitioning: Partitioning,
