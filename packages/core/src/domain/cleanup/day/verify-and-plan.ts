@@ -1,13 +1,9 @@
-import type { CopiedDayRecord } from "../../../model/copied-day-record";
-import type { ChunkTarget, DayChunk } from "../../../model/day-chunks";
 import type { DayCleanup } from "../../../model/day-cleanup";
 import type { DayFigures } from "../../../model/day-figures";
-import type { DayScope } from "../../../model/table-day";
-import type { DeleteSideEffects } from "../../../ports/day-deleter";
 import { beginDeleting } from "../../records/durable-cleanup-state";
 import type { CleanupDeps } from "../cleanup-deps";
-import type { DayVerdict } from "../judge-day";
 import { isRefusal, type Refusal, refuse } from "../refusal";
+import type { DayFacts } from "./day-facts";
 import { deletesNewestFirst, figuresOfChunks, verifiedPlan } from "./plan-chunks";
 import { verifyDay } from "./verify-day";
 
@@ -17,17 +13,10 @@ export type VerifiedOutcome =
   | { readonly kind: "already-clean"; readonly figures: DayFigures }
   | Refusal;
 
-/** The facts verification starts from (see DayFacts). */
-export interface VerifyInput {
-  readonly target: ChunkTarget;
-  readonly migrated: boolean;
-  readonly record: CopiedDayRecord | undefined;
-  readonly sideEffects: DeleteSideEffects;
-  /** The message's `recopy_changed_days`: copy a changed day again once, then verify it against its new record. */
+/** The facts verification starts from, and the message's `recopy_changed_days`: copy a changed day again once. */
+export type VerifyInput = Pick<DayFacts, "target" | "migrated" | "record" | "sideEffects" | "chunkRows"> & {
   readonly recopy: boolean;
-  /** Rows per planned chunk (fewer under a rate cap). */
-  readonly chunkRows: number;
-}
+};
 
 /**
  * The cleanup task's path for a day its copy record cannot plan as one chunk,
@@ -58,37 +47,29 @@ export async function verifyAndPlan(deps: CleanupDeps, input: VerifyInput): Prom
       source: chunks.then((c) => figuresOfChunks(scope, target.by, c)),
       referencingKeys: sideEffects.referencingKeys,
     });
-    if (!isRefusal(verdict)) return storeVerified(deps, input, verdict, await chunks, record);
+    if (verdict.kind === "already-clean") return { kind: "already-clean", figures: verdict.figures };
+    if (verdict.kind === "ready") {
+      const plan = verifiedPlan(target, verdict.figures, await chunks, deletesNewestFirst(sideEffects));
+      if (isRefusal(plan)) return plan;
+      const verified = { figures: verdict.figures, plan, verifiedAt: deps.clock().toISOString() };
+      // Recorded `verified`, then `deleting`. Given the copy, a durable state keeps the plan of a day
+      // deleted in several transactions beyond Redis (withDurableCleanup).
+      const state = await beginDeleting(deps.state, scope, record ? { ...verified, copy: record } : verified);
+      return { kind: "deleting", state };
+    }
     // Refused because a cleanup of this copy had begun deleting before its state was lost with Redis?
     const resumed = record && (await deps.state.resumeLost(scope, record));
     if (resumed) return { kind: "deleting", state: resumed };
     if (!(mayRecopy && record && RECOPIED.has(verdict.refusal))) return verdict;
     // Copied again once, then verified against the new record.
-    record = await recopyChanged(deps, scope, record, verdict.reason);
+    deps.logger.info("cleanup: copying a changed day again before cleaning it", {
+      ...scope,
+      why: verdict.reason,
+    });
+    const { table, column: filterColumn, day } = scope;
+    record = await deps.recopy({ kind: "copy", table, destination: record.destination, filterColumn, day });
     mayRecopy = false;
   }
-}
-
-/** Records a verified day `verified` with its figures and plan, then `deleting`. */
-async function storeVerified(
-  deps: CleanupDeps,
-  { target, sideEffects }: VerifyInput,
-  verdict: Exclude<DayVerdict, Refusal>,
-  chunks: readonly DayChunk[],
-  record: CopiedDayRecord | undefined,
-): Promise<VerifiedOutcome> {
-  if (verdict.kind === "already-clean") return { kind: "already-clean", figures: verdict.figures };
-  const plan = verifiedPlan(target, verdict.figures, chunks, deletesNewestFirst(sideEffects));
-  if (isRefusal(plan)) return plan;
-  const verified = { figures: verdict.figures, plan, verifiedAt: deps.clock().toISOString() };
-  // Given the copy, a durable state keeps the plan of a day deleted in several transactions
-  // beyond Redis (withDurableCleanup).
-  const state = await beginDeleting(
-    deps.state,
-    target.scope,
-    record ? { ...verified, copy: record } : verified,
-  );
-  return { kind: "deleting", state };
 }
 
 /**
@@ -98,20 +79,3 @@ async function storeVerified(
  * re-copy itself refuses to drop any row the warehouse holds.
  */
 const RECOPIED = new Set(["changed", "not-fingerprinted", "warehouse"]);
-
-async function recopyChanged(
-  deps: CleanupDeps,
-  scope: DayScope,
-  record: CopiedDayRecord,
-  why: string,
-): Promise<CopiedDayRecord> {
-  deps.logger.info("cleanup: copying a changed day again before cleaning it", { ...scope, why });
-  const task = {
-    kind: "copy",
-    table: scope.table,
-    destination: record.destination,
-    filterColumn: scope.column,
-    day: scope.day,
-  } as const;
-  return deps.recopy(task);
-}
