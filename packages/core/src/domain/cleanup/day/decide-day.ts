@@ -48,11 +48,8 @@ export function decideDay(facts: DayFacts): DayDecision {
         "cleanup record left from an earlier run. They are in no copy of this day and are kept",
     );
   }
-  const young = floorRefusal(
-    scope,
-    facts.today,
-    Math.max(facts.minRetentionDays, task.minRetentionDays ?? 0),
-  );
+  const floor = Math.max(facts.minRetentionDays, task.minRetentionDays ?? 0);
+  const young = floorRefusal(scope, facts.today, floor);
   if (young) return { do: "refuse", refusal: young };
   if (task.windowEnd !== undefined && facts.now.getTime() >= Date.parse(task.windowEnd))
     return { do: "defer" };
