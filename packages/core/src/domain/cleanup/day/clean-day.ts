@@ -179,17 +179,8 @@ async function record(
   throttle: Throttle,
   started: number,
 ): Promise<DayCleanupReport> {
-  const {
-    dayRowsDeleted,
-    rateCapMs,
-    deferred: _stopped,
-    ...run
-  } = done.run ?? {
-    ...NOTHING_RUN,
-    dayRowsDeleted: done.rowsDeleted ?? 0,
-    rateCapMs: 0,
-    deferred: false,
-  };
+  const nothing = { ...NOTHING_RUN, dayRowsDeleted: done.rowsDeleted ?? 0, rateCapMs: 0, deferred: false };
+  const { dayRowsDeleted, rateCapMs, deferred: _stopped, ...run } = done.run ?? nothing;
   if (done.outcome !== "already-done" && done.outcome !== "deferred") {
     const { chunksDone, figures } = done;
     await markDayDone(deps, facts.target.scope, { rowsDeleted: dayRowsDeleted, chunksDone, figures });
