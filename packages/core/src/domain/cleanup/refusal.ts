@@ -1,5 +1,6 @@
 import { RefusalError, type RefusalReason } from "../../errors";
 import type { CalendarDay } from "../../model/calendar-day";
+import type { DayChunk } from "../../model/day-chunks";
 import type { DayFigures } from "../../model/day-figures";
 import type { ChunkOutcome, DeleteSideEffects, ReferenceCount } from "../../ports/day-deleter";
 
@@ -94,15 +95,21 @@ function describeReference({ key, rows }: ReferenceCount): string {
  * The refusal for a chunk outcome that stops its day (`changed`,
  * `referenced`, `side-effects-added`), or undefined for one that does not.
  * `where` names the day and the chunk, `before` what became of the day so
- * far, and `changed` how the rows differ from what was expected.
+ * far, and `planned` the chunk as verified.
  */
 export function chunkRefusal(
   outcome: ChunkOutcome,
   where: string,
   before: string,
-  changed: () => string,
+  planned: Pick<DayChunk, "rows" | "fingerprint">,
 ): Refusal | undefined {
-  if (outcome.kind === "changed") return refuse("changed", `${where}: ${changed()}; ${before}`);
+  if (outcome.kind === "changed") {
+    const found = `found ${outcome.rows} (fingerprint ${outcome.fingerprint})`;
+    return refuse(
+      "changed",
+      `${where}: rows changed since verification: planned ${planned.rows} rows (fingerprint ${planned.fingerprint}), ${found}; ${before}`,
+    );
+  }
   if (outcome.kind === "referenced") {
     return refuse(
       "foreign-key",

@@ -1,4 +1,4 @@
-import type { ChunkPlan, ChunkTarget, DayChunk } from "../../../model/day-chunks";
+import type { ChunkPlan, ChunkTarget } from "../../../model/day-chunks";
 import type { DayCleanup } from "../../../model/day-cleanup";
 import type { DayDeleter, DeleteSideEffects } from "../../../ports/day-deleter";
 import type { RowsPace } from "../../pacing/rate-cap-pace";
@@ -72,6 +72,7 @@ export interface DeleteChunksInput {
 export async function deleteChunks(input: DeleteChunksInput): Promise<DeleteRun | Refusal> {
   const { deleter, throttle, target, plan } = input;
   const { scope } = target;
+  const by = target.by.kind === "key" ? target.by.column : scope.column;
   let rowsDeleted = input.progress.rowsDeleted;
   const tally = { chunks: 0, rowsFoundGone: 0, longestChunkMs: 0, rateCapMs: 0, deferred: false };
   let deleteMs = 0;
@@ -102,16 +103,9 @@ export async function deleteChunks(input: DeleteChunksInput): Promise<DeleteRun 
     const ms = performance.now() - started;
     tally.chunks += 1;
     tally.longestChunkMs = Math.max(tally.longestChunkMs, ms);
-    const where = `${scope.table} ${scope.day}: ${describeChunk(input, chunk)}`;
+    const where = `${scope.table} ${scope.day}: ${by} ${chunk.first}..${chunk.last}`;
     const before = `nothing in that range was deleted, ${rowsDeleted} rows of the day were deleted before it`;
-    const refusal = chunkRefusal(
-      outcome,
-      where,
-      before,
-      () =>
-        `rows changed since verification: planned ${chunk.rows} rows (fingerprint ${chunk.fingerprint}), ` +
-        `found ${outcome.kind === "changed" ? `${outcome.rows} (fingerprint ${outcome.fingerprint})` : ""}`,
-    );
+    const refusal = chunkRefusal(outcome, where, before, chunk);
     if (refusal) return refusal;
     if (outcome.kind === "deleted") rowsDeleted += outcome.rows;
     else tally.rowsFoundGone += chunk.rows;
@@ -130,9 +124,4 @@ export async function deleteChunks(input: DeleteChunksInput): Promise<DeleteRun 
     dayRowsDeleted: rowsDeleted,
     longestChunkMs: Math.round(tally.longestChunkMs * 10) / 10,
   };
-}
-
-function describeChunk({ target }: DeleteChunksInput, chunk: DayChunk): string {
-  const by = target.by.kind === "key" ? target.by.column : target.scope.column;
-  return `${by} ${chunk.first}..${chunk.last}`;
 }
