@@ -55,18 +55,13 @@ export function figuresOfChunks(scope: DayScope, by: ChunkBy, chunks: readonly D
   let rows = 0;
   let sum = 0n;
   let fingerprint = 0n;
-  let previous: DayChunk | undefined;
-  for (const chunk of chunks) {
-    if (
-      chunk.rows < 1 ||
-      !rising(by, previous?.last, chunk.first) ||
-      !rising(by, chunk.first, chunk.last, true)
-    ) {
+  for (const [i, chunk] of chunks.entries()) {
+    const ordered = rising(by, chunks[i - 1]?.last, chunk.first) && rising(by, chunk.first, chunk.last, true);
+    if (chunk.rows < 1 || !ordered) {
       throw new Error(
         `${scope.table} ${scope.day}: chunk plan out of order at ${chunk.first}..${chunk.last}`,
       );
     }
-    previous = chunk;
     rows += chunk.rows;
     sum += BigInt(chunk.sum ?? 0);
     fingerprint += BigInt(chunk.fingerprint);
