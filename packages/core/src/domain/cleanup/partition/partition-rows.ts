@@ -15,11 +15,7 @@ export interface RowsToRead {
   readonly schema: TableSchema;
   readonly column: string;
   readonly rows: PartitionRows;
-  /**
-   * Waited on before each day's read and told how long it took: the task's
-   * throttles (replica lag, history length...) and CLEANUP_NICE_RATIO apply to
-   * these reads as they do to deletes. Absent (a dry run), days are read back to back.
-   */
+  /** The task's throttles and CLEANUP_NICE_RATIO, pacing each read as a delete (paced); none in a dry run. */
   readonly throttle?: Throttle;
 }
 
@@ -34,8 +30,7 @@ export type HeldFigures = Promise<ReadonlyMap<CalendarDay, DayFigures | Error | 
  */
 export function askWarehouse(
   deps: CleanupDeps,
-  schema: TableSchema,
-  column: string,
+  { schema, column }: Pick<RowsToRead, "schema" | "column">,
   days: readonly CalendarDay[],
   records: ReadonlyMap<CalendarDay, CopiedDayRecord>,
 ): HeldFigures {
@@ -63,14 +58,11 @@ export function askWarehouse(
 /**
  * How much of the rows is read: `"every day"` hashes each day and judges it
  * against its copy record and the warehouse (the proof that the rows are the
- * copied ones); `"one pass"` proves the same with one read of every row, no
- * range and nothing counted first, for rows that fit one read (see
- * fitsOneRead): the read reaches every row there is; `"counts"` judges each
- * day on its count and its copy record alone (a pre-check, waiting for no
- * warehouse: whatever it lets through is proven by a later hashed read of the
- * same rows); `"slices"` proves what one pass proves in short statements of
- * CLEANUP_PARTITION_SLICE_ROWS rows along the primary key (see twinReading),
- * which together reach every row once.
+ * copied ones); `"one pass"` proves the same with one read of every row that
+ * reaches them all (see fitsOneRead); `"slices"` proves it in statements of
+ * CLEANUP_PARTITION_SLICE_ROWS rows along the primary key that together reach
+ * every row once; `"counts"` judges each day on its count and copy record
+ * alone (a pre-check: what it lets through is proven by a later hashed read).
  */
 export type RowsReading = "every day" | "one pass" | "counts" | "slices";
 
@@ -90,7 +82,7 @@ export async function verifyRows(
   days: readonly CalendarDay[],
   records: ReadonlyMap<CalendarDay, CopiedDayRecord>,
   reading: RowsReading,
-  held: HeldFigures = askWarehouse(deps, read.schema, read.column, days, records),
+  held: HeldFigures = askWarehouse(deps, read, days, records),
 ): Promise<PartitionDays | string> {
   const { schema, column } = read;
   // Awaited on every path that judges a day, so a failed warehouse read is never left unhandled.
