@@ -3,7 +3,7 @@ import { taskAccessRefusal } from "../../access/task-access";
 import type { CleanupDeps } from "../cleanup-deps";
 import { type DayCleanupReport, NOTHING_RUN } from "../day/clean-day";
 import { refusalError } from "../refusal";
-import { cleanPartition, type PartitionCleanup } from "./clean-partition";
+import { cleanPartition, type PartitionCleanup, untouched } from "./clean-partition";
 
 /** What a partition's cleanup task did: the partition's fate, and its own day's report when it cleaned one. */
 export interface PartitionTaskReport extends DayCleanupReport {
@@ -15,8 +15,7 @@ export type CleanupTaskReport = DayCleanupReport & { readonly partition?: Partit
 
 /**
  * A partition's cleanup task (see cleanPartition): the partition emptied at
- * once, or its days cleaned one by one, this task's own day here. An account
- * short of what cleaning the table relies on refuses the task before anything.
+ * once, or its days cleaned one by one, this task's own day here.
  */
 export async function cleanPartitionTask(
   deps: CleanupDeps,
@@ -25,13 +24,7 @@ export async function cleanPartitionTask(
   const started = performance.now();
   if (task.windowEnd !== undefined && deps.clock().getTime() >= Date.parse(task.windowEnd)) {
     // Its window has closed: nothing is exchanged now; the next window's run queues the partition again.
-    const partition = {
-      outcome: "already-done",
-      partition: task.partition,
-      days: [],
-      rowsDeleted: 0,
-    } as const;
-    return { ...report(task, partition, started), outcome: "deferred" };
+    return { ...report(task, untouched(task.partition), started), outcome: "deferred" };
   }
   // Like a day's task, it proves its own account first: its chunked path deletes, and its checks read as it.
   const short = await taskAccessRefusal(deps, task.table);

@@ -29,6 +29,10 @@ export interface PartitionCleanup {
   readonly reason?: string;
 }
 
+/** A partition this task emptied nothing of. */
+export const untouched = (partition: string) =>
+  ({ outcome: "already-done", partition, days: [], rowsDeleted: 0 }) as const;
+
 /**
  * Empties one partition whose every row lies on a migrated day that passes
  * verification, without deleting a row:
@@ -70,9 +74,7 @@ export async function cleanPartition(
   });
   const path = paths.partitions.find((candidate) => candidate.partition === partition);
   const twin = await partitions.twinRows(table, partition);
-  if (!path && twin === undefined) {
-    return { outcome: "already-done", partition, days: [], rowsDeleted: 0 };
-  }
+  if (!path && twin === undefined) return untouched(partition);
   // A twin left by an earlier attempt is verified by the days it holds, wherever the table's partitions
   // now put them (the operator's rotation may have dropped or reorganized the emptied partition meanwhile).
   const days = twin ? await twinDays(deps, task, pending, path?.days ?? []) : (path?.days ?? []);
@@ -83,7 +85,7 @@ export async function cleanPartition(
     const { partition: _whole, ...dayTask } = task;
     await deps.queue.enqueue(others.map((day) => ({ ...dayTask, day })));
     const own = days.includes(task.day) ? { own: await cleanDay(deps, dayTask) } : {};
-    return { outcome: "chunked", partition, days: [], rowsDeleted: 0, reason, ...own } as const;
+    return { ...untouched(partition), outcome: "chunked", reason, ...own } as const;
   };
   if (twin === undefined && path?.path !== "exchange") {
     return chunked(path?.reason ?? "the partition is no longer a candidate");
@@ -96,7 +98,7 @@ export async function cleanPartition(
     const throttle = taskThrottle(deps, context, () => lease.check());
     const inPartition = { schema, column: task.filterColumn, rows: { partition }, throttle };
     const inTwin = { ...inPartition, rows: { twinOf: partition } };
-    const held = askWarehouse(deps, schema, task.filterColumn, days, records);
+    const held = askWarehouse(deps, inPartition, days, records);
     let detachedRows = twin ?? 0;
     if (twin === undefined || twin === 0) {
       if (twin === 0) await partitions.dropTwin(table, partition);
@@ -161,11 +163,10 @@ async function unproven(
 
 /**
  * Whether the server may have written to the partition since the earliest
- * copy of its days: its last write (see PartitionedTable.secondsSinceWrite)
- * less than CLOCK_MARGIN_SECONDS before that copy, or unknown. Such a
- * partition is fingerprinted in place before the exchange, so that a row
- * changed since its copy keeps it in place, rather than leaving the table
- * with the others for the twin's verification and coming back.
+ * copy of its days (its last write, see PartitionedTable.secondsSinceWrite,
+ * less than CLOCK_MARGIN_SECONDS before it, or unknown): such a partition is
+ * hashed in place before the exchange, so that a row changed since its copy
+ * keeps it in place rather than leaving with the others and coming back.
  */
 async function writtenSinceCopied(
   deps: CleanupDeps,
