@@ -42,15 +42,11 @@ export interface CleanupDeps {
   /** How recorded destination names resolve (the default dataset), as when the day was copied. */
   readonly destinations: DestinationRules;
   readonly settings: CleanupSettings;
-  /**
-   * Copies a recorded day again (recopyDay with the migration's own deps), for
-   * `recopy_changed_days`.
-   */
+  /** Copies a recorded day again (recopyDay with the migration's own deps), for `recopy_changed_days`. */
   readonly recopy: (task: CopyDayTask) => Promise<CopiedDayRecord>;
   /**
-   * What the throttle learns across the days this process cleans one after
-   * another (the pace's rest, the lag forecast, the redo steps); absent, each
-   * task starts afresh.
+   * What the throttle learns across the days this process cleans (the pace's
+   * rest, the lag forecast, the redo steps); absent, each task starts afresh.
    */
   readonly throttleMemory?: ThrottleMemory;
   /** The table-wide rate cap's shared budget (max_rows_per_second, CLEANUP_MAX_ROWS_PER_SECOND); absent, nothing is capped. */

@@ -3,10 +3,9 @@ import type { DayScope } from "../../model/table-day";
 import type { CleanupState } from "../../ports/cleanup-state";
 
 /**
- * How long a task holds a day before another may take it over. A live task
- * renews it in the background every third of this (see keepDayLease) and
- * right before every delete. After a crash the day's next attempt must wait
- * this out: at 15 s it is free about when the local worker hands the
+ * How long a task holds a day before another may take it over (a live task
+ * renews it: see keepDayLease). After a crash the day's next attempt must
+ * wait this out: at 15 s it is free about when the local worker hands the
  * interrupted task out again (its job lock is 10 s, checked every 5 s, see
  * ../../adapters/local-queue/local-worker.ts), where 60 s cost several retries, each an attempt.
  */

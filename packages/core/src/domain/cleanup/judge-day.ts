@@ -24,10 +24,7 @@ export interface DayEvidence {
   readonly keyColumn: string | undefined;
   readonly record: CopiedDayRecord | undefined;
   readonly source: DayFigures;
-  /**
-   * Undefined when no record says where the copy went; an Error when it
-   * could not be read (its recorded destination is unusable, say).
-   */
+  /** Undefined when no record says where the copy went; an Error when that copy could not be read. */
   readonly warehouse: DayFigures | Error | undefined;
 }
 

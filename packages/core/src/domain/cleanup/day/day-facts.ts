@@ -31,11 +31,7 @@ export interface DayFacts {
   readonly held: boolean;
   /** For a day recorded `done`: how many rows of it the source holds now. */
   readonly rowsNow: number | undefined;
-  /**
-   * What this task's account lacks of what cleaning the table relies on
-   * (taskAccessRefusal, proven once per process and table); undefined when it
-   * lacks nothing.
-   */
+  /** What this task's account lacks of what cleaning the table relies on (taskAccessRefusal), if anything. */
   readonly access: Refusal | undefined;
   /** Foreign keys that reference the table and its DELETE triggers. */
   readonly sideEffects: DeleteSideEffects;
@@ -51,13 +47,12 @@ export interface DayFacts {
 }
 
 /**
- * Reads the day's facts, each a round trip, asked at once. The two that
- * depend on others are asked as soon as those answer, and only for the days
- * that need them: the warehouse's figures for a day not begun whose copy
- * record can plan it (its deletes need them first), the source's count for
- * a day recorded done (rows that arrived since must not count as clean).
- * When a read fails and the account is short of a privilege, the task ends
- * with the account's refusal rather than that read's error.
+ * Reads the day's facts, each a round trip, asked at once; `held` and
+ * `rowsNow` as soon as what they depend on answers, and only for the days
+ * that need them (a by-copy delete needs the warehouse first; rows that
+ * arrived since a day was done must not count as clean). When a read fails
+ * and the account is short of a privilege, the task ends with the account's
+ * refusal rather than that read's error.
  */
 export async function readDayFacts(deps: CleanupDeps, task: CleanDayTask): Promise<DayFacts> {
   const scope = { table: task.table, column: task.filterColumn, day: task.day };

@@ -10,10 +10,7 @@ import { createChunkPacer, joinChunks } from "./chunk-pacer";
 export interface DeleteRun {
   /** Rows of the day deleted by this run and every earlier one (the day's progress). */
   readonly dayRowsDeleted: number;
-  /**
-   * Rows of chunks this run found already gone: deleted by an attempt that
-   * died before recording it, or by someone else.
-   */
+  /** Rows of chunks found already gone: deleted by an attempt that died before recording it, or by others. */
   readonly rowsFoundGone: number;
   /** Chunks this run executed. */
   readonly chunks: number;
@@ -45,10 +42,7 @@ export interface DeleteChunksInput {
    * reaches its rows and that no key or trigger was added since.
    */
   readonly sideEffects: DeleteSideEffects;
-  /**
-   * Runs right before every delete, after any pause or throttling: renews the
-   * task's lease, and throws when another task holds it now.
-   */
+  /** Runs right before every delete, after any pause: renews the lease; throws if another task holds it. */
   readonly beforeDelete: () => Promise<void>;
   /** Waits for a delete's rows under the table's rate cap (rateCapPace). */
   readonly pace: RowsPace;
