@@ -52,10 +52,9 @@ export function triggerRefusal(
 ): Refusal | undefined {
   const triggers = sideEffects.deleteTriggers;
   if (triggers.length === 0 || allowed) return undefined;
-  const names = triggers.join(", ");
   return refuse(
     "trigger",
-    `table "${table}" has DELETE ${triggers.length === 1 ? "trigger" : "triggers"} ${names}, which would run for every deleted row; ` +
+    `table "${table}" has DELETE ${triggers.length === 1 ? "trigger" : "triggers"} ${triggers.join(", ")}, which would run for every deleted row; ` +
       'nothing was deleted. Set "allow_delete_triggers": true in the cleanup message to let them run',
   );
 }
