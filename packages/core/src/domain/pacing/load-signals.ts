@@ -2,7 +2,7 @@ import type { LoadProbe, RedoFill } from "../../ports/load-probe";
 import type { LogFields, Logger } from "../../ports/logger";
 import type { LagForecast } from "./lag-forecast";
 import type { RedoSteps } from "./redo-steps";
-import type { ThrottleSettings, WaitReason } from "./throttle";
+import type { ThrottleSettings, WaitReason } from "./throttle-settings";
 
 /** How often a throttled task asks again. */
 const THROTTLE_POLL_MS = 1_000;

@@ -6,12 +6,12 @@ import { createLagForecast } from "./lag-forecast";
 import { createOverloadCheck } from "./load-signals";
 import { createRedoSteps } from "./redo-steps";
 import { createThrottleMemory, type ThrottleMemory } from "./throttle-memory";
+import type { ThrottleSettings, WaitReason } from "./throttle-settings";
+
+export type { ThrottleSettings, WaitReason } from "./throttle-settings";
 
 /** How often a long wait is logged again. */
 const LOG_EVERY_MS = 10_000;
-
-/** What held a chunk back: one of the throttles, or the configured pause between chunks. */
-export type WaitReason = "replicaLag" | "threadsRunning" | "historyLength" | "redo" | "pause" | "rateCap";
 
 /** Time spent before chunks, in milliseconds. */
 export interface ThrottleWait {
@@ -19,22 +19,6 @@ export interface ThrottleWait {
   readonly waitedMs: number;
   /** Each reason's share, the pause included; a reason that cost nothing is left out. */
   readonly byReason: Readonly<Partial<Record<WaitReason, number>>>;
-}
-
-/** The limits a throttle holds a cleanup's chunks to (the CLEANUP_* variables; 0 turns a limit off). */
-export interface ThrottleSettings {
-  /** Pause between chunks. */
-  readonly pauseMs: number;
-  /** Wait while any replica lags more than this. */
-  readonly maxReplicaLagSeconds: number;
-  /** Wait while the primary's Threads_running is above this. */
-  readonly maxThreadsRunning: number;
-  /** Wait while InnoDB's checkpoint age is above this percentage of a redo log. */
-  readonly maxRedoPercent: number;
-  /** Wait while InnoDB's history list length is above this. */
-  readonly maxHistoryLength: number;
-  /** Longest wait for lag or load before the task gives up and is retried. */
-  readonly maxWaitMs: number;
 }
 
 export interface ThrottleOptions {
