@@ -1,4 +1,4 @@
-import type { RunCounts, RunRecord, RunStart } from "../model/run";
+import type { RunCounts, RunMode, RunRecord, RunStart } from "../model/run";
 import type { DatasetRef } from "./day-record";
 
 /** What became of one task of a run, once it is finished for good. */
@@ -23,11 +23,15 @@ export interface RunTaskEnd {
  * atomic across processes.
  *
  * Leaves out: keeping finished runs (the warehouse's RunRecordStore does;
- * the live counts expire some days after the run's last news), and runs a
- * queued task never ends: a task lost for good, or one another run queued
- * in the instant between the queue being asked and the enqueue (callers
- * leave out the tasks the queue already holds), leaves its run unfinished,
- * and no row.
+ * the live counts expire some days after the run's last news), and deciding
+ * when a run will get no more news. A queued task that never reports its end
+ * (its last attempt could not reach Redis, its process died, or another run
+ * queued it in the instant between the queue being asked and the enqueue)
+ * leaves its run open here; `openRuns` lists such runs, and the next run of
+ * the same table and mode ends one whose news is older than its tasks'
+ * whole retry window (see endStaleRuns), counting its unended tasks failed.
+ * A last attempt cut off by the queue's dispatch deadline is counted failed
+ * by the task handler itself just before it (see armLastAttemptDeadline).
  */
 export interface RunHistory {
   /**
@@ -51,6 +55,21 @@ export interface RunHistory {
   queuedMore(runId: string, tasks: readonly string[]): Promise<RunRecord | undefined>;
   /** Counts one task's end; answers the finished record when it was the run's last. */
   taskEnded(runId: string, end: RunTaskEnd): Promise<RunRecord | undefined>;
+  /**
+   * The runs of `table` and `mode` that have begun and not finished, any
+   * order: each with its start, the instant of its last news and the keys of
+   * its tasks not ended yet. A run whose live counts expired is not listed.
+   */
+  openRuns(table: string, mode: RunMode): Promise<OpenRun[]>;
+}
+
+/** A run that has begun and not finished, as RunHistory.openRuns lists it. */
+export interface OpenRun {
+  readonly start: RunStart;
+  /** ISO instant of its latest news: its begin, or the latest end of one of its tasks. */
+  readonly lastNewsAt: string;
+  /** Keys (taskKey) of the tasks it queued that have not ended. */
+  readonly unended: readonly string[];
 }
 
 /**

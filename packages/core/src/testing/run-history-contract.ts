@@ -147,5 +147,36 @@ export function describeRunHistoryContract(
       const last = await ended(other.id, "01", 4);
       expect(last).toMatchObject({ id: other.id, cleaned: 0, queued: 1, result: "succeeded" });
     });
+
+    it("lists the open runs of a table and mode, with their last news and unended tasks", async () => {
+      const table = uniqueName("listed");
+      const open = startOf({ table });
+      const done = startOf({ table });
+      await history().begin(open, [key("01"), key("02"), key("03")], NO_COUNTS, at(1));
+      await history().begin(done, [key("01")], NO_COUNTS, at(1));
+      await history().begin(startOf({ table, mode: "migration" }), [key("01")], NO_COUNTS, at(1));
+      await history().begin(startOf({ table: uniqueName("other") }), [key("01")], NO_COUNTS, at(1));
+      // Ended, but not begun: not open yet.
+      await history().taskEnded(uniqueName("run"), { task: key("01"), endedAt: at(2), counts: {} });
+      await history().taskEnded(open.id, { task: key("02"), endedAt: at(6), counts: { cleaned: 1 } });
+      await history().taskEnded(open.id, { task: key("01"), endedAt: at(4), counts: { cleaned: 1 } });
+      expect(
+        await history().taskEnded(done.id, { task: key("01"), endedAt: at(3), counts: {} }),
+      ).toBeDefined();
+
+      expect(await history().openRuns(table, "cleanup")).toEqual([
+        { start: open, lastNewsAt: at(6), unended: [key("03")] },
+      ]);
+      expect(await history().openRuns(uniqueName("none"), "cleanup")).toEqual([]);
+      // Once it finishes, it is no longer listed.
+      await history().taskEnded(open.id, { task: key("03"), endedAt: at(7), counts: { failed: 1 } });
+      expect(await history().openRuns(table, "cleanup")).toEqual([]);
+    });
+
+    it("does not list a run that finished as it began", async () => {
+      const table = uniqueName("listed");
+      await history().begin(startOf({ table }), [], NO_COUNTS, at(1));
+      expect(await history().openRuns(table, "cleanup")).toEqual([]);
+    });
   });
 }

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
-import { finishedRun, type RunCounts, type RunRecord, type RunStart } from "../../model/run";
-import type { RunHistory } from "../../ports/run-history";
+import { finishedRun, type RunCounts, type RunMode, type RunRecord, type RunStart } from "../../model/run";
+import type { OpenRun, RunHistory } from "../../ports/run-history";
 import { withRedisErrors } from "./map-redis-error";
 
 /** How long a run's live counts outlive its last news: a run whose tasks never all end is let go then. */
@@ -42,15 +42,24 @@ local function keep(ttl)
 end
 `;
 
-/** ARGV: start JSON, instant, ttl, n, then n task keys, then field / increment pairs. */
+/**
+ * KEYS: the run's four, then the set of open runs of its table and mode.
+ * ARGV: start JSON, instant, ttl, run id, n, then n task keys, then field /
+ * increment pairs. A run left open is added to its table's open runs.
+ */
 const BEGIN_SCRIPT = `${FINISH}
-local n = tonumber(ARGV[4])
+local n = tonumber(ARGV[5])
 redis.call("HSET", KEYS[1], "start", ARGV[1])
 latest(ARGV[2])
-queue(5, 4 + n)
-add(5 + n)
+queue(6, 5 + n)
+add(6 + n)
 keep(ARGV[3])
-return finish()
+local finished = finish()
+if not finished then
+  redis.call("SADD", KEYS[5], ARGV[4])
+  redis.call("EXPIRE", KEYS[5], ARGV[3])
+end
+return finished
 `;
 
 /** ARGV: ttl, then task keys. */
@@ -76,6 +85,15 @@ export function runKeys(prefix: string, runId: string): [string, string, string,
   // The hash (start, counts, `wait:<reason>` ms, endedAt, finished); the keys (taskKey) of the tasks
   // that ended, of those it queued, and of those queued and not ended yet.
   return [run, `${run}:ended`, `${run}:queued`, `${run}:pending`];
+}
+
+/**
+ * Key of the set of ids of the runs of `table` and `mode` that were open as
+ * they began: a run that finishes later stays in it until openRuns reads it
+ * finished (or gone) and takes it out.
+ */
+export function openRunsKey(prefix: string, table: string, mode: RunMode): string {
+  return `${prefix}:runs-open:${mode}:${table}`;
 }
 
 /** Counts as HINCRBY field / increment pairs, the waits rounded to whole ms; zeros left out. */
@@ -124,9 +142,17 @@ export function createRedisRunHistory(redis: Redis, options: { readonly prefix?:
   const ttl = String(RUN_TTL_SECONDS);
   return {
     async begin(run, tasks, counts, at) {
-      const keys = runKeys(prefix, run.id);
-      const args = [JSON.stringify(run), at, ttl, String(tasks.length), ...tasks, ...increments(counts)];
-      return recordOf(await withRedisErrors(() => redis.eval(BEGIN_SCRIPT, 4, ...keys, ...args)));
+      const keys = [...runKeys(prefix, run.id), openRunsKey(prefix, run.table, run.mode)];
+      const args = [
+        JSON.stringify(run),
+        at,
+        ttl,
+        run.id,
+        String(tasks.length),
+        ...tasks,
+        ...increments(counts),
+      ];
+      return recordOf(await withRedisErrors(() => redis.eval(BEGIN_SCRIPT, 5, ...keys, ...args)));
     },
     async queuedMore(runId, tasks) {
       if (tasks.length === 0) return undefined;
@@ -138,5 +164,36 @@ export function createRedisRunHistory(redis: Redis, options: { readonly prefix?:
       const args = [end.task, end.endedAt, ttl, ...increments(end.counts)];
       return recordOf(await withRedisErrors(() => redis.eval(TASK_ENDED_SCRIPT, 4, ...keys, ...args)));
     },
+    openRuns: (table, mode) => withRedisErrors(() => readOpenRuns(redis, prefix, table, mode)),
   };
+}
+
+/** The open runs of `table` and `mode`; ids of runs finished or expired are taken out of the set. */
+async function readOpenRuns(redis: Redis, prefix: string, table: string, mode: RunMode): Promise<OpenRun[]> {
+  const index = openRunsKey(prefix, table, mode);
+  const ids = await redis.smembers(index);
+  if (ids.length === 0) return [];
+  const read = redis.pipeline();
+  for (const id of ids) {
+    const [run, , , pending] = runKeys(prefix, id);
+    read.hmget(run, "start", "endedAt", "finished");
+    read.smembers(pending);
+  }
+  const replies = (await read.exec()) ?? [];
+  const open: OpenRun[] = [];
+  const gone: string[] = [];
+  ids.forEach((id, i) => {
+    const [hashError, hash] = replies[2 * i] ?? [];
+    const [pendingError, pending] = replies[2 * i + 1] ?? [];
+    if (hashError || pendingError) throw hashError ?? pendingError;
+    const [start, endedAt, finished] = hash as Array<string | null>;
+    if (!start || finished) {
+      gone.push(id);
+      return;
+    }
+    const parsed = JSON.parse(start) as RunStart;
+    open.push({ start: parsed, lastNewsAt: endedAt ?? parsed.startedAt, unended: pending as string[] });
+  });
+  if (gone.length > 0) await redis.srem(index, ...gone);
+  return open;
 }

@@ -60,5 +60,18 @@ export function createMemoryRunHistory(): RunHistory {
       latest(run, end.endedAt);
       return finish(run);
     },
+    async openRuns(table, mode) {
+      return [...runs.values()].flatMap((run) =>
+        run.start && !run.finished && run.start.table === table && run.start.mode === mode
+          ? [
+              {
+                start: run.start,
+                lastNewsAt: run.endedAt ?? run.start.startedAt,
+                unended: [...run.queued].filter((task) => !run.ended.has(task)),
+              },
+            ]
+          : [],
+      );
+    },
   };
 }
