@@ -82,6 +82,11 @@ export const envSchema = z.object({
   COPY_NICE_RATIO: z.coerce.number().min(0).max(100).default(0),
   WORKER_CONCURRENCY: intFrom(1, 64, 2),
   TASK_ATTEMPTS: intFrom(1, 100, 5),
+  /**
+   * Hours an open run may hear nothing before the next run of its table and mode ends it as failed
+   * (at least the retry horizon TASK_MAX_ATTEMPTS or TASK_ATTEMPTS put the queue's at).
+   */
+  RUN_STALE_AFTER_HOURS: intFrom(1, 336, 12),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 
   // Cloud Tasks driver (QUEUE=cloud-tasks).

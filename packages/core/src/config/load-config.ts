@@ -161,6 +161,11 @@ function toConfig(env: Env) {
      * unknown, and a task retried until the queue drops it ends no run.
      */
     taskMaxAttempts: env.TASK_MAX_ATTEMPTS,
+    /**
+     * Hours an open run may hear nothing before the next run of its table and mode ends it as failed
+     * (RUN_STALE_AFTER_HOURS); the runtime raises it to the queue's retry horizon (runStaleAfterMs).
+     */
+    runStaleAfterHours: env.RUN_STALE_AFTER_HOURS,
     timeZone: env.ARCHIVER_TIMEZONE,
     copyBatchRows: env.COPY_BATCH_ROWS,
     /** Rest per unit of a copy's read time (COPY_NICE_RATIO). */

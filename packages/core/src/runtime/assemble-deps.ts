@@ -64,6 +64,8 @@ export interface DomainSettings {
   readonly throttleMemory?: ThrottleMemory;
   /** Waits between chunks, while throttled and for a copy's pace; tests pass a fake. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** How long an open run may hear nothing before the next run of its table and mode ends it (RunDeps). */
+  readonly runStaleAfterMs?: number;
 }
 
 /** What each use case runs with. */
@@ -137,6 +139,13 @@ export function assembleDeps(adapters: Adapters, settings: DomainSettings): Doma
     destinations,
   };
   // A run ends where its last task ends, often a copy: its row goes through the warehouse a copy opens.
-  const runs: RunDeps = { history: adapters.runHistory, warehouse, logger, clock, destinations };
+  const runs: RunDeps = {
+    history: adapters.runHistory,
+    warehouse,
+    logger,
+    clock,
+    destinations,
+    staleAfterMs: settings.runStaleAfterMs,
+  };
   return { copy, migration, cleanup, runs };
 }

@@ -22,6 +22,7 @@ import type { Logger } from "../ports/logger";
 import type { TaskQueue } from "../ports/task-queue";
 import type { Warehouse } from "../ports/warehouse";
 import { type Adapters, assembleDeps } from "./assemble-deps";
+import { runStaleAfterMs } from "./run-stale-after";
 import type { Runtime } from "./runtime";
 
 export interface RuntimeOptions {
@@ -43,6 +44,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cleanup: config.cleanup,
     warehouseLabel: warehouseLabel(config),
     throttleMemory: createThrottleMemory(config.cleanup.niceRatio, (ms) => sleep(ms)),
+    runStaleAfterMs: runStaleAfterMs(config),
   });
   return {
     config,

@@ -14,6 +14,12 @@ export interface RunDeps {
   readonly clock: Clock;
   /** The default dataset: a cleanup run's history row goes there. */
   readonly destinations: DestinationRules;
+  /**
+   * How long an open run may hear nothing before the next run of its table
+   * and mode ends it as failed (endStaleRuns): longer than its tasks can
+   * still run and retry. Absent, or Infinity, no run is ended that way.
+   */
+  readonly staleAfterMs?: number;
   /** A new run's id; a random UUID unless a test fixes it. */
   readonly newRunId?: () => string;
 }

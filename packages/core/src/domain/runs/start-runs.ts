@@ -9,6 +9,7 @@ import { type StartMigrationDeps, startMigration, type TablePlan } from "../migr
 import { datasetOf } from "../records/durable-day-record";
 import { keysToBeAdded, withEnqueue } from "./run-aware-queue";
 import { finishRun, type RunDeps } from "./run-deps";
+import { endStaleRuns } from "./stale-runs";
 
 /** Per table, the run its tasks belong to and the keys of the tasks the queue took for it. */
 interface TableRuns {
@@ -52,13 +53,18 @@ function tableRuns(deps: RunDeps): TableRuns {
   };
 }
 
-/** Records the run's begin, and finishes it at once when none of its tasks is left to end. */
+/**
+ * Records the run's begin, and finishes it at once when none of its tasks is
+ * left to end. First, an earlier run of the same table and mode that will
+ * hear nothing more is ended as failed (endStaleRuns).
+ */
 async function beginRun(
   deps: RunDeps,
   start: RunStart,
   tasks: readonly string[],
   counts: RunCounts,
 ): Promise<void> {
+  await endStaleRuns(deps, start.table, start.mode);
   const finished = await deps.history.begin(start, tasks, counts, deps.clock().toISOString());
   if (finished) await finishRun(deps, finished);
 }
