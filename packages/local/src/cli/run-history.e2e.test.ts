@@ -1,4 +1,6 @@
-import { type TestDatabase, uniqueName } from "@table-archiver/core/testing";
+import { taskKey } from "@table-archiver/core";
+import { createRedisClient, createRedisRunHistory } from "@table-archiver/core/redis";
+import { type TestDatabase, testRedisUrl, uniqueName } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildIfStale, runBuilt } from "./testing/built-cli";
 import { type CliSandbox, openCliSandbox } from "./testing/cli-sandbox";
@@ -115,5 +117,71 @@ describe("run history", () => {
       failed: 3,
       result: "failed",
     });
+  });
+
+  it("ends a run that heard nothing past RUN_STALE_AFTER_HOURS as the next one begins, and leaves a recent one open", async () => {
+    const redis = createRedisClient({ url: testRedisUrl, auth: undefined });
+    try {
+      // Runs the entry function began, whose tasks' ends were lost: one two days silent, one an hour.
+      const history = createRedisRunHistory(redis, { prefix: cli.env.LOCAL_QUEUE_PREFIX });
+      const ago = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
+      const copy = (day: string) =>
+        taskKey({ kind: "copy", table, destination: table, filterColumn: "created_at", day });
+      const start = (hours: number) =>
+        ({
+          id: crypto.randomUUID(),
+          table,
+          mode: "migration",
+          dataset: "archive",
+          startedAt: ago(hours),
+        }) as const;
+      const counts = {
+        copied: 0,
+        cleaned: 0,
+        refused: 0,
+        deferred: 0,
+        failed: 0,
+        rows: 0,
+        waitedMsByReason: {},
+      };
+      const stale = start(72);
+      await history.begin(stale, [copy("2019-12-30"), copy("2019-12-31")], counts, stale.startedAt);
+      await history.taskEnded(stale.id, {
+        task: copy("2019-12-30"),
+        endedAt: ago(48),
+        counts: { copied: 1, rows: 3 },
+      });
+      const recent = start(1);
+      await history.begin(recent, [copy("2019-12-29")], counts, recent.startedAt);
+
+      // The next migration of the table: its days are copied already, so it queues nothing and ends at once.
+      const published = await publish({
+        years_to_migrate: 1,
+        months_to_migrate: 0,
+        source_tables: [table],
+        destination_tables: [table],
+        filter_columns: ["created_at"],
+      });
+      expect(published.code).toBe(0);
+
+      const listed = JSON.parse((await runs("--json", "--table", table)).stdout) as Array<
+        Record<string, unknown>
+      >;
+      expect(listed.find((run) => run.run_id === stale.id)).toMatchObject({
+        mode: "migration",
+        result: "failed",
+        queued: 2,
+        copied: 1,
+        failed: 1,
+        rows: 3,
+      });
+      expect(listed.find((run) => run.run_id === recent.id)).toBeUndefined();
+      expect((await history.openRuns(table, "migration")).map((run) => run.start.id)).toEqual([recent.id]);
+      expect((await runs("--table", table)).stdout).toMatch(
+        new RegExp(`Z ${table} migration failed: 1 day copied, 1 failed, 3 rows`),
+      );
+    } finally {
+      redis.disconnect();
+    }
   });
 });
