@@ -74,7 +74,8 @@ export type FunctionKey = "entry" | "taskHandler" | "reader";
  * - entry (packages/entry, handle-entry-event.ts): startMigration (queued days,
  *   enqueue) and startCleanup (queued days; the warehouse tables exist; the dry
  *   run's warehouse figures per day; enqueue), each as runs, of which one that
- *   queues nothing (a dry run) ends at once, appended to _archiver_runs;
+ *   queues nothing (a dry run) ends at once, appended to _archiver_runs, as is
+ *   an earlier run of the table ended as it begins, stale (endStaleRuns);
  * - task handler (packages/task-handler, handle-task.ts): copyDay (restores a
  *   lost copy record from _archiver_days, prepares the table, replaces the day,
  *   counts it) and cleanDay (the day's figures, the cleanup start recorded in

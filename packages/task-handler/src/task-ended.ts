@@ -22,7 +22,11 @@ export function taskEnded(runtime: Runtime, task: TaskPayload, ending: TaskEndin
   return recordTaskEnd(runtime.runs, task, ending);
 }
 
-/** taskEnded for a caller that must not throw: a failure to count is logged (the run then never ends). */
+/**
+ * taskEnded for a caller that must not throw: a failure to count is logged,
+ * and the run is left to the next run of its table and mode, which ends it
+ * as failed once it is stale (endStaleRuns).
+ */
 export async function countTaskEnd(runtime: Runtime, task: TaskPayload, ending: TaskEnding): Promise<void> {
   try {
     await taskEnded(runtime, task, ending);

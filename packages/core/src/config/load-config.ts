@@ -158,7 +158,8 @@ function toConfig(env: Env) {
     /**
      * Attempts the Cloud Tasks queue makes per task (TASK_MAX_ATTEMPTS, the queue's maxAttempts; -1 for
      * unlimited): the task handler ends a task that fails its last one as failed in its run. Undefined:
-     * unknown, and a task retried until the queue drops it ends no run.
+     * unknown, and a task retried until the queue drops it ends no run; the next run ends that run once
+     * stale (runStaleAfterMs).
      */
     taskMaxAttempts: env.TASK_MAX_ATTEMPTS,
     /**
