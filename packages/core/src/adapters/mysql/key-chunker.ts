@@ -10,74 +10,375 @@ export const MAX_CHUNKED_ROWS = 4_000_000;
 /** Collects a day's (key, row hash) pairs as they stream, in any order, and cuts the day into key chunks. */
 export interface KeyChunker {
   add(key: unknown, hash: bigint): void;
-  /** The day's chunks in key order; undefined past MAX_CHUNKED_ROWS. */
+  /** The day's chunks in key order; undefined past the most rows kept (MAX_CHUNKED_ROWS). */
   chunks(): DayChunk[] | undefined;
 }
 
 /**
  * Cuts a day into chunks of `rowsPerChunk` rows by key, from each row's key
- * and 64-bit hash kept in typed arrays (never the rows): the copy reads the
- * day in whatever order the server finds cheapest. Once the stream ends, the
- * keys are sorted, every `rowsPerChunk`-th starts a chunk, and each row's
- * hash goes to the chunk its key falls in. The chunks are contiguous: each
- * ends one key before the next starts, so together they cover every key from
- * the day's smallest to its largest, and a row that arrives later anywhere in
- * that span lands in some chunk and changes its figures.
+ * and 64-bit hash (never the rows): the copy reads the day in whatever order
+ * the server finds cheapest. Once the stream ends, the keys are put in order,
+ * every `rowsPerChunk`-th starts a chunk, and each row's hash goes to the
+ * chunk its key falls in. The chunks are contiguous: each ends one key before
+ * the next starts, so together they cover every key from the day's smallest
+ * to its largest, and a row that arrived later anywhere in that span lands in
+ * some chunk and changes its figures. Equal keys (which a primary key never
+ * holds) stay in one chunk.
+ *
+ * Memory is the 16 bytes of each pair and little more: pairs fill blocks of a
+ * fixed size, so a large day never copies what it holds to grow; each block
+ * is sorted where it lies, and the chunks are cut while the sorted blocks are
+ * merged, without a sorted copy of the day. Keys that fit in 53 bits (every
+ * key up to 15 digits) are stored without a BigInt.
  */
-export function createKeyChunker(unsigned: boolean, rowsPerChunk = COPY_CHUNK_ROWS): KeyChunker {
-  const make = (size: number) => (unsigned ? new BigUint64Array(size) : new BigInt64Array(size));
-  let keys = make(1024);
-  let hashes = new BigUint64Array(1024);
+export function createKeyChunker(
+  unsigned: boolean,
+  rowsPerChunk = COPY_CHUNK_ROWS,
+  maxRows = MAX_CHUNKED_ROWS,
+): KeyChunker {
+  const pairs = new PairBlocks(unsigned);
   let count = 0;
   return {
     add(key, hash) {
-      if (count > MAX_CHUNKED_ROWS) return;
-      if (count === keys.length) {
-        const size = Math.min(keys.length * 2, MAX_CHUNKED_ROWS + 1);
-        const grownKeys = make(size);
-        grownKeys.set(keys as never);
-        keys = grownKeys;
-        const grownHashes = new BigUint64Array(size);
-        grownHashes.set(hashes);
-        hashes = grownHashes;
-      }
-      keys[count] = BigInt(key as string);
-      hashes[count] = hash;
+      if (count > maxRows) return;
       count += 1;
+      if (count > maxRows) pairs.clear();
+      else pairs.push(key, hash);
     },
     chunks() {
-      if (count > MAX_CHUNKED_ROWS) return undefined;
-      const sorted = keys.slice(0, count).sort();
-      const starts: bigint[] = [];
-      for (let i = 0; i < count; i += rowsPerChunk) starts.push(sorted[i] as bigint);
-      const rows = new Array<number>(starts.length).fill(0);
-      const sums = new Array<bigint>(starts.length).fill(0n);
-      for (let row = 0; row < count; row++) {
-        const at = chunkOf(starts, keys[row] as bigint);
-        rows[at] = (rows[at] as number) + 1;
-        sums[at] = (sums[at] as bigint) + (hashes[row] as bigint);
-      }
-      return starts.map((first, at) => ({
-        first: first.toString(),
-        last: (at + 1 < starts.length
-          ? (starts[at + 1] as bigint) - 1n
-          : (sorted[count - 1] as bigint)
-        ).toString(),
-        rows: rows[at] as number,
-        fingerprint: (sums[at] as bigint).toString(),
-      }));
+      if (count > maxRows) return undefined;
+      pairs.sortEachBlock();
+      return cutChunks(pairs, rowsPerChunk);
     },
   };
 }
 
-/** The last start at or below `key` (binary search; `starts` rises). */
-function chunkOf(starts: readonly bigint[], key: bigint): number {
-  let low = 0;
-  let high = starts.length - 1;
-  while (low < high) {
-    const middle = (low + high + 1) >> 1;
-    if ((starts[middle] as bigint) <= key) low = middle;
-    else high = middle - 1;
+/** Rows in a full block: 1 MiB of pairs. The first block starts small and doubles up to it. */
+const BLOCK_ROWS = 65_536;
+const FIRST_BLOCK_ROWS = 1_024;
+const TWO_TO_32 = 4_294_967_296;
+/** Which of a 64-bit slot's two 32-bit halves is the low one, in this machine's byte order. */
+const LOW = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1 ? 0 : 1;
+const HIGH = 1 - LOW;
+
+/**
+ * A day's (key, hash) pairs in blocks of 32-bit words, four a pair: the key's
+ * two halves, then the hash's (a 64-bit view of the same memory writes the
+ * hash, and keys too long for a double, without splitting a BigInt). A key is
+ * kept as its 64-bit two's complement; `high` flips a signed key's sign bit,
+ * so that comparing the halves as unsigned numbers puts keys in order.
+ */
+class PairBlocks {
+  readonly blocks: Uint32Array[] = [];
+  /** Pairs in each block. */
+  readonly filled: number[] = [];
+  /** Whether each block's keys already rise (as when the day streams in key order): it needs no sorting. */
+  readonly rising: boolean[] = [];
+  private wide: BigUint64Array = new BigUint64Array(0);
+  private spare: Uint32Array | undefined;
+  /** 2^31 for a signed key, flipped in its high half so that keys compare as unsigned numbers; else 0. */
+  readonly signBit: number;
+
+  constructor(readonly unsigned: boolean) {
+    this.signBit = unsigned ? 0 : 0x8000_0000;
   }
-  return low;
+
+  push(key: unknown, hash: bigint): void {
+    let at = this.blocks.length - 1;
+    let block = this.blocks[at];
+    let used = this.filled[at] ?? 0;
+    if (block === undefined || used * 4 === block.length) {
+      if (block !== undefined && block.length < BLOCK_ROWS * 4) {
+        const grown = new Uint32Array(block.length * 2);
+        grown.set(block);
+        block = grown;
+        this.blocks[at] = block;
+      } else {
+        block = new Uint32Array((at < 0 ? FIRST_BLOCK_ROWS : BLOCK_ROWS) * 4);
+        at += 1;
+        used = 0;
+        this.blocks.push(block);
+        this.filled.push(0);
+        this.rising.push(true);
+      }
+      this.wide = new BigUint64Array(block.buffer);
+    }
+    const word = used * 4;
+    this.writeKey(block, word, key);
+    this.wide[used * 2 + 1] = hash;
+    if (used > 0 && this.rising[at] && compareKeys(this, block, word - 4, block, word) > 0) {
+      this.rising[at] = false;
+    }
+    this.filled[at] = used + 1;
+  }
+
+  clear(): void {
+    this.blocks.length = 0;
+    this.filled.length = 0;
+    this.rising.length = 0;
+    this.wide = new BigUint64Array(0);
+    this.spare = undefined;
+  }
+
+  /** The key's high half, made comparable as an unsigned number. */
+  high(block: Uint32Array, word: number): number {
+    return ((block[word + HIGH] as number) ^ this.signBit) >>> 0;
+  }
+
+  low(block: Uint32Array, word: number): number {
+    return block[word + LOW] as number;
+  }
+
+  /** The key at `word` as a BigInt, signed or not as the column is. */
+  keyAt(block: Uint32Array, word: number): bigint {
+    const bits = (BigInt(block[word + HIGH] as number) << 32n) | BigInt(block[word + LOW] as number);
+    return this.unsigned ? bits : BigInt.asIntN(64, bits);
+  }
+
+  /** Sorts each block by key where it lies (least significant byte first), leaving rising blocks as they are. */
+  sortEachBlock(): void {
+    for (let at = 0; at < this.blocks.length; at++) {
+      const block = this.blocks[at] as Uint32Array;
+      if (this.rising[at]) continue;
+      if (this.spare?.length !== block.length) this.spare = new Uint32Array(block.length);
+      let from = block;
+      let to = this.spare;
+      const rows = this.filled[at] as number;
+      for (let byte = 0; byte < 8; byte++) {
+        if (scatterByByte(this, from, to, rows, byte)) [from, to] = [to, from];
+      }
+      this.blocks[at] = from;
+      this.spare = to;
+      this.rising[at] = true;
+    }
+    this.spare = undefined;
+  }
+
+  private writeKey(block: Uint32Array, word: number, key: unknown): void {
+    const small = typeof key === "number" ? key : typeof key === "string" ? shortDecimal(key) : undefined;
+    if (small !== undefined && Number.isSafeInteger(small)) {
+      if (this.unsigned && small < 0) throw keyError(key, "a negative key in an unsigned column");
+      const high = Math.floor(small / TWO_TO_32);
+      block[word + HIGH] = high;
+      block[word + LOW] = small - high * TWO_TO_32;
+      return;
+    }
+    this.wide[word / 2] = this.bigKey(key);
+  }
+
+  private bigKey(key: unknown): bigint {
+    let value: bigint;
+    try {
+      value = BigInt(key as string);
+    } catch {
+      throw keyError(key, "not an integer");
+    }
+    const fits = this.unsigned ? value === BigInt.asUintN(64, value) : value === BigInt.asIntN(64, value);
+    if (!fits) throw keyError(key, `outside ${this.unsigned ? "unsigned" : "signed"} 64 bits`);
+    return value;
+  }
+}
+
+function keyError(key: unknown, why: string): RangeError {
+  return new RangeError(`key chunk key must be a 64-bit integer, got ${String(key)}: ${why}`);
+}
+
+/** The value of plain decimal text of at most 15 digits (always exact in a double), else undefined. */
+function shortDecimal(text: string): number | undefined {
+  const negative = text.charCodeAt(0) === 45; // "-"
+  const start = negative ? 1 : 0;
+  if (text.length === start || text.length - start > 15) return undefined;
+  let value = 0;
+  for (let i = start; i < text.length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return undefined;
+    value = value * 10 + digit;
+  }
+  return negative ? -value : value;
+}
+
+/** Orders two keys: negative, zero or positive. */
+function compareKeys(
+  pairs: PairBlocks,
+  a: Uint32Array,
+  aWord: number,
+  b: Uint32Array,
+  bWord: number,
+): number {
+  return pairs.high(a, aWord) - pairs.high(b, bWord) || pairs.low(a, aWord) - pairs.low(b, bWord);
+}
+
+/**
+ * One pass of a radix sort: moves the pairs of `from` into `to`, stably
+ * ordered by the key's `byte`-th byte (0 the least significant). Returns
+ * false, having moved nothing, when every key has the same byte there.
+ */
+function scatterByByte(
+  pairs: PairBlocks,
+  from: Uint32Array,
+  to: Uint32Array,
+  rows: number,
+  byte: number,
+): boolean {
+  const shift = (byte & 3) * 8;
+  const half = byte < 4 ? LOW : HIGH;
+  const flip = byte < 4 ? 0 : pairs.signBit;
+  const counts = new Uint32Array(256);
+  for (let word = half; word < rows * 4; word += 4) {
+    const digit = (((from[word] as number) ^ flip) >>> shift) & 255;
+    counts[digit] = (counts[digit] as number) + 1;
+  }
+  const firstDigit = (((from[half] as number) ^ flip) >>> shift) & 255;
+  if (counts[firstDigit] === rows) return false;
+  let next = 0;
+  for (let value = 0; value < 256; value++) {
+    const here = counts[value] as number;
+    counts[value] = next;
+    next += here;
+  }
+  for (let word = 0; word < rows * 4; word += 4) {
+    const digit = (((from[word + half] as number) ^ flip) >>> shift) & 255;
+    const target = (counts[digit] as number) * 4;
+    counts[digit] = target / 4 + 1;
+    to[target] = from[word] as number;
+    to[target + 1] = from[word + 1] as number;
+    to[target + 2] = from[word + 2] as number;
+    to[target + 3] = from[word + 3] as number;
+  }
+  return true;
+}
+
+/**
+ * Walks every pair in key order, merging the sorted blocks, and cuts the
+ * chunks on the way: a chunk starts at the first pair and, once it holds
+ * `rowsPerChunk` rows, at the next pair whose key differs from the last.
+ */
+function cutChunks(pairs: PairBlocks, rowsPerChunk: number): DayChunk[] {
+  const chunks: DayChunk[] = [];
+  const merge = new BlockMerge(pairs);
+  const sum = new HashSum();
+  let first: bigint | undefined;
+  let rows = 0;
+  let previousBlock: Uint32Array = new Uint32Array(0);
+  let previousWord = 0;
+  while (merge.advance()) {
+    const { block, word } = merge;
+    if (
+      first === undefined ||
+      (rows >= rowsPerChunk && compareKeys(pairs, previousBlock, previousWord, block, word) !== 0)
+    ) {
+      const key = pairs.keyAt(block, word);
+      if (first !== undefined) {
+        chunks.push({ first: first.toString(), last: (key - 1n).toString(), rows, fingerprint: sum.take() });
+      }
+      first = key;
+      rows = 0;
+    }
+    rows += 1;
+    sum.add(block[word + 2 + LOW] as number, block[word + 2 + HIGH] as number);
+    previousBlock = block;
+    previousWord = word;
+  }
+  if (first !== undefined) {
+    const last = pairs.keyAt(previousBlock, previousWord).toString();
+    chunks.push({ first: first.toString(), last, rows, fingerprint: sum.take() });
+  }
+  return chunks;
+}
+
+/** The exact sum of 64-bit hashes given as 32-bit halves, kept in doubles and folded into a BigInt before they could round. */
+class HashSum {
+  private low = 0;
+  private high = 0;
+  private added = 0;
+  private total = 0n;
+
+  add(low: number, high: number): void {
+    this.low += low;
+    this.high += high;
+    this.added += 1;
+    if (this.added === 1 << 20) this.fold();
+  }
+
+  /** The sum as decimal text; starts again from zero. */
+  take(): string {
+    this.fold();
+    const text = this.total.toString();
+    this.total = 0n;
+    return text;
+  }
+
+  private fold(): void {
+    this.total += (BigInt(this.high) << 32n) + BigInt(this.low);
+    this.low = 0;
+    this.high = 0;
+    this.added = 0;
+  }
+}
+
+/** Walks the pairs of several key-sorted blocks in key order (a min-heap of the blocks' next pairs). */
+class BlockMerge {
+  private readonly heap: number[] = [];
+  private readonly next: number[];
+
+  constructor(private readonly pairs: PairBlocks) {
+    this.next = pairs.blocks.map(() => 0);
+    for (let at = 0; at < pairs.blocks.length; at++) {
+      if ((pairs.filled[at] as number) > 0) this.insert(at);
+    }
+  }
+
+  /** The pair `advance` moved to: its block, and its first word there. */
+  block: Uint32Array = new Uint32Array(0);
+  word = 0;
+
+  /** Moves to the next pair in key order; false once every pair has been handed out. */
+  advance(): boolean {
+    const at = this.heap[0];
+    if (at === undefined) return false;
+    const row = this.next[at] as number;
+    this.block = this.pairs.blocks[at] as Uint32Array;
+    this.word = row * 4;
+    this.next[at] = row + 1;
+    if (row + 1 === this.pairs.filled[at]) {
+      const tail = this.heap.pop() as number;
+      if (this.heap.length > 0) this.heap[0] = tail;
+    }
+    if (this.heap.length > 0) this.siftDown(0);
+    return true;
+  }
+
+  private before(a: number, b: number): boolean {
+    const { blocks } = this.pairs;
+    const aWord = (this.next[a] as number) * 4;
+    const bWord = (this.next[b] as number) * 4;
+    return compareKeys(this.pairs, blocks[a] as Uint32Array, aWord, blocks[b] as Uint32Array, bWord) < 0;
+  }
+
+  private insert(at: number): void {
+    const heap = this.heap;
+    heap.push(at);
+    let child = heap.length - 1;
+    while (child > 0) {
+      const parent = (child - 1) >> 1;
+      if (!this.before(heap[child] as number, heap[parent] as number)) break;
+      [heap[child], heap[parent]] = [heap[parent] as number, heap[child] as number];
+      child = parent;
+    }
+  }
+
+  private siftDown(from: number): void {
+    const heap = this.heap;
+    let parent = from;
+    for (;;) {
+      const left = parent * 2 + 1;
+      const right = left + 1;
+      let least = parent;
+      if (left < heap.length && this.before(heap[left] as number, heap[least] as number)) least = left;
+      if (right < heap.length && this.before(heap[right] as number, heap[least] as number)) least = right;
+      if (least === parent) return;
+      [heap[parent], heap[least]] = [heap[least] as number, heap[parent] as number];
+      parent = least;
+    }
+  }
 }
