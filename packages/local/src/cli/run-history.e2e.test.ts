@@ -125,8 +125,7 @@ describe("run history", () => {
       // Runs the entry function began, whose tasks' ends were lost: one two days silent, one an hour.
       const history = createRedisRunHistory(redis, { prefix: cli.env.LOCAL_QUEUE_PREFIX });
       const ago = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
-      const copy = (day: string) =>
-        taskKey({ kind: "copy", table, destination: table, filterColumn: "created_at", day });
+      const copy = (day: string) => taskKey({ kind: "copy", table, day });
       const start = (hours: number) =>
         ({
           id: crypto.randomUUID(),
