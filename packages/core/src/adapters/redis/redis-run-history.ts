@@ -134,8 +134,9 @@ function recordOf(reply: unknown): RunRecord | undefined {
 /**
  * RunHistory on Redis: a hash of counts and sets of task keys per run,
  * changed only by scripts, so counting a task, noticing the run is finished
- * and claiming that finish happen with nothing in between. Every key expires
- * RUN_TTL_SECONDS after the run's last news.
+ * and claiming that finish happen with nothing in between. Every key of a
+ * run expires RUN_TTL_SECONDS after the run's last news; a table's set of
+ * open runs (openRunsKey), that long after the latest run of it began.
  */
 export function createRedisRunHistory(redis: Redis, options: { readonly prefix?: string } = {}): RunHistory {
   const prefix = options.prefix ?? "archiver";
