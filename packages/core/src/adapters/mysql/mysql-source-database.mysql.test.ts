@@ -43,10 +43,27 @@ describe("day bounds", () => {
     // Key order, not filter order (times fall as ids rise): the day was read along the key.
     const expected = Array.from({ length: 20 }, (_, i) => String(2 * i + 1));
     expect(await idsOf("woven", "2024-06-01")).toEqual(expected);
+    // The table's days are small: the next is read by its filter column alone, latest id first.
     expect(await idsOf("woven", "2024-06-02")).toEqual([
-      ...Array.from({ length: 20 }, (_, i) => String(2 * i + 2)),
       "42",
+      ...Array.from({ length: 20 }, (_, i) => String(40 - 2 * i)),
     ]);
+  });
+
+  it("asks for a day's key bounds again once the table's last day read was not small", async () => {
+    // Times fall as ids rise, so the order tells how a day was read: ids rising, along the key.
+    await db.connection.query(`
+      CREATE TABLE tides (id INT NOT NULL PRIMARY KEY, at DATETIME NOT NULL, KEY (at));
+      INSERT INTO tides SELECT seq, '2024-07-01 12:00:00' - INTERVAL seq SECOND FROM seq_1_to_10;
+      INSERT INTO tides SELECT seq, '2024-07-02 12:00:00' - INTERVAL seq SECOND FROM seq_11_to_1510;
+      INSERT INTO tides SELECT seq, '2024-07-03 12:00:00' - INTERVAL seq SECOND FROM seq_1511_to_1520;
+      INSERT INTO tides SELECT seq, '2024-07-04 12:00:00' - INTERVAL seq SECOND FROM seq_1521_to_1530;`);
+    const ids = (first: number, last: number) =>
+      Array.from({ length: last - first + 1 }, (_, i) => String(first + i));
+    expect(await idsOf("tides", "2024-07-01")).toEqual(ids(1, 10));
+    expect(await idsOf("tides", "2024-07-03")).toEqual(ids(1511, 1520).reverse());
+    expect(await idsOf("tides", "2024-07-02")).toEqual(ids(11, 1510).reverse());
+    expect(await idsOf("tides", "2024-07-04")).toEqual(ids(1521, 1530));
   });
 
   it("reads a day whose keys are sparse through the filter column's index instead", async () => {
