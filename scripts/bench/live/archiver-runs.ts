@@ -74,7 +74,8 @@ export interface ArchiverRunner {
 export async function startArchiver(options: {
   primary: PrivateMariaDb;
   replica: PrivateMariaDb;
-  outDir: string;
+  /** Where the DuckDB warehouse goes (see toolOutputsDir). */
+  warehouseDir: string;
   clockMs: () => number;
 }): Promise<ArchiverRunner> {
   const config = loadConfig({
@@ -85,7 +86,7 @@ export async function startArchiver(options: {
     QUEUE: "local",
     LOCAL_QUEUE_PREFIX: QUEUE_PREFIX,
     WAREHOUSE: "duckdb",
-    DUCKDB_PATH: join(options.outDir, "warehouse.duckdb"),
+    DUCKDB_PATH: join(options.warehouseDir, "warehouse.duckdb"),
     WAREHOUSE_DATASET: "archive",
     LOG_LEVEL: "info",
     CLEANUP_REPLICA_URLS: options.replica.url,
@@ -94,7 +95,7 @@ export async function startArchiver(options: {
   });
   await forgetRedisRecords(config);
   // A warehouse left by an earlier run holds durable day records that a copy would restore instead of copying.
-  const duckdbPath = join(options.outDir, "warehouse.duckdb");
+  const duckdbPath = join(options.warehouseDir, "warehouse.duckdb");
   const removeWarehouse = () =>
     Promise.all([rm(duckdbPath, { force: true }), rm(`${duckdbPath}.wal`, { force: true })]);
   await removeWarehouse();

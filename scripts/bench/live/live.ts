@@ -45,6 +45,7 @@ import { ptArchiverCopy, ptArchiverPurge, type ToolRun } from "./pt-archiver-run
 import { quietGap } from "./quiet-gap";
 import { type Samplers, startSamplers } from "./server-samplers";
 import { type RunningWorkload, startWorkload } from "./sysbench-workload";
+import { toolOutputsDir } from "./tool-outputs";
 
 const options = parseLiveOptions(process.argv.slice(2));
 requirePrograms(options);
@@ -58,6 +59,7 @@ let archiver: ArchiverRunner | undefined;
 let samplers: Samplers | undefined;
 let workload: RunningWorkload | undefined;
 let baseDir: string | undefined;
+let outputs: Awaited<ReturnType<typeof toolOutputsDir>> | undefined;
 let shutdown: Promise<void> | undefined;
 // A failed run keeps the servers' directories: their error logs say what went wrong.
 let failed = false;
@@ -69,6 +71,7 @@ const shutDown = () => {
     await servers.primary?.stop().catch(() => {});
     await servers.replica?.stop().catch(() => {});
     await stopAllProcesses();
+    await outputs?.remove().catch(() => {});
     if (baseDir && !options.keep && !failed) await rm(baseDir, { recursive: true, force: true });
     else if (baseDir) console.log(`kept the servers' directories: ${baseDir}`);
   })();
@@ -115,7 +118,9 @@ async function main(): Promise<void> {
     },
   });
   const { primary, replica } = ready;
-  archiver = await startArchiver({ primary, replica, outDir, clockMs });
+  outputs = await toolOutputsDir(baseDir);
+  console.log(`the archiver's warehouse and pt-archiver's --file: ${outputs.where}`);
+  archiver = await startArchiver({ primary, replica, warehouseDir: outputs.dir, clockMs });
   console.log(`archiver settings: ${JSON.stringify(archiver.settings)}`);
   // Not measured: the partitioned table's days copied before the workload starts, so its phase is the cleanup alone.
   const partitionedCopy = await archiver.copyAll(size.days, PARTITIONED_TABLE);
@@ -209,7 +214,7 @@ async function main(): Promise<void> {
         database: LIVE_DATABASE,
         table: PT_TABLE,
         where,
-        file: join(baseDir ?? "", "pt-copy.txt"),
+        file: join(outputs?.dir ?? baseDir ?? "", "pt-copy.txt"),
       }),
     );
     await runCapped("archiver capped copy", ptCopy, (cap) => active.copyAll(size.days, CAPPED_TABLE, cap));
