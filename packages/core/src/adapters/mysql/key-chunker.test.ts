@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DayChunk } from "../../model/day-chunks";
-import { createKeyChunker } from "./key-chunker";
+import { createKeyChunker, createKeyOrderChunker } from "./key-chunker";
 
 describe("createKeyChunker", () => {
   it("cuts rows streamed in any order into contiguous key chunks whose figures add up to the day", () => {
@@ -109,6 +109,48 @@ describe("createKeyChunker", () => {
     expect(() => createKeyChunker(true).add("-1", 1n)).toThrow(/key.*-1/);
     expect(() => createKeyChunker(true).add("18446744073709551616", 1n)).toThrow(/key.*18446744073709551616/);
     expect(() => createKeyChunker(false).add("9223372036854775808", 1n)).toThrow(/key.*9223372036854775808/);
+  });
+});
+
+describe("createKeyOrderChunker", () => {
+  it("cuts a day streamed in key order as sorting every key would, keeping no row", () => {
+    const random = seeded(11);
+    for (const unsigned of [true, false]) {
+      const keys = new Set<bigint>();
+      while (keys.size < 20_000) {
+        const base = [0n, 1n << 53n, unsigned ? (1n << 64n) - 40_000n : -(1n << 63n)][
+          keys.size % 3
+        ] as bigint;
+        keys.add(base + BigInt(Math.floor(random() * 40_000)) - (unsigned || base !== 0n ? 0n : 20_000n));
+      }
+      const pairs = [...keys]
+        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+        .map((key) => [key, BigInt(Math.floor(random() * 2 ** 53)) << 11n] as const);
+      const chunker = createKeyOrderChunker(unsigned, 997);
+      for (const [key, hash] of pairs)
+        chunker.add(random() < 0.5 ? key.toString() : asNumberIfSafe(key), hash);
+      expect(chunker.chunks()).toEqual(cutBySorting(pairs, 997));
+    }
+  });
+
+  it("has no chunks once a key comes below the one before it: the promised order was broken", () => {
+    const chunker = createKeyOrderChunker(true, 2);
+    for (const key of ["1", "2", "3", "2", "4"]) chunker.add(key, 1n);
+    expect(chunker.chunks()).toBeUndefined();
+  });
+
+  it("keeps a day of exactly the most rows, none past it, equal keys in one chunk, and none for no rows", () => {
+    const full = createKeyOrderChunker(false, 2, 5);
+    for (const key of [-3, 2, 2, 2, 7]) full.add(key, 1n);
+    // The chunk that reached 2 rows at the first 2 keeps the other 2s.
+    expect(full.chunks()).toEqual([
+      { first: "-3", last: "6", rows: 4, fingerprint: "4" },
+      { first: "7", last: "7", rows: 1, fingerprint: "1" },
+    ]);
+    const over = createKeyOrderChunker(false, 2, 5);
+    for (const key of [1, 2, 3, 4, 5, 6]) over.add(key, 1n);
+    expect(over.chunks()).toBeUndefined();
+    expect(createKeyOrderChunker(true).chunks()).toEqual([]);
   });
 });
 

@@ -36,7 +36,7 @@ export function createKeyChunker(
   rowsPerChunk = COPY_CHUNK_ROWS,
   maxRows = MAX_CHUNKED_ROWS,
 ): KeyChunker {
-  const pairs = new PairBlocks(unsigned);
+  const pairs = new PairBlocks(new PairCodec(unsigned));
   let count = 0;
   return {
     add(key, hash) {
@@ -53,6 +53,36 @@ export function createKeyChunker(
   };
 }
 
+/**
+ * Cuts, as createKeyChunker does, a day whose statement promises its rows in
+ * key order (ORDER BY the key), as they stream: it keeps each chunk's figures,
+ * never a row's key or hash. A key below the one before it breaks the
+ * promise, and the day then has no chunks (its cleanup plans it by reading it
+ * again), as past `maxRows`.
+ */
+export function createKeyOrderChunker(
+  unsigned: boolean,
+  rowsPerChunk = COPY_CHUNK_ROWS,
+  maxRows = MAX_CHUNKED_ROWS,
+): KeyChunker {
+  const codec = new PairCodec(unsigned);
+  const cutter = new ChunkCutter(codec, rowsPerChunk);
+  const pair = new Uint32Array(4);
+  const wide = new BigUint64Array(pair.buffer);
+  let count = 0;
+  let inOrder = true;
+  return {
+    add(key, hash) {
+      if (!inOrder || count > maxRows) return;
+      count += 1;
+      if (count > maxRows) return;
+      codec.write(pair, wide, 0, key, hash);
+      inOrder = cutter.take(pair, 0);
+    },
+    chunks: () => (inOrder && count <= maxRows ? cutter.chunks() : undefined),
+  };
+}
+
 /** Rows in a full block: 1 MiB of pairs. The first block starts small and doubles up to it. */
 const BLOCK_ROWS = 65_536;
 const FIRST_BLOCK_ROWS = 1_024;
@@ -62,12 +92,73 @@ const LOW = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1 ? 0 : 1;
 const HIGH = 1 - LOW;
 
 /**
- * A day's (key, hash) pairs in blocks of 32-bit words, four a pair: the key's
- * two halves, then the hash's (a 64-bit view of the same memory writes the
- * hash, and keys too long for a double, without splitting a BigInt). A key is
- * kept as its 64-bit two's complement; `high` flips a signed key's sign bit,
- * so that comparing the halves as unsigned numbers puts keys in order.
+ * How a (key, hash) pair is kept: four 32-bit words, the key's two halves,
+ * then the hash's (a 64-bit view of the same memory writes the hash, and keys
+ * too long for a double, without splitting a BigInt). A key is kept as its
+ * 64-bit two's complement; `high` flips a signed key's sign bit, so that
+ * comparing the halves as unsigned numbers puts keys in order.
  */
+class PairCodec {
+  /** 2^31 for a signed key, flipped in its high half so that keys compare as unsigned numbers; else 0. */
+  readonly signBit: number;
+
+  constructor(readonly unsigned: boolean) {
+    this.signBit = unsigned ? 0 : 0x8000_0000;
+  }
+
+  /** Writes the pair at `word` of `words`; `wide` is a 64-bit view of the same memory. */
+  write(words: Uint32Array, wide: BigUint64Array, word: number, key: unknown, hash: bigint): void {
+    const small = typeof key === "number" ? key : typeof key === "string" ? shortDecimal(key) : undefined;
+    if (small !== undefined && Number.isSafeInteger(small)) {
+      if (this.unsigned && small < 0) throw keyError(key, "a negative key in an unsigned column");
+      const high = Math.floor(small / TWO_TO_32);
+      words[word + HIGH] = high;
+      words[word + LOW] = small - high * TWO_TO_32;
+    } else {
+      wide[word / 2] = this.bigKey(key);
+    }
+    wide[word / 2 + 1] = hash;
+  }
+
+  /** The key's high half, made comparable as an unsigned number. */
+  high(words: Uint32Array, word: number): number {
+    return ((words[word + HIGH] as number) ^ this.signBit) >>> 0;
+  }
+
+  low(words: Uint32Array, word: number): number {
+    return words[word + LOW] as number;
+  }
+
+  /** Orders two keys: negative, zero or positive. */
+  compare(a: Uint32Array, aWord: number, b: Uint32Array, bWord: number): number {
+    return this.high(a, aWord) - this.high(b, bWord) || this.low(a, aWord) - this.low(b, bWord);
+  }
+
+  /** The key at `word` as a BigInt, signed or not as the column is. */
+  keyAt(words: Uint32Array, word: number): bigint {
+    const bits = (BigInt(words[word + HIGH] as number) << 32n) | BigInt(words[word + LOW] as number);
+    return this.unsigned ? bits : BigInt.asIntN(64, bits);
+  }
+
+  /** Adds the hash at `word` to `sum`. */
+  addHash(sum: HashSum, words: Uint32Array, word: number): void {
+    sum.add(words[word + 2 + LOW] as number, words[word + 2 + HIGH] as number);
+  }
+
+  private bigKey(key: unknown): bigint {
+    let value: bigint;
+    try {
+      value = BigInt(key as string);
+    } catch {
+      throw keyError(key, "not an integer");
+    }
+    const fits = this.unsigned ? value === BigInt.asUintN(64, value) : value === BigInt.asIntN(64, value);
+    if (!fits) throw keyError(key, `outside ${this.unsigned ? "unsigned" : "signed"} 64 bits`);
+    return value;
+  }
+}
+
+/** A day's pairs (see PairCodec) in blocks that fill one after the other and are never copied once full. */
 class PairBlocks {
   readonly blocks: Uint32Array[] = [];
   /** Pairs in each block. */
@@ -76,12 +167,8 @@ class PairBlocks {
   readonly rising: boolean[] = [];
   private wide: BigUint64Array = new BigUint64Array(0);
   private spare: Uint32Array | undefined;
-  /** 2^31 for a signed key, flipped in its high half so that keys compare as unsigned numbers; else 0. */
-  readonly signBit: number;
 
-  constructor(readonly unsigned: boolean) {
-    this.signBit = unsigned ? 0 : 0x8000_0000;
-  }
+  constructor(readonly codec: PairCodec) {}
 
   push(key: unknown, hash: bigint): void {
     let at = this.blocks.length - 1;
@@ -104,9 +191,8 @@ class PairBlocks {
       this.wide = new BigUint64Array(block.buffer);
     }
     const word = used * 4;
-    this.writeKey(block, word, key);
-    this.wide[used * 2 + 1] = hash;
-    if (used > 0 && this.rising[at] && compareKeys(this, block, word - 4, block, word) > 0) {
+    this.codec.write(block, this.wide, word, key, hash);
+    if (used > 0 && this.rising[at] && this.codec.compare(block, word - 4, block, word) > 0) {
       this.rising[at] = false;
     }
     this.filled[at] = used + 1;
@@ -120,21 +206,6 @@ class PairBlocks {
     this.spare = undefined;
   }
 
-  /** The key's high half, made comparable as an unsigned number. */
-  high(block: Uint32Array, word: number): number {
-    return ((block[word + HIGH] as number) ^ this.signBit) >>> 0;
-  }
-
-  low(block: Uint32Array, word: number): number {
-    return block[word + LOW] as number;
-  }
-
-  /** The key at `word` as a BigInt, signed or not as the column is. */
-  keyAt(block: Uint32Array, word: number): bigint {
-    const bits = (BigInt(block[word + HIGH] as number) << 32n) | BigInt(block[word + LOW] as number);
-    return this.unsigned ? bits : BigInt.asIntN(64, bits);
-  }
-
   /** Sorts each block by key where it lies (least significant byte first), leaving rising blocks as they are. */
   sortEachBlock(): void {
     for (let at = 0; at < this.blocks.length; at++) {
@@ -145,37 +216,13 @@ class PairBlocks {
       let to = this.spare;
       const rows = this.filled[at] as number;
       for (let byte = 0; byte < 8; byte++) {
-        if (scatterByByte(this, from, to, rows, byte)) [from, to] = [to, from];
+        if (scatterByByte(this.codec, from, to, rows, byte)) [from, to] = [to, from];
       }
       this.blocks[at] = from;
       this.spare = to;
       this.rising[at] = true;
     }
     this.spare = undefined;
-  }
-
-  private writeKey(block: Uint32Array, word: number, key: unknown): void {
-    const small = typeof key === "number" ? key : typeof key === "string" ? shortDecimal(key) : undefined;
-    if (small !== undefined && Number.isSafeInteger(small)) {
-      if (this.unsigned && small < 0) throw keyError(key, "a negative key in an unsigned column");
-      const high = Math.floor(small / TWO_TO_32);
-      block[word + HIGH] = high;
-      block[word + LOW] = small - high * TWO_TO_32;
-      return;
-    }
-    this.wide[word / 2] = this.bigKey(key);
-  }
-
-  private bigKey(key: unknown): bigint {
-    let value: bigint;
-    try {
-      value = BigInt(key as string);
-    } catch {
-      throw keyError(key, "not an integer");
-    }
-    const fits = this.unsigned ? value === BigInt.asUintN(64, value) : value === BigInt.asIntN(64, value);
-    if (!fits) throw keyError(key, `outside ${this.unsigned ? "unsigned" : "signed"} 64 bits`);
-    return value;
   }
 }
 
@@ -197,24 +244,13 @@ function shortDecimal(text: string): number | undefined {
   return negative ? -value : value;
 }
 
-/** Orders two keys: negative, zero or positive. */
-function compareKeys(
-  pairs: PairBlocks,
-  a: Uint32Array,
-  aWord: number,
-  b: Uint32Array,
-  bWord: number,
-): number {
-  return pairs.high(a, aWord) - pairs.high(b, bWord) || pairs.low(a, aWord) - pairs.low(b, bWord);
-}
-
 /**
  * One pass of a radix sort: moves the pairs of `from` into `to`, stably
  * ordered by the key's `byte`-th byte (0 the least significant). Returns
  * false, having moved nothing, when every key has the same byte there.
  */
 function scatterByByte(
-  pairs: PairBlocks,
+  codec: PairCodec,
   from: Uint32Array,
   to: Uint32Array,
   rows: number,
@@ -222,7 +258,7 @@ function scatterByByte(
 ): boolean {
   const shift = (byte & 3) * 8;
   const half = byte < 4 ? LOW : HIGH;
-  const flip = byte < 4 ? 0 : pairs.signBit;
+  const flip = byte < 4 ? 0 : codec.signBit;
   const counts = new Uint32Array(256);
   for (let word = half; word < rows * 4; word += 4) {
     const digit = (((from[word] as number) ^ flip) >>> shift) & 255;
@@ -248,42 +284,65 @@ function scatterByByte(
   return true;
 }
 
-/**
- * Walks every pair in key order, merging the sorted blocks, and cuts the
- * chunks on the way: a chunk starts at the first pair and, once it holds
- * `rowsPerChunk` rows, at the next pair whose key differs from the last.
- */
+/** Walks every pair in key order, merging the sorted blocks, and cuts the chunks on the way. */
 function cutChunks(pairs: PairBlocks, rowsPerChunk: number): DayChunk[] {
-  const chunks: DayChunk[] = [];
+  const cutter = new ChunkCutter(pairs.codec, rowsPerChunk);
   const merge = new BlockMerge(pairs);
-  const sum = new HashSum();
-  let first: bigint | undefined;
-  let rows = 0;
-  let previousBlock: Uint32Array = new Uint32Array(0);
-  let previousWord = 0;
-  while (merge.advance()) {
-    const { block, word } = merge;
-    if (
-      first === undefined ||
-      (rows >= rowsPerChunk && compareKeys(pairs, previousBlock, previousWord, block, word) !== 0)
-    ) {
-      const key = pairs.keyAt(block, word);
-      if (first !== undefined) {
-        chunks.push({ first: first.toString(), last: (key - 1n).toString(), rows, fingerprint: sum.take() });
+  while (merge.advance()) cutter.take(merge.block, merge.word);
+  return cutter.chunks();
+}
+
+/**
+ * Cuts chunks from pairs taken in key order: a chunk starts at the first pair
+ * and, once it holds `rowsPerChunk` rows, at the next pair whose key differs
+ * from the last; each ends one key before the next starts, the last at the
+ * last key taken.
+ */
+class ChunkCutter {
+  private readonly done: DayChunk[] = [];
+  private first: bigint | undefined;
+  private rows = 0;
+  private readonly sum = new HashSum();
+  /** The last key taken, in its two words. */
+  private readonly previous = new Uint32Array(2);
+
+  constructor(
+    private readonly codec: PairCodec,
+    private readonly rowsPerChunk: number,
+  ) {}
+
+  /** Takes the pair at `word` of `words`; refuses it (false) when its key is below the last one taken. */
+  take(words: Uint32Array, word: number): boolean {
+    if (this.first === undefined) {
+      this.first = this.codec.keyAt(words, word);
+    } else {
+      const order = this.codec.compare(this.previous, 0, words, word);
+      if (order > 0) return false;
+      if (this.rows >= this.rowsPerChunk && order !== 0) {
+        const key = this.codec.keyAt(words, word);
+        const last = (key - 1n).toString();
+        this.done.push({ first: this.first.toString(), last, rows: this.rows, fingerprint: this.sum.text() });
+        this.sum.reset();
+        this.first = key;
+        this.rows = 0;
       }
-      first = key;
-      rows = 0;
     }
-    rows += 1;
-    sum.add(block[word + 2 + LOW] as number, block[word + 2 + HIGH] as number);
-    previousBlock = block;
-    previousWord = word;
+    this.rows += 1;
+    this.codec.addHash(this.sum, words, word);
+    this.previous[0] = words[word] as number;
+    this.previous[1] = words[word + 1] as number;
+    return true;
   }
-  if (first !== undefined) {
-    const last = pairs.keyAt(previousBlock, previousWord).toString();
-    chunks.push({ first: first.toString(), last, rows, fingerprint: sum.take() });
+
+  /** The chunks of the pairs taken so far. */
+  chunks(): DayChunk[] {
+    if (this.first === undefined) return [];
+    const last = this.codec.keyAt(this.previous, 0).toString();
+    return [
+      ...this.done,
+      { first: this.first.toString(), last, rows: this.rows, fingerprint: this.sum.text() },
+    ];
   }
-  return chunks;
 }
 
 /** The exact sum of 64-bit hashes given as 32-bit halves, kept in doubles and folded into a BigInt before they could round. */
@@ -300,12 +359,15 @@ class HashSum {
     if (this.added === 1 << 20) this.fold();
   }
 
-  /** The sum as decimal text; starts again from zero. */
-  take(): string {
+  /** The sum as decimal text. */
+  text(): string {
     this.fold();
-    const text = this.total.toString();
+    return this.total.toString();
+  }
+
+  reset(): void {
+    this.fold();
     this.total = 0n;
-    return text;
   }
 
   private fold(): void {
@@ -352,7 +414,7 @@ class BlockMerge {
     const { blocks } = this.pairs;
     const aWord = (this.next[a] as number) * 4;
     const bWord = (this.next[b] as number) * 4;
-    return compareKeys(this.pairs, blocks[a] as Uint32Array, aWord, blocks[b] as Uint32Array, bWord) < 0;
+    return this.pairs.codec.compare(blocks[a] as Uint32Array, aWord, blocks[b] as Uint32Array, bWord) < 0;
   }
 
   private insert(at: number): void {

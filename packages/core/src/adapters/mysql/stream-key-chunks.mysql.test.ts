@@ -87,6 +87,42 @@ describe("the copy's key chunks", () => {
     });
   }
 
+  it("match the server's plan for a day of dense signed keys read along the primary key, cut as the rows come", async () => {
+    // Times fall as ids rise: rows arriving in key order show the day was read along the key, its
+    // statement ordered by it, so the chunks were cut as the rows came (createKeyOrderChunker).
+    await db.connection.query(
+      `CREATE TABLE dense_rows (id BIGINT NOT NULL PRIMARY KEY, created_at DATETIME(6) NOT NULL, note VARCHAR(20) NULL, KEY (created_at))`,
+    );
+    await db.connection.query(
+      `INSERT INTO dense_rows SELECT CAST(seq AS SIGNED) - 1200, '${DAY} 23:00:00' - INTERVAL seq SECOND, CONCAT('n', seq) FROM seq_0_to_2499`,
+    );
+    const source = createMysqlSourceDatabase(pool);
+    const schema = await source.describeTable("dense_rows");
+    if (!schema) throw new Error("dense_rows is missing");
+    const ids: string[] = [];
+    const stream = source.streamDay(schema, "created_at", DAY, 300);
+    for await (const batch of stream.batches) ids.push(...batch.map((row) => String(row[0])));
+    expect(ids).toEqual(Array.from({ length: 2500 }, (_, i) => String(i - 1200)));
+    const chunks = stream.stats().chunks ?? [];
+    expect(chunks.map(({ first, last, rows }) => [first, last, rows])).toEqual([
+      ["-1200", "-201", 1000],
+      ["-200", "799", 1000],
+      ["800", "1299", 500],
+    ]);
+    const planned = await createMysqlDayDeleter(pool).planChunks(
+      {
+        scope: { table: "dense_rows", column: "created_at", day: DAY },
+        schema,
+        by: { kind: "key", column: "id", unsigned: false },
+      },
+      1000,
+    );
+    expect(chunks.map(({ first, rows, fingerprint }) => ({ first, rows, fingerprint }))).toEqual(
+      planned.map(({ first, rows, fingerprint }) => ({ first, rows, fingerprint })),
+    );
+    expect((await source.dayFigures(schema, "created_at", DAY)).fingerprint).toBe(stream.stats().fingerprint);
+  });
+
   it("are absent for a table without one integer key", async () => {
     await db.connection.query(
       `CREATE TABLE no_key (created_at DATETIME NOT NULL, v INT NOT NULL, KEY (created_at))`,

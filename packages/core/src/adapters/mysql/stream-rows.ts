@@ -3,21 +3,31 @@ import type { Row } from "../../model/table-schema";
 import type { DayStream, DayStreamStats } from "../../ports/source-database";
 import type { MysqlPool } from "./create-mysql-pool";
 import { isZeroDate } from "./day-range";
-import { createKeyChunker } from "./key-chunker";
+import { createKeyChunker, createKeyOrderChunker } from "./key-chunker";
 import { type MysqlErrorContext, mapMysqlError } from "./map-mysql-error";
 import type { RowHasher } from "./row-fingerprint";
 import type { SqlQuery } from "./sql-query";
 import { type AskOnConnection, beginSnapshot, finishSnapshot } from "./stream-snapshot";
 import { connectionLost, idleTimeout, type StreamingConnection } from "./streaming-connection";
 
+/** A statement to stream. */
+export interface StreamedStatement extends SqlQuery<unknown> {
+  /**
+   * The statement orders its rows by `chunkKey` (ORDER BY the key): the key
+   * chunks are then cut as the rows arrive, keeping no row's key or hash
+   * (createKeyOrderChunker); otherwise every key is kept until the end.
+   */
+  readonly inKeyOrder?: boolean;
+}
+
 /** A query whose rows are read in batches. */
-export interface StreamedQuery extends SqlQuery<unknown> {
+export interface StreamedQuery extends StreamedStatement {
   /**
    * Picks the statement to stream after asking the server first (a day's key
    * bounds, say). The question and the stream then share one consistent,
    * read-only snapshot, so the answer describes exactly the rows streamed.
    */
-  readonly choose?: (ask: AskOnConnection) => Promise<SqlQuery<unknown>>;
+  readonly choose?: (ask: AskOnConnection) => Promise<StreamedStatement>;
   readonly batchRows: number;
   /** Positions whose zero dates become null (see ReadPlan). */
   readonly zeroDateColumns: readonly number[];
@@ -82,19 +92,20 @@ async function* readBatches(
   const { batchRows, zeroDateColumns, floatColumns = [], hashed, chunkKey } = query;
   const snapshot = query.choose !== undefined;
   let fingerprint = 0n;
-  const chunker = hashed && chunkKey ? createKeyChunker(chunkKey.unsigned) : undefined;
   const pooled = await pool.getConnection().catch((error: unknown) => {
     throw mapMysqlError(error, query.context);
   });
   const connection = pooled.connection as StreamingConnection;
   const idleMs = pool.timeouts?.streamIdleMs ?? MYSQL_TIMEOUT_DEFAULTS.streamIdleSeconds * 1000;
-  let statement: SqlQuery<unknown> = query;
+  let statement: StreamedStatement = query;
   if (snapshot) {
     statement = await beginSnapshot(pooled, query, idleMs).catch((error: unknown) => {
       pooled.destroy();
       throw mapMysqlError(error, query.context);
     });
   }
+  const chunkerFor = statement.inKeyOrder ? createKeyOrderChunker : createKeyChunker;
+  const chunker = hashed && chunkKey ? chunkerFor(chunkKey.unsigned) : undefined;
   const bytesAtStart = connection.stream?.bytesRead ?? 0;
   const bytesSoFar = () => (connection.stream?.bytesRead ?? bytesAtStart) - bytesAtStart;
 

@@ -13,13 +13,13 @@ export type AskOnConnection = (query: SqlQuery<unknown>) => Promise<unknown[][]>
  * answer at once: a connection that stays silent longer than a stream may
  * (`quickMs`) is dead, and need not wait out a whole-day statement's limit.
  */
-export async function beginSnapshot(
+export async function beginSnapshot<Statement extends SqlQuery<unknown>>(
   pooled: MysqlPoolConnection,
-  query: SqlQuery<unknown> & {
-    readonly choose?: ((ask: AskOnConnection) => Promise<SqlQuery<unknown>>) | undefined;
+  query: Statement & {
+    readonly choose?: ((ask: AskOnConnection) => Promise<Statement>) | undefined;
   },
   quickMs: number,
-): Promise<SqlQuery<unknown>> {
+): Promise<Statement> {
   await pooled.query({ sql: "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", timeoutMs: quickMs });
   await pooled.query({ sql: "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY", timeoutMs: quickMs });
   if (!query.choose) return query;
