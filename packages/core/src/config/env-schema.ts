@@ -111,7 +111,7 @@ export const envSchema = z.object({
   // Cleanup (deletes).
   CLEANUP_CHUNK_ROWS: intFrom(1, 100_000, 1_000),
   /** Join planned chunks into deletes of about this many milliseconds (0: one planned chunk per delete). */
-  CLEANUP_CHUNK_TARGET_MS: intFrom(0, 60_000, 0),
+  CLEANUP_CHUNK_TARGET_MS: intFrom(0, 60_000, 30),
   /** Rows a detached partition is verified by a statement, along its primary key (a few milliseconds each). */
   CLEANUP_PARTITION_SLICE_ROWS: intFrom(1, 100_000, 1_000),
   /** Cleanup tasks one local worker runs at once (copies use WORKER_CONCURRENCY). */

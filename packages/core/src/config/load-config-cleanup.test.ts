@@ -5,7 +5,7 @@ describe("loadConfig: cleanup", () => {
   it("defaults to chunks of 1000, one task at once, no pause or rest, throttles and rate cap off, two minutes of patience, a 30-day floor", () => {
     expect(loadConfig({}).cleanup).toEqual({
       chunkRows: 1_000,
-      chunkTargetMs: 0,
+      chunkTargetMs: 30,
       partitionSliceRows: 1000,
       concurrency: 1,
       pauseMs: 0,

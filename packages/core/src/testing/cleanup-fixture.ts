@@ -115,8 +115,10 @@ export async function createCleanupFixture(): Promise<CleanupFixture> {
   const logger = createJsonLogger({ level: "debug", write: (line) => logs.push(JSON.parse(line)) });
   const sleeps: number[] = [];
   const probe = createMemoryLoadProbe();
-  // The defaults, as a deployment without CLEANUP_* variables has them; tests override what they exercise.
-  const settings: CleanupSettings = loadConfig({}).cleanup;
+  // The defaults, as a deployment without CLEANUP_* variables has them, but one planned chunk a delete:
+  // these tests count and interrupt planned chunks, and joining them (CLEANUP_CHUNK_TARGET_MS) has tests
+  // of its own (clean-day-chunk-target). Tests override what they exercise.
+  const settings: CleanupSettings = loadConfig({ CLEANUP_CHUNK_TARGET_MS: "0" }).cleanup;
   // Copy and cleanup as production wires them (assembleDeps): the ledger recovers a record Redis lost
   // from the durable record, and a started cleanup's plan is kept there too.
   const assembled = assembleDeps(

@@ -84,7 +84,8 @@ export async function createMemoryFixture(options: { readonly now?: string } = {
   const probe = createMemoryLoadProbe();
   const account = createMemoryAccountCheck();
   const sleeps: number[] = [];
-  const settings: CleanupSettings = loadConfig({}).cleanup;
+  // One planned chunk a delete, as in the cleanup fixture: joining has tests of its own.
+  const settings: CleanupSettings = loadConfig({ CLEANUP_CHUNK_TARGET_MS: "0" }).cleanup;
   const warehouse = await createDuckDbWarehouse({ path: ":memory:", dataset: "archive" });
   const logs: LogLine[] = [];
   const logger = createJsonLogger({ level: "debug", write: (line) => logs.push(JSON.parse(line)) });

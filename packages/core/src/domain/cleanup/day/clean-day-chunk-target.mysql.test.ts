@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanupFixture, fx } from "../../../testing/cleanup/file-fixture";
 import { cleanTask, failAfter, refusal } from "../../../testing/cleanup-fixture";
+import { createMemoryRateCap } from "../../../testing/fakes/memory-rate-cap";
 import { cleanDay } from "./clean-day";
 
 // Deletes that join planned chunks to last about CLEANUP_CHUNK_TARGET_MS (createChunkPacer).
@@ -23,6 +24,20 @@ describe("cleanDay with a chunk target", () => {
     expect(report).toMatchObject({ outcome: "cleaned", rowsDeleted: 30, chunks: 4 });
     expect(await fx.idsOn(table, "2024-05-01")).toEqual([]);
     expect(await fx.idsOn(table, "2024-05-02")).toEqual(untouched);
+  });
+
+  it("joins nothing under the table's rate cap: the cap's pace spreads the planned chunks", async () => {
+    const table = await fx.keyedTable(["2024-05-05"], 30);
+    await fx.copy(table, "2024-05-05");
+
+    const report = await cleanDay(fx.deps({ settings: joining, rateCap: createMemoryRateCap() }), {
+      ...cleanTask(table, "2024-05-05"),
+      maxRowsPerSecond: 1_000_000,
+    });
+
+    // 15 planned chunks of two rows, one delete each.
+    expect(report).toMatchObject({ outcome: "cleaned", rowsDeleted: 30, chunks: 15 });
+    expect(await fx.idsOn(table, "2024-05-05")).toEqual([]);
   });
 
   it("after a kill that committed a joined delete, the retry finds its chunks gone one by one and finishes", async () => {

@@ -110,7 +110,9 @@ async function carryOut(
       target: { ...facts.target, by: plan.by },
       progress,
       plan,
-      chunkTargetMs: deps.settings.chunkTargetMs,
+      // Under a rate cap the pace, not the delete's length, sets the rate: planned chunks stay apart, so
+      // the cap spreads short deletes evenly instead of longer ones with longer rests between.
+      chunkTargetMs: facts.maxRowsPerSecond ? 0 : deps.settings.chunkTargetMs,
       sideEffects: facts.sideEffects,
       beforeDelete: renew,
       pace,
