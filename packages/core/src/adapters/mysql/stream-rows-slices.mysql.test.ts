@@ -6,8 +6,9 @@ import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
 import { createMysqlSourceDatabase } from "./mysql-source-database";
 import { streamRows } from "./stream-rows";
 
-// A day read along its primary key comes in slices of a batch's rows, each
-// statement sent once the one before has been received, all in one snapshot.
+// A paced copy's day read along its primary key comes in slices of a batch's
+// rows, each statement sent once the one before has been received, all in one
+// snapshot; an unpaced one in one statement.
 
 const DAY = "2024-03-01";
 const DAY_ROWS = 1_000;
@@ -84,7 +85,7 @@ describe("a day read along its key, in slices", () => {
     const whole = source.streamDay(schema, "at", DAY, 5_000);
     const wholeRows = await readAll(whole);
     sent.length = 0;
-    const sliced = source.streamDay(schema, "at", DAY, 100);
+    const sliced = source.streamDay(schema, "at", DAY, 100, { paced: true });
     const iterator = sliced.batches[Symbol.asyncIterator]();
     const first = await iterator.next();
     expect(first.value).toHaveLength(100);
@@ -103,7 +104,7 @@ describe("a day read along its key, in slices", () => {
   });
 
   it("reads every slice in the snapshot the first began: rows changed in between are not seen", async () => {
-    const stream = source.streamDay(schema, "at", DAY, 100);
+    const stream = source.streamDay(schema, "at", DAY, 100, { paced: true });
     const iterator = stream.batches[Symbol.asyncIterator]();
     const rows: Row[] = [...((await iterator.next()).value as Row[])];
     // Another session changes the day where later slices will read it.
@@ -124,6 +125,13 @@ describe("a day read along its key, in slices", () => {
          INSERT INTO sliced VALUES (1050, '${DAY} 00:00:00' + INTERVAL (950 * 60) SECOND, 'row 950')`,
       );
     }
+  });
+
+  it("reads the day in one statement when the copy is not paced, letting the server read ahead", async () => {
+    sent.length = 0;
+    const rows = await readAll(source.streamDay(schema, "at", DAY, 100));
+    expect(rows).toHaveLength(DAY_ROWS);
+    expect(rowStatements()).toHaveLength(1);
   });
 
   it("fails the stream at a slice that fails, after the rows before it, and keeps the pool whole", async () => {
