@@ -3,7 +3,7 @@
  * primary's CPU per row, while the statements run and afterwards while
  * InnoDB's purge removes what they delete-marked. On a private MariaDB
  * primary (binary log in ROW format, MariaDB's defaults otherwise), the same
- * rows (the live bench's table, `--days` × 8,000) are deleted four ways, each
+ * rows (the live bench's table, `--days` × 8,000) are deleted six ways, each
  * from its own copy of the table:
  * - `DELETE` alone, a day per statement by key range: the floor under any
  *   tool that deletes rows;
@@ -26,7 +26,8 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { addDays } from "@table-archiver/core";
+import { addDays, createChunkPacer, joinChunks, MAX_DELETE_ROWS } from "@table-archiver/core";
+import { loadConfig } from "@table-archiver/core/config";
 import {
   createMysqlDayDeleter,
   createMysqlPool,
@@ -50,6 +51,9 @@ import { ptArchiverPurge } from "./live/pt-archiver-runs";
 import { type Cost, measured } from "./server-cpu-per-row";
 
 const ROWS_PER_DAY = 8_000;
+/** The cleanup's default: planned chunks joined into deletes of about this many milliseconds. */
+const DEFAULT_TARGET_MS = loadConfig({}).cleanup.chunkTargetMs;
+
 /** Each delete transaction of each archiver way and round (`round way`), in milliseconds. */
 const deleteMs = new Map<string, number[]>();
 
@@ -130,7 +134,12 @@ async function measure(primary: PrivateMariaDb): Promise<Cost[]> {
       },
     },
     // The chunks the copy recorded of each day, the one chunk its record makes of it, or the chunks the plan cuts it into.
-    archiverWay("archiver, the copy's chunks of 1,000 (the default)", async (_target, day) => day.copied),
+    archiverWay(
+      `archiver, the copy's chunks joined into deletes of about ${DEFAULT_TARGET_MS} ms (the default)`,
+      async (_target, day) => day.copied,
+      DEFAULT_TARGET_MS,
+    ),
+    archiverWay("archiver, the copy's chunks of 1,000, one a delete", async (_target, day) => day.copied),
     archiverWay("archiver, one chunk a day", async (_target, day) => [day.whole]),
     archiverWay("archiver, planned chunks of 1,000", (target) => deleter.planChunks(target, 1_000)),
     {
@@ -141,9 +150,11 @@ async function measure(primary: PrivateMariaDb): Promise<Cost[]> {
       },
     },
   ];
+  /** An archiver way: each day's chunks deleted in order, joined toward `targetMs` as the cleanup joins them (0: one a delete). */
   function archiverWay(
     way: string,
     chunksOf: (target: ChunkTarget, day: RecordedDay) => Promise<readonly DayChunk[]>,
+    targetMs = 0,
   ) {
     return {
       way,
@@ -152,11 +163,22 @@ async function measure(primary: PrivateMariaDb): Promise<Cost[]> {
         return async () => {
           let deleted = 0;
           for (const { target, ...day } of planned.days) {
-            for (const chunk of await chunksOf(target, day)) {
+            const chunks = await chunksOf(target, day);
+            const unit = Math.max(1, ...chunks.map((chunk) => chunk.rows));
+            const pacer = createChunkPacer({
+              targetMs,
+              max: Math.max(1, Math.floor(MAX_DELETE_ROWS / unit)),
+            });
+            for (let index = 0; index < chunks.length; ) {
+              const taken = chunks.slice(index, index + pacer.next(chunks.length - index));
               const started = performance.now();
-              deleted += rowsOf(await deleter.deleteChunk(target, chunk, planned.sideEffects));
+              const rows = rowsOf(await deleter.deleteChunk(target, joinChunks(taken), planned.sideEffects));
+              const ms = performance.now() - started;
+              pacer.observe(rows, ms, unit);
+              deleted += rows;
+              index += taken.length;
               const key = `${round} ${way}`;
-              deleteMs.set(key, [...(deleteMs.get(key) ?? []), performance.now() - started]);
+              deleteMs.set(key, [...(deleteMs.get(key) ?? []), ms]);
             }
           }
           return deleted;

@@ -18,7 +18,9 @@
 export { type AccessReport, accessReport } from "./domain/access/account-access";
 export type { CleanupDeps } from "./domain/cleanup/cleanup-deps";
 export type { CleanupSettings } from "./domain/cleanup/cleanup-settings";
+export { createChunkPacer, joinChunks } from "./domain/cleanup/day/chunk-pacer";
 export { cleanDay, type DayCleanupReport } from "./domain/cleanup/day/clean-day";
+export { MAX_DELETE_ROWS } from "./domain/cleanup/day/delete-chunks";
 export {
   type CleanupTaskReport,
   cleanPartitionTask,
