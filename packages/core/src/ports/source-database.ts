@@ -33,12 +33,6 @@ export interface DayStream {
 export interface StreamDayOptions {
   /** Ascending order of the table's one integer key (the copy itself needs no order, so asks for none). */
   readonly inKeyOrder?: boolean;
-  /**
-   * The copy takes the rows at a pace of its own (a rate cap, a nice ratio):
-   * the source then has the server read about a batch at a time as they are
-   * taken, where it can, rather than the whole day at once ahead of them.
-   */
-  readonly paced?: boolean;
 }
 
 /**

@@ -44,31 +44,3 @@ export function keyBoundsQuery(from: string, quotedKey: string, where: SqlQuery)
     values: where.values,
   };
 }
-
-/**
- * Cuts the keys from `first` to `last`, holding `rows` rows, into contiguous
- * ranges of about `sliceRows` rows each (equal spans of keys: about equal rows
- * when the keys are dense), in key order; one range when the rows fit in one.
- * Together they cover every key from `first` to `last`, each exactly once.
- */
-export function keySlices(
-  first: string,
-  last: string,
-  rows: number,
-  sliceRows: number,
-): { readonly min: string; readonly max: string }[] {
-  if (!Number.isSafeInteger(sliceRows) || sliceRows < 1)
-    throw new RangeError(`sliceRows must be a positive integer, got ${sliceRows}`);
-  const low = BigInt(integerText(first));
-  const high = BigInt(integerText(last));
-  const span = high - low + 1n;
-  const count = BigInt(Math.max(1, Math.ceil(rows / sliceRows)));
-  if (span <= 1n || count <= 1n) return [{ min: low.toString(), max: high.toString() }];
-  const step = (span + count - 1n) / count;
-  const slices: { min: string; max: string }[] = [];
-  for (let start = low; start <= high; start += step) {
-    const end = start + step - 1n < high ? start + step - 1n : high;
-    slices.push({ min: start.toString(), max: end.toString() });
-  }
-  return slices;
-}

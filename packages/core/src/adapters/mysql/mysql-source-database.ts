@@ -16,7 +16,7 @@ import {
 } from "./day-queries";
 import { firstDayAfterZeroDate, isZeroDate } from "./day-range";
 import { introspectTable, tableFingerprint } from "./introspect-table";
-import { isDenseKeyRange, keySlices } from "./key-range";
+import { isDenseKeyRange } from "./key-range";
 import type { MysqlErrorContext } from "./map-mysql-error";
 import { readPlan } from "./read-plan";
 import { clientRowHasher, type RowHasher } from "./row-fingerprint";
@@ -38,7 +38,7 @@ const SMALL_DAY_ROWS = 100;
  * The SourceDatabase port on a pool made by createMysqlPool, whose options are
  * what make values arrive canonical. A day whose filter column leads an index
  * and whose integer keys are dense streams along the primary key (see
- * key-range.ts), in slices of a batch's rows when the copy is paced, other indexed days in filter-column order, the rest in
+ * key-range.ts), other indexed days in filter-column order, the rest in
  * scan order (see dayRowsQuery); any of them in key order when asked
  * (`inKeyOrder`, a re-copy). Whether a day's keys are dense is asked only
  * when the table's last day read here was not small (SMALL_DAY_ROWS): a table
@@ -130,18 +130,8 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
           const range = { min: String(min), max: String(max) };
           if (!isDenseKeyRange(range.min, range.max, Number(rows))) return byFilter;
           // Along the primary key: the same rows, half the server's work. Ordered by it too, which sorts
-          // nothing and lets the stream cut the day's key chunks as the rows come, keeping no key. A paced
-          // copy reads it in slices of a batch's rows, so the server works a slice at a time as the copy
-          // takes them, not the whole day in one burst into the connection's buffers that holds a core
-          // while the workload waits; an unpaced one lets the server read ahead.
-          const along = (keys: typeof range) =>
-            hashed(dayRowsByKeyQuery(schema, column, day, key, keys, true));
-          const slices = options?.paced ? keySlices(range.min, range.max, Number(rows), batchRows) : [];
-          return {
-            ...along(range),
-            inKeyOrder: true,
-            ...(slices.length > 1 ? { slices: slices.map(along) } : {}),
-          };
+          // nothing and lets the stream cut the day's key chunks as the rows come, keeping no key.
+          return { ...hashed(dayRowsByKeyQuery(schema, column, day, key, range, true)), inKeyOrder: true };
         },
       });
     },

@@ -18,14 +18,6 @@ export interface StreamedStatement extends SqlQuery<unknown> {
    * (createKeyOrderChunker); otherwise every key is kept until the end.
    */
   readonly inKeyOrder?: boolean;
-  /**
-   * The statement's rows as several statements, read in turn: each is sent
-   * once every row of the one before has been received, so the server reads
-   * at most one slice ahead of a consumer that waits (a rate cap, a slow
-   * warehouse) instead of the whole day at once into the socket's buffers.
-   * In key order when the statement is.
-   */
-  readonly slices?: readonly SqlQuery<unknown>[];
 }
 
 /** A query whose rows are read in batches. */
@@ -112,11 +104,6 @@ async function* readBatches(
       throw mapMysqlError(error, query.context);
     });
   }
-  // Slices are one read only inside one snapshot: apart, each would see the table at another moment.
-  if (statement.slices && !snapshot) {
-    pooled.release();
-    throw new Error("a statement read in slices needs a snapshot (choose)");
-  }
   const chunkerFor = statement.inKeyOrder ? createKeyOrderChunker : createKeyChunker;
   const chunker = hashed && chunkKey ? chunkerFor(chunkKey.unsigned) : undefined;
   const bytesAtStart = connection.stream?.bytesRead ?? 0;
@@ -175,26 +162,17 @@ async function* readBatches(
   connection.on("error", onLost);
   connection.on("end", onLost);
   try {
-    const parts = statement.slices ?? [statement];
-    const send = (part: number) => {
-      const current = parts[part] as SqlQuery<unknown>;
-      connection
-        .query({ sql: current.sql, values: [...current.values], rowsAsArray: true })
-        .on("result", onRow)
-        .on("error", (error) => {
-          failure = { error };
-          signal();
-        })
-        .on("end", () => {
-          if (failure) return;
-          if (part + 1 < parts.length) send(part + 1);
-          else {
-            ended = true;
-            signal();
-          }
-        });
-    };
-    send(0);
+    connection
+      .query({ sql: statement.sql, values: [...statement.values], rowsAsArray: true })
+      .on("result", onRow)
+      .on("error", (error) => {
+        failure = { error };
+        signal();
+      })
+      .on("end", () => {
+        ended = true;
+        signal();
+      });
     for (;;) {
       if (failure) throw mapMysqlError(failure.error, query.context);
       const batch = waiting.shift() ?? (ended && filling.length > 0 ? takeFilling() : undefined);

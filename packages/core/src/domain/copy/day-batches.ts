@@ -22,20 +22,19 @@ export function dayBatches(
   target: CopyTarget,
   warehouse: Warehouse,
 ): DayStream {
-  const paced = Boolean(target.maxRowsPerSecond) || (deps.niceRatio ?? 0) > 0;
   const stream = deps.source.streamDay(
     target.schema,
     target.at.filterColumn,
     target.at.day,
     cappedRows(deps.batchRows, target.maxRowsPerSecond),
-    { ...(target.keepHeldRows ? { inKeyOrder: true } : {}), ...(paced ? { paced } : {}) },
+    target.keepHeldRows ? { inKeyOrder: true } : undefined,
   );
   const wait = deps.sleep ?? ((ms: number) => sleep(ms));
   const nice = createNicePace({ ratio: deps.niceRatio ?? 0, sleep: wait });
   const capped = rateCapPace(deps.rateCap, `copy:${task.table}`, target.maxRowsPerSecond, wait);
-  const taken = capBatches(paceBatches(stream.batches, nice), capped);
+  const paced = capBatches(paceBatches(stream.batches, nice), capped);
   return {
-    batches: target.keepHeldRows ? keepHeldRows(warehouse, target.at, target.schema, taken) : taken,
+    batches: target.keepHeldRows ? keepHeldRows(warehouse, target.at, target.schema, paced) : paced,
     stats: () => stream.stats(),
   };
 }
