@@ -61,6 +61,7 @@ export type { DayFigures } from "./model/day-figures";
 export { type Destination, type DestinationRules, parseDestination } from "./model/destination";
 export { IDENTIFIER, isIdentifier } from "./model/identifier";
 export type { LogicalType } from "./model/logical-type";
+export { NO_COUNTS } from "./model/run";
 export type { Row, SourceColumn, TableSchema } from "./model/table-schema";
 export {
   type CleanDayTask,

@@ -1,4 +1,4 @@
-import { taskKey } from "@table-archiver/core";
+import { NO_COUNTS, taskKey } from "@table-archiver/core";
 import { createRedisClient, createRedisRunHistory } from "@table-archiver/core/redis";
 import { type TestDatabase, testRedisUrl, uniqueName } from "@table-archiver/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -134,24 +134,15 @@ describe("run history", () => {
           dataset: "archive",
           startedAt: ago(hours),
         }) as const;
-      const counts = {
-        copied: 0,
-        cleaned: 0,
-        refused: 0,
-        deferred: 0,
-        failed: 0,
-        rows: 0,
-        waitedMsByReason: {},
-      };
       const stale = start(72);
-      await history.begin(stale, [copy("2019-12-30"), copy("2019-12-31")], counts, stale.startedAt);
+      await history.begin(stale, [copy("2019-12-30"), copy("2019-12-31")], NO_COUNTS, stale.startedAt);
       await history.taskEnded(stale.id, {
         task: copy("2019-12-30"),
         endedAt: ago(48),
         counts: { copied: 1, rows: 3 },
       });
       const recent = start(1);
-      await history.begin(recent, [copy("2019-12-29")], counts, recent.startedAt);
+      await history.begin(recent, [copy("2019-12-29")], NO_COUNTS, recent.startedAt);
 
       // The next migration of the table: its days are copied already, so it queues nothing and ends at once.
       const published = await publish({
