@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { closeAccounts, depsAs } from "../../../testing/cleanup/accounts";
 import { cleanupFixture, fx } from "../../../testing/cleanup/file-fixture";
 import { cleanTask, failAfter, refusal } from "../../../testing/cleanup-fixture";
 import { createMemoryRateCap } from "../../../testing/fakes/memory-rate-cap";
@@ -8,6 +9,7 @@ import { cleanDay } from "./clean-day";
 
 beforeAll(cleanupFixture.create);
 afterAll(cleanupFixture.close);
+afterEach(closeAccounts);
 
 /** Two-row planned chunks, joined toward a target no delete of this size reaches: they double each time. */
 const joining = { chunkRows: 2, chunkTargetMs: 60_000 };
@@ -24,6 +26,25 @@ describe("cleanDay with a chunk target", () => {
     expect(report).toMatchObject({ outcome: "cleaned", rowsDeleted: 30, chunks: 4 });
     expect(await fx.idsOn(table, "2024-05-01")).toEqual([]);
     expect(await fx.idsOn(table, "2024-05-02")).toEqual(untouched);
+  });
+
+  it("joins planned chunks as an account holding only the documented grants, and deletes exactly the day", async () => {
+    const table = await fx.keyedTable(["2024-05-06", "2024-05-07"], 30);
+    await fx.copy(table, "2024-05-06");
+    const untouched = await fx.idsOn(table, "2024-05-07");
+    const { deps } = await depsAs(
+      [
+        `GRANT SELECT, DELETE, TRIGGER ON \`${fx.db.name}\`.\`${table}\` TO {account}`,
+        "GRANT PROCESS ON *.* TO {account}",
+      ],
+      { settings: joining },
+    );
+
+    const report = await cleanDay(deps, cleanTask(table, "2024-05-06"));
+
+    expect(report).toMatchObject({ outcome: "cleaned", rowsDeleted: 30, chunks: 4 });
+    expect(await fx.idsOn(table, "2024-05-06")).toEqual([]);
+    expect(await fx.idsOn(table, "2024-05-07")).toEqual(untouched);
   });
 
   it("joins nothing under the table's rate cap: the cap's pace spreads the planned chunks", async () => {
