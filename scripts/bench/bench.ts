@@ -35,6 +35,12 @@ const benches: Record<string, { file: string; args?: string[]; target: string; o
     args: ["plan"],
     target: "365 days planned in <= 100 ms, no slower on 10x rows",
   },
+  "end-to-end": {
+    file: "end-to-end.ts",
+    target:
+      "the built CLI on 1,017,290 rows over 365 days: copy >= 4x pt-archiver's copy and >= 0.3 of the " +
+      "mysql client's read, cleanup >= 1.5x pt-archiver's purge",
+  },
   cleanup: { file: "cleanup.ts", target: ">= 120,000 rows/s, no chunk longer than 250 ms" },
   "delete-cost": {
     file: "delete-cost.ts",

@@ -21,6 +21,12 @@ export function processCpuSeconds(pid: string | undefined): number | undefined {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** CPU time used by this process's children that have ended and been waited for (cutime + cstime, from /proc). */
+export function childrenCpuSeconds(): number {
+  const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
 /** This process's CPU time so far (all its threads, DuckDB's included). */
 export function ownCpuSeconds(): number {
   const used = process.cpuUsage();
