@@ -1,7 +1,7 @@
 import type { RunDeps } from "@table-archiver/core";
 import type { Config } from "@table-archiver/core/config";
 import { createRuntime } from "@table-archiver/core/runtime";
-import { readPolicyFile, startSchedules } from "@table-archiver/local";
+import { readPolicyFile, startSchedules } from "@table-archiver/local/worker";
 import { benchLogger } from "./bench-table";
 
 /**

@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { parseMessage, startMigration, startMigrationRuns } from "@table-archiver/core";
 import { createRuntime, type Runtime } from "@table-archiver/core/runtime";
-import { readPolicyFile, runWorker } from "@table-archiver/local";
+import { readPolicyFile, runWorker } from "@table-archiver/local/worker";
 import { Redis } from "ioredis";
 import { benchLogger, ensureBenchTable, freshBenchConfig } from "./bench-table";
 import { mysqlClientRate } from "./mysql-client-rate";

@@ -4,7 +4,7 @@ import { parseMessage, startCleanup, startMigration } from "@table-archiver/core
 import { type Config, loadConfig } from "@table-archiver/core/config";
 import { copiedDaysKey, createRedisClient, migratedDaysKey } from "@table-archiver/core/redis";
 import { createRuntime, type Runtime } from "@table-archiver/core/runtime";
-import { runWorker } from "@table-archiver/local";
+import { runWorker } from "@table-archiver/local/worker";
 import {
   ARCHIVER_TABLE,
   CAPPED_TABLE,
