@@ -88,6 +88,12 @@ export async function inParallel<T, R>(
   return out;
 }
 
+/** The rows `table` holds now. */
+export async function countRows(pool: ReturnType<typeof createMysqlPool>, table: string): Promise<number> {
+  const [rows] = await pool.query({ sql: `SELECT COUNT(*) FROM ${table}`, rowsAsArray: true });
+  return Number((rows as unknown[][])[0]?.[0]);
+}
+
 export function round(n: number): number {
   return Math.round(n * 10) / 10;
 }

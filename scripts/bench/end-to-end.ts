@@ -26,9 +26,9 @@ import { resolve } from "node:path";
 import { createMysqlPool } from "@table-archiver/core/mysql";
 import { createRedisClient } from "@table-archiver/core/redis";
 import { BENCH_DATABASE, BENCH_MYSQL_URL, BENCH_SERVER, ensureBenchTable } from "./bench-table";
-import { forgetRun, round, waitForFlushedRedo } from "./cleanup-bench-support";
-import { startProcess } from "./live/child-processes";
-import { ptArchiverCopy, ptArchiverPurge, type ToolRun } from "./live/pt-archiver-runs";
+import { countRows, forgetRun, round, waitForFlushedRedo } from "./cleanup-bench-support";
+import { runChecked } from "./live/child-processes";
+import { ptArchiverCopy, ptArchiverPurge, ptServerAt, type ToolRun } from "./live/pt-archiver-runs";
 import { mysqlClientRate } from "./mysql-client-rate";
 import { childrenCpuSeconds, localServerPid, processCpuSeconds } from "./process-cpu";
 
@@ -39,7 +39,7 @@ const DAYS = 365;
 const FIRST_DAY = "2024-01-01";
 const WHERE = "created_at < '2025-01-01'";
 const PREFIX = "bench-e2e";
-const BENCH_POOL = { url: BENCH_MYSQL_URL, password: undefined };
+type Pool = ReturnType<typeof createMysqlPool>;
 const GOALS = { copyOverPeer: 4, copyOverRawRead: 0.3, cleanupOverPeer: 1.5 };
 
 const option = (name: string) => {
@@ -53,7 +53,14 @@ async function main(): Promise<Record<string, unknown>> {
     throw new Error(`${archiver} is missing: \`pnpm install\` builds the CLI (its prepare step)`);
   }
   const hasPt = spawnSync("pt-archiver", ["--version"], { stdio: "ignore" }).status === 0;
-  const build = await buildTables();
+  const started = performance.now();
+  // The database first (ensureBenchTable creates it), then one pool for the peer and every count.
+  await ensureBenchTable({ table: TABLE, rows: ROWS, firstDay: FIRST_DAY, days: DAYS });
+  const pool = createMysqlPool({ url: BENCH_MYSQL_URL, password: undefined }, { connectionLimit: 1 });
+  const redis = createRedisClient({
+    url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+    auth: undefined,
+  });
   const warehouse = resolve(".bench/e2e.duckdb");
   await mkdir(".bench", { recursive: true });
   await Promise.all([rm(warehouse, { force: true }), rm(`${warehouse}.wal`, { force: true })]);
@@ -64,23 +71,20 @@ async function main(): Promise<Record<string, unknown>> {
     LOCAL_QUEUE_PREFIX: PREFIX,
     LOG_LEVEL: "error",
   };
-  const pool = createMysqlPool(BENCH_POOL, { connectionLimit: 2 });
-  const redis = createRedisClient({
-    url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
-    auth: undefined,
-  });
-  await forget(redis);
   try {
+    await forget(redis);
+    await copyPeerTable(pool);
+    const setupSeconds = (performance.now() - started) / 1000;
     const rawRead = mysqlClientRate(TABLE, ROWS);
     // pt-archiver's file goes where the archiver's DuckDB file goes: the same disk for both.
     const ptFile = resolve(".bench/e2e-pt-archiver.txt");
     await rm(ptFile, { force: true });
     const peerCopy = hasPt
-      ? await withCpu(() => ptArchiverCopy(ptServer(), { ...peerTarget(), file: ptFile }))
+      ? await withCpu(() => ptArchiverCopy(ptServerAt(BENCH_SERVER), { ...peerTarget(), file: ptFile }))
       : undefined;
     await rm(ptFile, { force: true });
     const copy = await withCpu(() =>
-      cli(env, {
+      cli(pool, env, {
         years_to_migrate: 1,
         months_to_migrate: 0,
         source_tables: [TABLE],
@@ -91,11 +95,13 @@ async function main(): Promise<Record<string, unknown>> {
     );
     await waitForFlushedRedo(pool);
     const cleanup = await withCpu(() =>
-      cli(env, { clean_table: TABLE, filter_column: "created_at", dry_run: false }),
+      cli(pool, env, { clean_table: TABLE, filter_column: "created_at", dry_run: false }),
     );
     await waitForFlushedRedo(pool);
-    const peerPurge = hasPt ? await withCpu(() => ptArchiverPurge(ptServer(), peerTarget())) : undefined;
-    const left = await count(pool, TABLE);
+    const peerPurge = hasPt
+      ? await withCpu(() => ptArchiverPurge(ptServerAt(BENCH_SERVER), peerTarget()))
+      : undefined;
+    const left = await countRows(pool, TABLE);
     if (left !== 0) throw new Error(`the cleanup left ${left} rows of ${TABLE}`);
     const rate = (run: ToolRun | undefined) => (run ? Math.round(run.rows / run.seconds) : undefined);
     const ratio = (a: number | undefined, b: number | undefined) => (a && b ? round2(a / b) : null);
@@ -114,7 +120,7 @@ async function main(): Promise<Record<string, unknown>> {
         : "not run: pt-archiver is not on PATH; install it with apt-get update && apt-get install -y percona-toolkit",
       rawRead,
       goals: GOALS,
-      setupSeconds: round(build),
+      setupSeconds: round(setupSeconds),
     };
   } finally {
     await forget(redis).catch(() => {});
@@ -135,20 +141,12 @@ async function forget(redis: ReturnType<typeof createRedisClient>): Promise<void
   if (keys.length > 0) await redis.del(...keys);
 }
 
-/** Both tables, the peer a copy of the archiver's rows (rebuilt: the last run emptied them). */
-async function buildTables(): Promise<number> {
-  const started = performance.now();
-  await ensureBenchTable({ table: TABLE, rows: ROWS, firstDay: FIRST_DAY, days: DAYS });
-  const pool = createMysqlPool(BENCH_POOL, { connectionLimit: 1 });
-  try {
-    await pool.query({ sql: `DROP TABLE IF EXISTS ${PEER_TABLE}` });
-    await pool.query({ sql: `CREATE TABLE ${PEER_TABLE} LIKE ${TABLE}` });
-    await pool.query({ sql: `INSERT INTO ${PEER_TABLE} SELECT * FROM ${TABLE} ORDER BY id` });
-    await waitForFlushedRedo(pool);
-  } finally {
-    await pool.end();
-  }
-  return (performance.now() - started) / 1000;
+/** The peer table, a copy of the archiver's rows (made anew: the last run emptied it). */
+async function copyPeerTable(pool: Pool): Promise<void> {
+  await pool.query({ sql: `DROP TABLE IF EXISTS ${PEER_TABLE}` });
+  await pool.query({ sql: `CREATE TABLE ${PEER_TABLE} LIKE ${TABLE}` });
+  await pool.query({ sql: `INSERT INTO ${PEER_TABLE} SELECT * FROM ${TABLE} ORDER BY id` });
+  await waitForFlushedRedo(pool);
 }
 
 /** What the CLI did: the rows it moved, and how long it took to plan (up to its "accepted" line) and in all. */
@@ -157,34 +155,20 @@ interface CliRun extends ToolRun {
 }
 
 /** `archiver publish --wait --message MESSAGE`, timed as a whole process; a cleanup's rows come from MySQL's counts. */
-async function cli(env: NodeJS.ProcessEnv, message: Record<string, unknown>): Promise<CliRun> {
-  const pool = createMysqlPool(BENCH_POOL, { connectionLimit: 1 });
-  const before = await count(pool, TABLE);
+async function cli(pool: Pool, env: NodeJS.ProcessEnv, message: Record<string, unknown>): Promise<CliRun> {
+  const before = await countRows(pool, TABLE);
   const args = [archiver, "publish", "--wait", "--message", JSON.stringify(message)];
-  const started = performance.now();
-  let acceptedMs = Number.NaN;
-  let stdout = "";
-  let stderr = "";
-  const child = startProcess("archiver", process.execPath, args, { env });
-  child.stdout?.on("data", (data: Buffer) => {
-    stdout += data.toString();
-    if (Number.isNaN(acceptedMs) && /^accepted/m.test(stdout)) acceptedMs = performance.now() - started;
+  let acceptedSeconds = Number.NaN;
+  const run = await runChecked("archiver", process.execPath, args, { env }, (stdout, seconds) => {
+    if (Number.isNaN(acceptedSeconds) && /^accepted/m.test(stdout)) acceptedSeconds = seconds;
   });
-  child.stderr?.on("data", (data: Buffer) => {
-    stderr += data.toString();
-  });
-  const code = await new Promise<number | null>((done, fail) => {
-    child.once("error", fail);
-    child.once("close", done);
-  });
-  const seconds = (performance.now() - started) / 1000;
-  const after = await count(pool, TABLE);
-  await pool.end();
-  if (code !== 0) throw new Error(`archiver exited with ${code}:\n${(stderr || stdout).slice(-2000)}`);
-  const copied = /\(([\d,]+) rows\)/.exec(stdout)?.[1];
-  const rows = "clean_table" in message ? before - after : Number(copied?.replaceAll(",", "") ?? Number.NaN);
-  if (!(rows > 0)) throw new Error(`archiver moved no rows:\n${stdout.slice(-2000)}`);
-  return { rows, seconds, acceptedSeconds: acceptedMs / 1000, detail: `archiver ${args.slice(1).join(" ")}` };
+  const copied = /\(([\d,]+) rows\)/.exec(run.stdout)?.[1];
+  const rows =
+    "clean_table" in message
+      ? before - (await countRows(pool, TABLE))
+      : Number(copied?.replaceAll(",", "") ?? Number.NaN);
+  if (!(rows > 0)) throw new Error(`archiver moved no rows:\n${run.stdout.slice(-2000)}`);
+  return { rows, seconds: run.seconds, acceptedSeconds, detail: `archiver ${args.slice(1).join(" ")}` };
 }
 
 /** CPU seconds a phase used: the tool's process (its own and its children's), and the MySQL and Redis servers. */
@@ -242,23 +226,8 @@ function figures(run: (ToolRun & { cpu?: PhaseCpu; acceptedSeconds?: number }) |
   };
 }
 
-function ptServer() {
-  const url = new URL(BENCH_SERVER);
-  return {
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username),
-    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
-  };
-}
-
 function peerTarget() {
   return { database: BENCH_DATABASE, table: PEER_TABLE, where: WHERE };
-}
-
-async function count(pool: ReturnType<typeof createMysqlPool>, table: string): Promise<number> {
-  const [rows] = await pool.query({ sql: `SELECT COUNT(*) FROM ${table}`, rowsAsArray: true });
-  return Number((rows as unknown[][])[0]?.[0]);
 }
 
 function round2(n: number): number {

@@ -42,16 +42,14 @@ import {
 } from "@table-archiver/core/redis";
 import { createMemoryTaskQueue, type MemoryTaskQueue } from "@table-archiver/core/testing";
 import { BENCH_DATABASE, BENCH_SERVER, benchLogger, freshBenchConfig } from "./bench-table";
-import { copyAllDays, forgetRun, round, waitForFlushedRedo } from "./cleanup-bench-support";
-import { ptArchiverPurge, type ToolRun } from "./live/pt-archiver-runs";
+import { copyAllDays, countRows, forgetRun, round, waitForFlushedRedo } from "./cleanup-bench-support";
+import { ptArchiverPurge, ptServerAt, type ToolRun } from "./live/pt-archiver-runs";
 import { buildTables, DAYS, dropTwins, FIRST_DAY, PEER_TABLE, ROWS, TABLE } from "./partitions-bench-tables";
 
 const PREFIX = "bench-partitions";
 /** Cleanup tasks run at once. */
 const WIDTH = 2;
 const NOW = new Date("2026-11-21T12:00:00Z");
-
-type Pool = ReturnType<typeof createMysqlPool>;
 
 export async function main(): Promise<Record<string, unknown>> {
   const buildSeconds = await buildTables();
@@ -166,7 +164,7 @@ export async function main(): Promise<Record<string, unknown>> {
           }
         : "not run: pt-archiver is not on PATH; install it with apt-get update && apt-get install -y percona-toolkit",
       ratio: peerRate ? round(archiverRate / peerRate) : null,
-      rowsLeft: { [TABLE]: await count(pool, TABLE), [PEER_TABLE]: await count(pool, PEER_TABLE) },
+      rowsLeft: { [TABLE]: await countRows(pool, TABLE), [PEER_TABLE]: await countRows(pool, PEER_TABLE) },
       setupSeconds: { build: round(buildSeconds), copy: round(copySeconds) },
     };
   } finally {
@@ -246,24 +244,11 @@ async function ptArchiverOnBenchServer(): Promise<ToolRun | undefined> {
     );
     return undefined;
   }
-  const server = new URL(BENCH_SERVER);
-  return ptArchiverPurge(
-    {
-      host: server.hostname,
-      port: Number(server.port || "3306"),
-      user: decodeURIComponent(server.username) || "root",
-      ...(server.password ? { password: decodeURIComponent(server.password) } : {}),
-    },
-    { database: BENCH_DATABASE, table: PEER_TABLE, where: "created_at < '2025-01-01'" },
-  );
-}
-
-async function count(pool: Pool, table: string): Promise<number> {
-  const [[row]] = (await pool.query({ sql: `SELECT COUNT(*) FROM ${table}`, rowsAsArray: true })) as [
-    unknown[][],
-    unknown,
-  ];
-  return Number(row?.[0]);
+  return ptArchiverPurge(ptServerAt(BENCH_SERVER), {
+    database: BENCH_DATABASE,
+    table: PEER_TABLE,
+    where: "created_at < '2025-01-01'",
+  });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

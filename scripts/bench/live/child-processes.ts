@@ -34,8 +34,18 @@ export interface Finished {
   readonly seconds: number;
 }
 
-/** Runs a command to its end (tracked, so Ctrl-C ends it too) and collects its output. */
-export function runToEnd(name: string, command: string, args: string[], options: SpawnOptions = {}) {
+/**
+ * Runs a command to its end (tracked, so Ctrl-C ends it too) and collects its
+ * output; `onStdout`, when given, sees the output so far and the seconds
+ * since the start each time more arrives.
+ */
+export function runToEnd(
+  name: string,
+  command: string,
+  args: string[],
+  options: SpawnOptions = {},
+  onStdout?: (stdout: string, seconds: number) => void,
+) {
   return new Promise<Finished>((resolve, reject) => {
     const started = performance.now();
     const child = startProcess(name, command, args, options);
@@ -43,6 +53,7 @@ export function runToEnd(name: string, command: string, args: string[], options:
     let stderr = "";
     child.stdout?.on("data", (data: Buffer) => {
       stdout += data.toString();
+      onStdout?.(stdout, (performance.now() - started) / 1000);
     });
     child.stderr?.on("data", (data: Buffer) => {
       stderr += data.toString();
@@ -54,9 +65,15 @@ export function runToEnd(name: string, command: string, args: string[], options:
   });
 }
 
-/** Runs a command and fails, with its output, unless it exits 0. */
-export async function runChecked(name: string, command: string, args: string[], options: SpawnOptions = {}) {
-  const result = await runToEnd(name, command, args, options);
+/** Runs a command and fails, with its output, unless it exits 0 (see runToEnd). */
+export async function runChecked(
+  name: string,
+  command: string,
+  args: string[],
+  options: SpawnOptions = {},
+  onStdout?: (stdout: string, seconds: number) => void,
+) {
+  const result = await runToEnd(name, command, args, options, onStdout);
   if (result.code !== 0) {
     throw new Error(`${name} exited with ${result.code}:\n${(result.stderr || result.stdout).slice(-2000)}`);
   }

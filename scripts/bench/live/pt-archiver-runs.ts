@@ -8,6 +8,17 @@ export type PtServer = Pick<PrivateMariaDb, "port"> & {
   readonly password?: string;
 };
 
+/** The server at a `mysql://user:password@host:port` URL, as pt-archiver connects to it (root when it names no user). */
+export function ptServerAt(url: string): PtServer {
+  const server = new URL(url);
+  return {
+    host: server.hostname,
+    port: Number(server.port || "3306"),
+    user: decodeURIComponent(server.username) || "root",
+    ...(server.password ? { password: decodeURIComponent(server.password) } : {}),
+  };
+}
+
 /** What a tool did in its phase: the rows it moved and the command that did it. */
 export interface ToolRun {
   readonly rows: number;
