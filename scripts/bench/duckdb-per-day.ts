@@ -151,18 +151,23 @@ const entryOf = (day: string, rows: unknown) =>
  *   record there: the fewest round trips there can be.
  * Plus `commit-only`, a one-row autocommitted INSERT: what any durable write costs (the WAL synced).
  */
+/** The warehouse's last two calls of a day: the count read back and checked, then the record written and committed. */
+async function countAndRecord(connection: DuckDBConnection, day: string, rows: number): Promise<void> {
+  const [figures] = (
+    await connection.runAndReadAll(`SELECT ${FIGURES} FROM ${TABLE} WHERE ${dayBounds(day)}`)
+  ).getRows();
+  if (Number(figures?.[0]) !== rows) throw new Error(`${day}: counted ${figures?.[0]}`);
+  await connection.run(
+    `INSERT INTO ${RECORDS} VALUES ('orders', DATE '${day}', 'copied', '${entryOf(day, figures?.[0])}', current_timestamp); COMMIT`,
+  );
+}
+
 async function duckdbFloors(folder: string) {
   const shapes = {
     appender: async (connection: DuckDBConnection, day: string, rows: readonly Row[]) => {
       await connection.run(`BEGIN TRANSACTION; DELETE FROM ${TABLE} WHERE ${dayBounds(day)}`);
       await appendRows(connection, rows);
-      const [figures] = (
-        await connection.runAndReadAll(`SELECT ${FIGURES} FROM ${TABLE} WHERE ${dayBounds(day)}`)
-      ).getRows();
-      if (Number(figures?.[0]) !== rows.length) throw new Error(`${day}: counted ${figures?.[0]}`);
-      await connection.run(
-        `INSERT INTO ${RECORDS} VALUES ('orders', DATE '${day}', 'copied', '${entryOf(day, figures?.[0])}', current_timestamp); COMMIT`,
-      );
+      await countAndRecord(connection, day, rows.length);
     },
     "appender-checked": async (connection: DuckDBConnection, day: string, rows: readonly Row[]) => {
       await connection.run(`BEGIN TRANSACTION; DELETE FROM ${TABLE} WHERE ${dayBounds(day)}`);
@@ -181,13 +186,7 @@ async function duckdbFloors(folder: string) {
       await connection.run(
         `BEGIN TRANSACTION; DELETE FROM ${TABLE} WHERE ${dayBounds(day)}; INSERT INTO ${TABLE} VALUES ${valuesOf(rows)}`,
       );
-      const [figures] = (
-        await connection.runAndReadAll(`SELECT ${FIGURES} FROM ${TABLE} WHERE ${dayBounds(day)}`)
-      ).getRows();
-      if (Number(figures?.[0]) !== rows.length) throw new Error(`${day}: counted ${figures?.[0]}`);
-      await connection.run(
-        `INSERT INTO ${RECORDS} VALUES ('orders', DATE '${day}', 'copied', '${entryOf(day, figures?.[0])}', current_timestamp); COMMIT`,
-      );
+      await countAndRecord(connection, day, rows.length);
     },
     "one-call": async (connection: DuckDBConnection, day: string, rows: readonly Row[]) => {
       const entry = entryOf(day, "' || COUNT(*) || '");
