@@ -105,6 +105,7 @@ async function measure(primary: PrivateMariaDb): Promise<Cost[]> {
     { connectionLimit: 2 },
   );
   const deleter = createMysqlDayDeleter(pool);
+  const lockingDeleter = createMysqlDayDeleter(pool, { returning: false });
   const source = createMysqlSourceDatabase(pool);
   const dayList = Array.from({ length: days }, (_, i) => addDays(FIRST_DAY, i));
   // Each way deletes from a fresh copy of the rows, read into the buffer pool first, after whatever it
@@ -139,6 +140,12 @@ async function measure(primary: PrivateMariaDb): Promise<Cost[]> {
       async (_target, day) => day.copied,
       DEFAULT_TARGET_MS,
     ),
+    archiverWay(
+      `archiver on MySQL (a locked read, then the delete), joined toward ${DEFAULT_TARGET_MS} ms`,
+      async (_target, day) => day.copied,
+      DEFAULT_TARGET_MS,
+      lockingDeleter,
+    ),
     archiverWay("archiver, the copy's chunks of 1,000, one a delete", async (_target, day) => day.copied),
     archiverWay("archiver, one chunk a day", async (_target, day) => [day.whole]),
     archiverWay("archiver, planned chunks of 1,000", (target) => deleter.planChunks(target, 1_000)),
@@ -155,6 +162,7 @@ async function measure(primary: PrivateMariaDb): Promise<Cost[]> {
     way: string,
     chunksOf: (target: ChunkTarget, day: RecordedDay) => Promise<readonly DayChunk[]>,
     targetMs = 0,
+    using: DayDeleter = deleter,
   ) {
     return {
       way,
@@ -172,7 +180,7 @@ async function measure(primary: PrivateMariaDb): Promise<Cost[]> {
             for (let index = 0; index < chunks.length; ) {
               const taken = chunks.slice(index, index + pacer.next(chunks.length - index));
               const started = performance.now();
-              const rows = rowsOf(await deleter.deleteChunk(target, joinChunks(taken), planned.sideEffects));
+              const rows = rowsOf(await using.deleteChunk(target, joinChunks(taken), planned.sideEffects));
               const ms = performance.now() - started;
               pacer.observe(rows, ms, unit);
               deleted += rows;

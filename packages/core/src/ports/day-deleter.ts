@@ -55,14 +55,13 @@ export type ChunkOutcome =
  *
  * Guarantees: every statement is bounded by the day's range (the same
  * condition SourceDatabase counts with, so partial zero dates stay out) and by
- * the chunk's range. `deleteChunk` runs in one transaction: it locks the
- * chunk's rows, compares their count, key sum and content fingerprint with
- * the plan, makes sure (under the same locks) that the table gained no
- * foreign key or trigger and that no row outside the chunk references them,
- * and deletes only then, checking that
- * the delete removed exactly the rows it locked; otherwise it rolls back. So
- * every deleted row is, at its delete, identical to the planned one, and no
- * ON DELETE rule of another table runs. Each chunk commits on its own.
+ * the chunk's range. `deleteChunk` runs in one transaction and commits only
+ * when the rows it removed have the plan's count, key sum and content
+ * fingerprint, the table gained no foreign key or trigger (asked under the
+ * chunk's locks), and no row outside the chunk references them; otherwise it
+ * rolls back. So every deleted row is, at its delete, identical to the
+ * planned one, and no ON DELETE rule of another table runs. Each chunk
+ * commits on its own.
  * Connection failures, deadlocks and lock waits surface as TransientError, a
  * foreign-key violation as RefusalError, and a failed chunk has deleted
  * nothing.

@@ -216,6 +216,12 @@ export function describeDayDeleterContract(
         added: { referencingKeys: [expect.objectContaining({ constraint: "fk_child" })], deleteTriggers: [] },
       });
 
+      // Told of neither: the key, which refuses the delete of a referenced row, is what it names.
+      expect(await deleter().deleteChunk(target, first, none)).toMatchObject({
+        kind: "side-effects-added",
+        added: { referencingKeys: [expect.objectContaining({ constraint: "fk_child" })] },
+      });
+
       const effects = await deleter().sideEffects(table);
       const [key] = effects.referencingKeys;
       expect(effects).toEqual({ referencingKeys: [key], deleteTriggers: ["audit"] });

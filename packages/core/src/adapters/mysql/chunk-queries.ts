@@ -1,4 +1,5 @@
 import type { ChunkTarget, DayChunk } from "../../model/day-chunks";
+import type { MysqlPoolConnection } from "./create-mysql-pool";
 import { dayCondition } from "./day-range";
 import { integerText, isDenseKeyRange, keyRangeCondition } from "./key-range";
 import { quoteIdentifier } from "./quote-identifier";
@@ -111,4 +112,17 @@ export function lockChunkQuery(target: ChunkTarget, chunk: DayChunk): SqlQuery {
     sql: `SELECT ${figures}, CAST(COALESCE(SUM(${k}), 0) AS CHAR) FROM ${table}${hint} WHERE ${where.sql} FOR UPDATE`,
     values: where.values,
   };
+}
+
+/** Rows of the chunk's day now, through the filter column's index alone. */
+export async function countDay(connection: MysqlPoolConnection, target: ChunkTarget): Promise<number> {
+  const day = dayCondition(quoteIdentifier(target.scope.column), target.scope.day);
+  const [counted] = await connection.query(
+    {
+      sql: `SELECT COUNT(*) FROM ${quoteIdentifier(target.scope.table)} WHERE ${day.sql}`,
+      rowsAsArray: true,
+    },
+    [...day.values],
+  );
+  return Number((counted as unknown[][])[0]?.[0] ?? 0);
 }

@@ -4,6 +4,7 @@ import type { ChunkOutcome, DayDeleter, DeleteSideEffects } from "../../ports/da
 import {
   chunkCondition,
   chunkOrder,
+  countDay,
   keyChunkFiguresQuery,
   keyChunkStartsQuery,
   lockChunkQuery,
@@ -11,6 +12,7 @@ import {
 } from "./chunk-queries";
 import type { MysqlPool, MysqlPoolConnection } from "./create-mysql-pool";
 import { dayCondition } from "./day-range";
+import { deleteReturning, deletesReturning, fitsOneStatement } from "./delete-returning";
 import {
   countDayReferences,
   readDeleteSideEffects,
@@ -34,9 +36,15 @@ const SIDE_EFFECTS_FRESH_MS = 2_000;
  * connection: a locking read of the chunk (count, key sum, content
  * fingerprint), a locking count of the rows that reference it, the delete
  * only on an exact match and no reference, and a commit only when the delete
- * removed exactly the locked rows.
+ * removed exactly the locked rows. On MariaDB 10.5+, a chunk of a table that
+ * nothing references and no trigger watches is one `DELETE … RETURNING`
+ * instead, committed only when the rows it returned match (delete-returning.ts);
+ * `returning: false` keeps MySQL's way everywhere (tests of that way).
  */
-export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
+export function createMysqlDayDeleter(
+  pool: MysqlPool,
+  settings: { readonly returning?: boolean } = {},
+): DayDeleter {
   const facts = serverFactsOf(pool);
   const watch = createSideEffectWatch(facts);
   // Reading the keys with their columns costs more than their ids; a table's are read again only when the
@@ -90,12 +98,18 @@ export function createMysqlDayDeleter(pool: MysqlPool): DayDeleter {
       const connection = await connect(pool, target.scope);
       try {
         await connection.query({ sql: "START TRANSACTION" });
-        const outcome = await lockAndDelete(connection, target, chunk, {
-          facts: await facts(),
+        const server = await facts();
+        const guard = {
+          facts: server,
           sideEffects,
           sideEffectsAdded: watch.added,
           newestFirst: options.newestFirst ?? false,
-        });
+        };
+        const oneStatement =
+          (settings.returning ?? deletesReturning(server)) && fitsOneStatement(chunk, sideEffects);
+        const outcome = oneStatement
+          ? await deleteReturning(connection, target, chunk, guard)
+          : await lockAndDelete(connection, target, chunk, guard);
         await connection.query({ sql: outcome.kind === "deleted" ? "COMMIT" : "ROLLBACK" });
         connection.release();
         return outcome;
@@ -208,17 +222,4 @@ async function rollbackOrDestroy(connection: MysqlPoolConnection): Promise<void>
   } catch {
     connection.destroy();
   }
-}
-
-/** Rows of the chunk's day now, through the filter column's index alone. */
-async function countDay(connection: MysqlPoolConnection, target: ChunkTarget): Promise<number> {
-  const day = dayCondition(quoteIdentifier(target.scope.column), target.scope.day);
-  const [counted] = await connection.query(
-    {
-      sql: `SELECT COUNT(*) FROM ${quoteIdentifier(target.scope.table)} WHERE ${day.sql}`,
-      rowsAsArray: true,
-    },
-    [...day.values],
-  );
-  return Number((counted as unknown[][])[0]?.[0] ?? 0);
 }

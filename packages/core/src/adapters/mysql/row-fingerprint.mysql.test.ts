@@ -40,21 +40,25 @@ async function fingerprints(table: string, keyed: boolean) {
     schema,
     by: keyed ? { kind: "key", column: "id", unsigned: false } : { kind: "time" },
   };
-  const deleter = createMysqlDayDeleter(pool);
-  const chunks = await deleter.planChunks(target, 2);
-  let locked = 0n;
-  for (const chunk of chunks) {
-    const none = { referencingKeys: [], deleteTriggers: [] };
-    const outcome = await deleter.deleteChunk(target, { ...chunk, fingerprint: "1" }, none);
-    if (outcome.kind !== "changed") throw new Error(`chunk ${chunk.first}: ${outcome.kind}`);
-    locked += BigInt(outcome.fingerprint);
+  const chunks = await createMysqlDayDeleter(pool).planChunks(target, 2);
+  // What a delete finds: a locked read hashed by the server, or the rows DELETE … RETURNING hands back.
+  const found = { locked: 0n, returned: 0n };
+  for (const returning of [false, true]) {
+    const deleter = createMysqlDayDeleter(pool, { returning });
+    for (const chunk of chunks) {
+      const none = { referencingKeys: [], deleteTriggers: [] };
+      const outcome = await deleter.deleteChunk(target, { ...chunk, fingerprint: "1" }, none);
+      if (outcome.kind !== "changed") throw new Error(`chunk ${chunk.first}: ${outcome.kind}`);
+      found[returning ? "returned" : "locked"] += BigInt(outcome.fingerprint);
+    }
   }
   return {
     rows,
     streamed: stream.stats().fingerprint,
     counted: (await source.dayFigures(schema, "at", DAY)).fingerprint,
     chunked: chunks.reduce((sum, chunk) => sum + BigInt(chunk.fingerprint), 0n).toString(),
-    locked: locked.toString(),
+    locked: found.locked.toString(),
+    returned: found.returned.toString(),
   };
 }
 
@@ -82,9 +86,11 @@ describe("the content fingerprint on a real server", () => {
     expect(keyed.counted).toBe(keyed.streamed);
     expect(keyed.chunked).toBe(keyed.streamed);
     expect(keyed.locked).toBe(keyed.streamed);
+    expect(keyed.returned).toBe(keyed.streamed);
     const keyless = await fingerprints("every_type", false);
     expect(keyless.chunked).toBe(keyed.streamed);
     expect(keyless.locked).toBe(keyed.streamed);
+    expect(keyless.returned).toBe(keyed.streamed);
   });
 
   it("is computed by the archiver, row by row, exactly as the server computes it, for every type it reads as UTF-8", async () => {
@@ -131,10 +137,12 @@ describe("the content fingerprint on a real server", () => {
         const server = BigInt(row.pop() as string);
         expect({ table, id: row[0], hash: hashRow?.(row) }).toEqual({ table, id: row[0], hash: server });
       }
-      const { streamed, counted, locked } = await fingerprints(table, true);
+      const { streamed, counted, locked, returned } = await fingerprints(table, true);
       expect(counted).toBe(streamed);
       // What a chunk's locking read finds before its delete is what the copy recorded.
       expect(locked).toBe(streamed);
+      expect(returned).toBe(streamed);
+      expect(returned).toBe(streamed);
     }
   });
 
@@ -146,13 +154,14 @@ describe("the content fingerprint on a real server", () => {
     const schema = await createMysqlSourceDatabase(pool).describeTable("latin1_text");
     if (!schema) throw new Error("no table latin1_text");
     expect(clientRowHasher(schema)).toBeUndefined();
-    const { rows, streamed, counted, locked } = await fingerprints("latin1_text", true);
+    const { rows, streamed, counted, locked, returned } = await fingerprints("latin1_text", true);
     expect(rows).toEqual([
       [1, "2024-05-01 10:00:00", "café"],
       [2, "2024-05-01 11:00:00", null],
     ]);
     expect(counted).toBe(streamed);
     expect(locked).toBe(streamed);
+    expect(returned).toBe(streamed);
   });
 
   it("tells apart rows that a plain concatenation, a collation or a rounded float would confuse", async () => {
