@@ -21,6 +21,20 @@ describe("createChunkPacer", () => {
     expect(pacer.next(3)).toBe(3);
   });
 
+  it("shrinks to the slower pace from the very next delete, and grows back gradually", () => {
+    const pacer = createChunkPacer({ targetMs: 30, max: 50 });
+    // 1 ms a chunk of 100 rows: grows by doubling toward 30 chunks.
+    for (const chunks of [1, 2, 4, 8, 16]) pacer.observe(chunks * 100, chunks, 100);
+    expect(pacer.next(50)).toBe(30);
+    // The server turns 2.5 times slower: 30 chunks took 75 ms. The next delete is sized by that pace alone.
+    pacer.observe(3_000, 75, 100);
+    expect(pacer.next(50)).toBe(12);
+    // Back to 1 ms a chunk: one fast delete does not undo the slowdown.
+    pacer.observe(1_200, 12, 100);
+    expect(pacer.next(50)).toBeLessThan(24);
+    expect(pacer.next(50)).toBeGreaterThan(12);
+  });
+
   it("shrinks when deletes get slower, and starts over at one chunk when a chunk was found gone", () => {
     const pacer = createChunkPacer({ targetMs: 100, max: 50 });
     pacer.observe(100, 5, 100);

@@ -8,7 +8,8 @@ import type { DayChunk } from "../../../model/day-chunks";
  * their joined range, with their summed figures, and never more than `max`
  * of them. Without a target every delete takes one planned chunk.
  *
- * It starts at one chunk and grows only after a delete that found its rows:
+ * It shrinks as soon as one delete is slower than the pace so far, and grows
+ * back gradually. It starts at one chunk and grows only after a delete that found its rows:
  * after a crash the chunks an earlier attempt deleted (whole merged runs of
  * them) are found gone one by one, never inside a run that also holds rows.
  */
@@ -28,7 +29,9 @@ export function createChunkPacer(options: { readonly targetMs: number; readonly 
         return;
       }
       const sample = ms / rows;
-      msPerRow = msPerRow === undefined ? sample : 0.7 * msPerRow + 0.3 * sample;
+      // Slower at once, faster gradually: a server that slows down (a checkpoint, a burst of the
+      // application) gets shorter deletes from the very next one, not after several long ones.
+      msPerRow = msPerRow === undefined || sample > msPerRow ? sample : 0.7 * msPerRow + 0.3 * sample;
       const wanted = Math.floor(options.targetMs / (msPerRow * Math.max(1, rowsPerChunk)));
       // Grow by at most double at a time: one fast delete is not yet a pace.
       take = Math.max(1, Math.min(wanted, take * 2, options.max));
