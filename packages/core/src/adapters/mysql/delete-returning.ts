@@ -3,6 +3,7 @@ import type { ChunkOutcome, DeleteSideEffects } from "../../ports/day-deleter";
 import { chunkCondition, chunkOrder, countDay } from "./chunk-queries";
 import type { MysqlPoolConnection } from "./create-mysql-pool";
 import { HashSum } from "./hash-sum";
+import { isDenseKeyRange } from "./key-range";
 import { quoteIdentifier } from "./quote-identifier";
 import { readPlan } from "./read-plan";
 import { clientRowHasher, rowHashHex } from "./row-fingerprint";
@@ -23,15 +24,26 @@ export function deletesReturning(facts: ServerFacts): boolean {
 }
 
 /**
- * A chunk can be deleted and verified in one statement when its rows fit
- * RETURNING_MAX_ROWS and deleting them reaches no other table: a foreign key
- * that references the table must be counted under the chunk's locks before
- * anything is deleted (a CASCADE would otherwise have run), and a known
- * DELETE trigger must fire only for rows already proven.
+ * A chunk can be deleted and verified in one statement when it is a dense
+ * range of keys (at most DENSE_KEY_FACTOR keys a row: however many rows
+ * arrived since the copy, the statement can remove and return only a few
+ * times the chunk's) of at most RETURNING_MAX_ROWS rows, and deleting them
+ * reaches no other table: a foreign key that references the table must be
+ * counted under the chunk's locks before anything is deleted (a CASCADE
+ * would otherwise have run), and a known DELETE trigger must fire only for
+ * rows already proven. Time chunks (tables without one integer key) could
+ * have gained any number of late rows, which a delete would remove before
+ * finding out; their locking read only reads them.
  */
-export function fitsOneStatement(chunk: DayChunk, sideEffects: DeleteSideEffects): boolean {
+export function fitsOneStatement(
+  target: ChunkTarget,
+  chunk: DayChunk,
+  sideEffects: DeleteSideEffects,
+): boolean {
   return (
+    target.by.kind === "key" &&
     chunk.rows <= RETURNING_MAX_ROWS &&
+    isDenseKeyRange(chunk.first, chunk.last, chunk.rows) &&
     sideEffects.referencingKeys.length === 0 &&
     sideEffects.deleteTriggers.length === 0
   );
@@ -59,11 +71,10 @@ export async function deleteReturning(
   },
 ): Promise<ChunkOutcome> {
   const { schema, by } = target;
+  if (by.kind !== "key") throw new Error("DELETE … RETURNING takes key chunks only (fitsOneStatement)");
   const hashRow = clientRowHasher(schema);
-  const keyAt = by.kind === "key" ? schema.columns.findIndex((column) => column.name === by.column) : -1;
-  const returning = hashRow
-    ? readPlan(schema).selectList
-    : `${rowHashHex(schema)}${by.kind === "key" ? `, ${chunkOrder(target)}` : ""}`;
+  const keyAt = schema.columns.findIndex((column) => column.name === by.column);
+  const returning = hashRow ? readPlan(schema).selectList : `${rowHashHex(schema)}, ${chunkOrder(target)}`;
   const where = chunkCondition(target, chunk);
   const sideEffectsAdded = async () => {
     const added = await guard.sideEffectsAdded(connection, target.scope.table, guard.sideEffects);
@@ -94,7 +105,7 @@ export async function deleteReturning(
   for (const row of removed) {
     const hash = hashRow ? hashRow(row) : BigInt(`0x${row[0] as string}`);
     fingerprint.add(Number(hash & 0xffffffffn), Number(hash >> 32n));
-    if (keyAt >= 0) sum += BigInt(String(row[hashRow ? keyAt : 1]));
+    sum += BigInt(String(row[hashRow ? keyAt : 1]));
   }
   const found = { rows: removed.length, fingerprint: fingerprint.text() };
   if (chunk.wholeDay) {

@@ -106,7 +106,7 @@ export function createMysqlDayDeleter(
           newestFirst: options.newestFirst ?? false,
         };
         const oneStatement =
-          (settings.returning ?? deletesReturning(server)) && fitsOneStatement(chunk, sideEffects);
+          (settings.returning ?? deletesReturning(server)) && fitsOneStatement(target, chunk, sideEffects);
         const outcome = oneStatement
           ? await deleteReturning(connection, target, chunk, guard)
           : await lockAndDelete(connection, target, chunk, guard);
