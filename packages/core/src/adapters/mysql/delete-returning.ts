@@ -1,9 +1,11 @@
 import type { ChunkTarget, DayChunk } from "../../model/day-chunks";
 import type { ChunkOutcome, DeleteSideEffects } from "../../ports/day-deleter";
 import { chunkCondition, chunkOrder, countDay } from "./chunk-queries";
+import { chunkDiffers, sideEffectsAdded } from "./chunk-verdict";
 import type { MysqlPoolConnection } from "./create-mysql-pool";
 import { HashSum } from "./hash-sum";
 import { isDenseKeyRange } from "./key-range";
+import { isReferencedRowError } from "./map-mysql-error";
 import { quoteIdentifier } from "./quote-identifier";
 import { readPlan } from "./read-plan";
 import { clientRowHasher, rowHashHex } from "./row-fingerprint";
@@ -76,12 +78,8 @@ export async function deleteReturning(
   const keyAt = schema.columns.findIndex((column) => column.name === by.column);
   const returning = hashRow ? readPlan(schema).selectList : `${rowHashHex(schema)}, ${chunkOrder(target)}`;
   const where = chunkCondition(target, chunk);
-  const sideEffectsAdded = async () => {
-    const added = await guard.sideEffectsAdded(connection, target.scope.table, guard.sideEffects);
-    return added.referencingKeys.length > 0 || added.deleteTriggers.length > 0
-      ? ({ kind: "side-effects-added", added } as const)
-      : undefined;
-  };
+  const addedSince = async () =>
+    sideEffectsAdded(await guard.sideEffectsAdded(connection, target.scope.table, guard.sideEffects));
   let removed: unknown[][];
   try {
     const [rows] = await connection.query(
@@ -95,7 +93,7 @@ export async function deleteReturning(
   } catch (error) {
     // A foreign key added since the task read the table's refused the delete: say which.
     if (isReferencedRowError(error)) {
-      const added = await sideEffectsAdded();
+      const added = await addedSince();
       if (added) return added;
     }
     throw error;
@@ -114,17 +112,5 @@ export async function deleteReturning(
     if (left > 0) return { kind: "changed", rows: found.rows + left, fingerprint: "unknown" };
   }
   if (found.rows === 0) return { kind: "absent" };
-  if (
-    found.rows !== chunk.rows ||
-    found.fingerprint !== chunk.fingerprint ||
-    (chunk.sum !== undefined && sum !== BigInt(chunk.sum))
-  ) {
-    return { kind: "changed", ...found, ...(chunk.sum !== undefined ? { sum: String(sum) } : {}) };
-  }
-  return (await sideEffectsAdded()) ?? { kind: "deleted", rows: found.rows };
-}
-
-function isReferencedRowError(error: unknown): boolean {
-  const errno = (error as { errno?: unknown } | null)?.errno;
-  return errno === 1451 || errno === 1217;
+  return chunkDiffers(chunk, found, sum) ?? (await addedSince()) ?? { kind: "deleted", rows: found.rows };
 }

@@ -77,10 +77,7 @@ export function mapMysqlError(error: unknown, context: MysqlErrorContext = {}): 
   ) {
     return new TransientError(`MySQL unavailable${where}: ${text}`, { cause: error });
   }
-  if (
-    (typeof code === "string" && REFERENCED_ROW_CODES.has(code)) ||
-    (typeof errno === "number" && REFERENCED_ROW_ERRNOS.has(errno))
-  ) {
+  if (isReferencedRowError(error)) {
     return new RefusalError(`a foreign key refused the delete${where}: ${text}`, {
       cause: error,
       reason: "foreign-key",
@@ -97,4 +94,14 @@ export function mapMysqlError(error: unknown, context: MysqlErrorContext = {}): 
     });
   }
   return error;
+}
+
+/** A delete (or update) a foreign key refused because rows of another table reference the rows. */
+export function isReferencedRowError(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, errno } = error as DriverError;
+  return (
+    (typeof code === "string" && REFERENCED_ROW_CODES.has(code)) ||
+    (typeof errno === "number" && REFERENCED_ROW_ERRNOS.has(errno))
+  );
 }

@@ -10,6 +10,7 @@ import {
   lockChunkQuery,
   timeChunkPlanQuery,
 } from "./chunk-queries";
+import { chunkDiffers, sideEffectsAdded } from "./chunk-verdict";
 import type { MysqlPool, MysqlPoolConnection } from "./create-mysql-pool";
 import { dayCondition } from "./day-range";
 import { deleteReturning, deletesReturning, fitsOneStatement } from "./delete-returning";
@@ -36,9 +37,9 @@ const SIDE_EFFECTS_FRESH_MS = 2_000;
  * connection: a locking read of the chunk (count, key sum, content
  * fingerprint), a locking count of the rows that reference it, the delete
  * only on an exact match and no reference, and a commit only when the delete
- * removed exactly the locked rows. On MariaDB 10.5+, a chunk of a table that
- * nothing references and no trigger watches is one `DELETE … RETURNING`
- * instead, committed only when the rows it returned match (delete-returning.ts);
+ * removed exactly the locked rows. On MariaDB 10.5+, a dense key chunk of a
+ * table that nothing references and no trigger watches is one `DELETE …
+ * RETURNING` instead (fitsOneStatement), committed only when the rows it returned match (delete-returning.ts);
  * `returning: false` keeps MySQL's way everywhere (tests of that way).
  */
 export function createMysqlDayDeleter(
@@ -155,17 +156,11 @@ async function lockAndDelete(
     if (dayRows !== found.rows) return { kind: "changed", rows: dayRows, fingerprint: found.fingerprint };
   }
   if (found.rows === 0) return { kind: "absent" };
-  if (
-    found.rows !== chunk.rows ||
-    found.fingerprint !== chunk.fingerprint ||
-    (chunk.sum !== undefined && BigInt(String(sum)) !== BigInt(chunk.sum))
-  ) {
-    return { kind: "changed", ...found, ...(chunk.sum !== undefined ? { sum: String(sum) } : {}) };
-  }
+  const differs = chunkDiffers(chunk, found, sum === undefined ? undefined : BigInt(String(sum)));
+  if (differs) return differs;
   // Keys or triggers created since the task read them (the task allowed the ones it knew of).
-  const added = await guard.sideEffectsAdded(connection, target.scope.table, sideEffects);
-  if (added.referencingKeys.length > 0 || added.deleteTriggers.length > 0)
-    return { kind: "side-effects-added", added };
+  const added = sideEffectsAdded(await guard.sideEffectsAdded(connection, target.scope.table, sideEffects));
+  if (added) return added;
   const chunkRows = {
     where: (alias: string) => chunkCondition(target, chunk, alias),
     order: (alias: string) => chunkOrder(target, alias),
