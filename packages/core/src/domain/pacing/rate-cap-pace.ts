@@ -1,4 +1,4 @@
-import type { RateCap } from "../../ports/rate-cap";
+import { RATE_CAP_CATCH_UP_MS, type RateCap } from "../../ports/rate-cap";
 
 /** Waits before working rows, so that a table's rows a second stay within its cap across every worker. */
 export type RowsPace = (rows: number) => Promise<number>;
@@ -23,13 +23,16 @@ export function rateCapPace(
 }
 
 /**
- * The most rows one unit of work may take under a cap: half a second's
- * worth, so that no single second holds more than about one and a half
- * times the cap however the units fall; all of `rows` without one.
+ * The most rows one unit of work may take under a cap: 0.4 s worth. The
+ * units that start in any one second have their turns within that second
+ * and the catch-up allowance after it (RATE_CAP_CATCH_UP_MS, 0.1 s), and the
+ * last of them may be a whole unit: no single second holds more than one and
+ * a half times the cap however the units fall. All of `rows` without a cap.
  */
 export function cappedRows(rows: number, perSecond: number | undefined): number {
   if (!perSecond) return rows;
-  return Math.max(1, Math.min(rows, Math.floor(perSecond / 2)));
+  const unitSeconds = 0.5 - RATE_CAP_CATCH_UP_MS / 1000;
+  return Math.max(1, Math.min(rows, Math.floor(perSecond * unitSeconds)));
 }
 
 /** Batches of rows, each let through once its rows have their turn under the table's cap. */
