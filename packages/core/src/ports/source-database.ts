@@ -33,6 +33,14 @@ export interface DayStream {
 export interface StreamDayOptions {
   /** Ascending order of the table's one integer key (the copy itself needs no order, so asks for none). */
   readonly inKeyOrder?: boolean;
+  /**
+   * The consumer paces its batches (a rate cap, a nice ratio): the source
+   * then reads no further ahead than the batch asked for where it can, so
+   * that the pace reaches the server, not only the warehouse. One statement
+   * streaming a day runs ahead of its reader by whatever the connection's
+   * buffers hold (megabytes: a whole day of a small table at full speed).
+   */
+  readonly paced?: boolean;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { integerText, isDenseKeyRange } from "./key-range";
+import { integerText, isDenseKeyRange, keyRangePages } from "./key-range";
 
 describe("isDenseKeyRange", () => {
   it("takes a range whose keys are at most four per row, gaps included", () => {
@@ -12,6 +12,25 @@ describe("isDenseKeyRange", () => {
     expect(isDenseKeyRange("18446744073709551612", "18446744073709551615", 1)).toBe(true);
     expect(isDenseKeyRange("8", "18446744073709551615", 3)).toBe(false);
     expect(isDenseKeyRange("7", "7", 0)).toBe(true);
+  });
+});
+
+describe("keyRangePages", () => {
+  it("cuts a range into consecutive ranges of at most so many keys, the last one short", () => {
+    expect([...keyRangePages("10", "19", 4)]).toEqual([
+      { min: "10", max: "13" },
+      { min: "14", max: "17" },
+      { min: "18", max: "19" },
+    ]);
+    expect([...keyRangePages("-2", "1", 4)]).toEqual([{ min: "-2", max: "1" }]);
+    expect([...keyRangePages("5", "5", 300)]).toEqual([{ min: "5", max: "5" }]);
+  });
+
+  it("counts keys beyond 2^53 exactly, up to the largest unsigned key", () => {
+    expect([...keyRangePages("18446744073709551610", "18446744073709551615", 4)]).toEqual([
+      { min: "18446744073709551610", max: "18446744073709551613" },
+      { min: "18446744073709551614", max: "18446744073709551615" },
+    ]);
   });
 });
 

@@ -14,6 +14,23 @@ export function isDenseKeyRange(first: string, last: string, rows: number): bool
   return BigInt(last) - BigInt(first) + 1n <= DENSE_KEY_FACTOR * BigInt(Math.max(rows, 1));
 }
 
+/**
+ * The range from `first` to `last` (integer texts) cut into consecutive
+ * ranges of at most `size` keys each, in ascending order.
+ */
+export function* keyRangePages(
+  first: string,
+  last: string,
+  size: number,
+): Generator<{ readonly min: string; readonly max: string }> {
+  const step = BigInt(Math.max(1, Math.floor(size)));
+  const end = BigInt(last);
+  for (let min = BigInt(first); min <= end; min += step) {
+    const max = min + step - 1n < end ? min + step - 1n : end;
+    yield { min: min.toString(), max: max.toString() };
+  }
+}
+
 /** A key as canonical decimal text; anything else is a bug upstream and must never reach SQL. */
 export function integerText(value: string): string {
   if (!/^-?\d+$/.test(value)) throw new Error(`not an integer key: ${JSON.stringify(value)}`);

@@ -16,7 +16,7 @@ import {
 } from "./day-queries";
 import { firstDayAfterZeroDate, isZeroDate } from "./day-range";
 import { introspectTable, tableFingerprint } from "./introspect-table";
-import { isDenseKeyRange } from "./key-range";
+import { isDenseKeyRange, keyRangePages } from "./key-range";
 import type { MysqlErrorContext } from "./map-mysql-error";
 import { readPlan } from "./read-plan";
 import { clientRowHasher, type RowHasher } from "./row-fingerprint";
@@ -131,7 +131,13 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
           if (!isDenseKeyRange(range.min, range.max, Number(rows))) return byFilter;
           // Along the primary key: the same rows, half the server's work. Ordered by it too, which sorts
           // nothing and lets the stream cut the day's key chunks as the rows come, keeping no key.
-          return { ...hashed(dayRowsByKeyQuery(schema, column, day, key, range, true)), inKeyOrder: true };
+          const byKey = (keys: typeof range) =>
+            hashed(dayRowsByKeyQuery(schema, column, day, key, keys, true));
+          // A paced reader reads a batch's range of keys at a time (at most a batch of rows each).
+          function* pages() {
+            for (const keys of keyRangePages(range.min, range.max, batchRows)) yield byKey(keys);
+          }
+          return { ...byKey(range), inKeyOrder: true, ...(options?.paced ? { pages: pages() } : {}) };
         },
       });
     },

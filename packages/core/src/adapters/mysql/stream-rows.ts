@@ -18,6 +18,13 @@ export interface StreamedStatement extends SqlQuery<unknown> {
    * (createKeyOrderChunker); otherwise every key is kept until the end.
    */
   readonly inKeyOrder?: boolean;
+  /**
+   * The same rows as `sql`, in the same order, as statements of at most one
+   * batch each, read one after another in the snapshot only as each batch
+   * is asked for: a paced reader then paces the server too. Honoured only
+   * from `choose`, whose snapshot the pages share.
+   */
+  readonly pages?: Iterable<SqlQuery<unknown>>;
 }
 
 /** A query whose rows are read in batches. */
@@ -129,8 +136,8 @@ async function* readBatches(
     signal();
   };
 
-  const onRow = (row: unknown[]) => {
-    received++;
+  /** A row as it arrives: hashed (and its key chunked), zero dates and floats rewritten in place. */
+  const prepare = (row: unknown[]) => {
     if (hashed) {
       const hash = hashed === "server" ? BigInt(`0x${row.pop() as string}`) : hashed(row);
       fingerprint += hash;
@@ -147,6 +154,10 @@ async function* readBatches(
       const value = row[index];
       if (typeof value === "string") row[index] = Number(value);
     }
+  };
+  const onRow = (row: unknown[]) => {
+    received++;
+    prepare(row);
     filling.push(row);
     if (filling.length === batchRows) {
       waiting.push(filling);
@@ -158,10 +169,38 @@ async function* readBatches(
       signal();
     }
   };
+  /** After the last row: the snapshot ended, the figures complete. */
+  const finish = async () => {
+    if (snapshot) {
+      await finishSnapshot(pooled, idleMs).catch((error) => {
+        throw mapMysqlError(error, query.context);
+      });
+    }
+    if (hashed) stats.fingerprint = fingerprint.toString();
+    const chunks = chunker?.chunks();
+    if (chunks) stats.chunks = chunks;
+  };
   let complete = false;
   connection.on("error", onLost);
   connection.on("end", onLost);
   try {
+    if (snapshot && statement.pages) {
+      for (const page of statement.pages) {
+        const rows = await pooled
+          .query({ sql: page.sql, rowsAsArray: true, timeoutMs: idleMs }, [...page.values])
+          .then(([answer]) => answer as unknown as unknown[][])
+          .catch((error: unknown) => {
+            throw mapMysqlError(error, query.context);
+          });
+        for (const row of rows) prepare(row);
+        stats.rows += rows.length;
+        stats.bytes = bytesSoFar();
+        if (rows.length > 0) yield rows;
+      }
+      await finish();
+      complete = true;
+      return;
+    }
     connection
       .query({ sql: statement.sql, values: [...statement.values], rowsAsArray: true })
       .on("result", onRow)
@@ -186,14 +225,7 @@ async function* readBatches(
         }
         yield batch;
       } else if (ended) {
-        if (snapshot) {
-          await finishSnapshot(pooled, idleMs).catch((error) => {
-            throw mapMysqlError(error, query.context);
-          });
-        }
-        if (hashed) stats.fingerprint = fingerprint.toString();
-        const chunks = chunker?.chunks();
-        if (chunks) stats.chunks = chunks;
+        await finish();
         break;
       } else {
         await untilSignalled();

@@ -11,7 +11,8 @@ import { keepHeldRows } from "./keep-held-rows";
 /**
  * The batches a copy writes, built in one place: the source's day (in key
  * order for a re-copy that keeps held rows) in batches of COPY_BATCH_ROWS,
- * or fewer under a rate cap (cappedRows), each let through after
+ * or fewer under a rate cap (cappedRows), read no further ahead than the
+ * pace lets them through when one applies (`paced`), each let through after
  * the source's rest (COPY_NICE_RATIO) and its turn under the table's rate
  * cap, and for a re-copy checked against the keys the warehouse holds. Read
  * lazily: nothing is asked of the source before the replace reads the first batch.
@@ -27,7 +28,10 @@ export function dayBatches(
     target.at.filterColumn,
     target.at.day,
     cappedRows(deps.batchRows, target.maxRowsPerSecond),
-    target.keepHeldRows ? { inKeyOrder: true } : undefined,
+    {
+      ...(target.keepHeldRows ? { inKeyOrder: true } : {}),
+      ...(target.maxRowsPerSecond || deps.niceRatio ? { paced: true } : {}),
+    },
   );
   const wait = deps.sleep ?? ((ms: number) => sleep(ms));
   const nice = createNicePace({ ratio: deps.niceRatio ?? 0, sleep: wait });
