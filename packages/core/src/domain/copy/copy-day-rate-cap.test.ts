@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RATE_CAP_CATCH_UP_MS } from "../../ports/rate-cap";
-import type { SourceDatabase } from "../../ports/source-database";
+import type { SourceDatabase, StreamDayOptions } from "../../ports/source-database";
 import { createMemoryRateCap } from "../../testing/fakes/memory-rate-cap";
 import {
   copyTask,
@@ -24,10 +24,12 @@ describe("copyDay under the table's rate cap", () => {
     fx.source.createTable(eventsSchema("events"), rowsOnDays(["2024-01-01"], 40));
     let now = 0;
     const batches: { at: number; rows: number }[] = [];
+    const asked: (StreamDayOptions | undefined)[] = [];
     const source: SourceDatabase = {
       ...fx.source,
-      streamDay(schema, column, day, batchRows) {
-        const stream = fx.source.streamDay(schema, column, day, batchRows);
+      streamDay(schema, column, day, batchRows, options) {
+        asked.push(options);
+        const stream = fx.source.streamDay(schema, column, day, batchRows, options);
         return {
           ...stream,
           batches: (async function* () {
@@ -50,6 +52,8 @@ describe("copyDay under the table's rate cap", () => {
     const record = await copyDay(deps, { ...copyTask("events", "2024-01-01"), maxRowsPerSecond: 8 });
 
     expect(record.figures.rows).toBe(40);
+    // Paced: the source reads no further ahead than the cap lets batches through.
+    expect(asked).toEqual([{ paced: true }]);
     expect(Math.max(...batches.map((b) => b.rows))).toBeLessThanOrEqual(3);
     // 40 rows at 8 a second in batches of 3: the last batch's turn is 4.875 s past the first's, and it may
     // start at most the catch-up allowance early.

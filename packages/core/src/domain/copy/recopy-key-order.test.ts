@@ -62,7 +62,7 @@ describe("recopyDay reading for keepHeldRows", () => {
 
     const again = await recopyDay({ ...deps, batchRows: 1 }, copyTask("events", DAY));
 
-    expect(asked).toEqual([undefined, { inKeyOrder: true }]);
+    expect(asked).toEqual([{}, { inKeyOrder: true }]);
     expect(pageKeys).toEqual([HELD_KEYS_PAGE]);
     expect(again.figures).toMatchObject({ rows: 4, key: { min: "4", max: "30" } });
   });
