@@ -185,8 +185,18 @@ describe("copyDay", () => {
       }
     });
     const rests: number[] = [];
-    const deps = fx.copyDeps({ source: slow, niceRatio: 3, sleep: async (ms) => void rests.push(ms) });
+    const asked: unknown[] = [];
+    const watched: SourceDatabase = {
+      ...slow,
+      streamDay(...args) {
+        asked.push(args[4]);
+        return slow.streamDay(...args);
+      },
+    };
+    const deps = fx.copyDeps({ source: watched, niceRatio: 3, sleep: async (ms) => void rests.push(ms) });
     await copyDay(deps, copyTask("events", DAY));
+    // Paced: the source reads no further ahead than the rests let batches through.
+    expect(asked).toEqual([{ paced: true }]);
     // Three batches of at most 100 rows, a rest after each (the last before the end of the stream:
     // the fingerprint the source computes next is work on the server too).
     expect(rests).toHaveLength(3);
