@@ -115,7 +115,9 @@ export function createMysqlSourceDatabase(pool: MysqlPool): SourceDatabase {
       const read = readOptions(schema, column, key, hashRow, batchRows);
       if (!key || !schema.indexLeadingColumns.includes(column))
         return streamRows(pool, { ...byFilter, ...read });
-      if ((lastDayRows.get(schema.name) ?? SMALL_DAY_ROWS) < SMALL_DAY_ROWS) {
+      // A paced read asks for the day's keys whatever the last day held: a large day after small ones must not
+      // be read ahead of the pace.
+      if (!options?.paced && (lastDayRows.get(schema.name) ?? SMALL_DAY_ROWS) < SMALL_DAY_ROWS) {
         const stream = streamRows(pool, { ...byFilter, ...read });
         return afterLastBatch(stream, (rows) => lastDayRows.set(schema.name, rows));
       }

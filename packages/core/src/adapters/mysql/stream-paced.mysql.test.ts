@@ -125,6 +125,19 @@ describe("a paced read of a day", () => {
     expect(statements.at(-1)).toBe("COMMIT");
   });
 
+  it("pages a large day that follows small ones, which an unpaced read takes in one statement", async () => {
+    const statements: string[] = [];
+    const source = createMysqlSourceDatabase(watchedPool(statements, []));
+    const schema = await schemaOf();
+    // The day before holds one row: the source now takes this table's days for small ones.
+    for await (const _batch of source.streamDay(schema, "created_at", "2024-03-04", BATCH).batches);
+    const stream = source.streamDay(schema, "created_at", DAY, BATCH, { paced: true });
+    let rows = 0;
+    for await (const batch of stream.batches) rows += batch.length;
+    expect(rows).toBe(2000);
+    expect(pageStatements(statements)).toHaveLength(14);
+  });
+
   it("fails with TransientError when its connection is killed between two batches, and leaves the pool usable", async () => {
     const statements: string[] = [];
     const threads: number[] = [];
