@@ -50,6 +50,11 @@ export interface PhaseFigures {
    * to set the worst second's against; each undefined where the host does not count it.
    */
   readonly hostPerSecond: HostCounters;
+  /**
+   * The most rows deleted in any second of the phase (from one status sample to the first at least a second
+   * later, as a rate), the workload's own deletes included: what a cap's "no second above 1.5×" is read from.
+   */
+  readonly busiestDeletesPerSecond: number;
   /** What the servers and the archiver showed around the worst second. */
   readonly worstSecond: WorstSecond;
 }
@@ -121,6 +126,7 @@ export function phaseFigures(phase: Phase, timeline: Timeline, baseline?: Phase)
     worstRedoPercent: Math.max(0, ...status.map((s) => redoPercent(s.checkpointAge))),
     ...primaryCpu(phase, durationSeconds, baseline),
     hostPerSecond: hostCounters(status, "per second"),
+    busiestDeletesPerSecond: busiestSecond(status, (s) => s.rowsDeleted),
     worstSecond: aroundWorstSecond(worst, phase, timeline, redoPercent),
   };
 }
@@ -226,6 +232,20 @@ function growth(
   const last = counted.at(-1);
   if (!first || !last || first === last) return undefined;
   return { by: Math.max(0, (pick(last) ?? 0) - (pick(first) ?? 0)), overMs: last.atMs - first.atMs };
+}
+
+/**
+ * The fastest a cumulative counter grew over any second: from each sample to the first one at least a
+ * second after it, a second; 0 without two such samples.
+ */
+function busiestSecond(samples: readonly StatusSample[], pick: (s: StatusSample) => number): number {
+  let busiest = 0;
+  for (const [i, from] of samples.entries()) {
+    const to = samples.slice(i + 1).find((s) => s.atMs - from.atMs >= 1000);
+    if (!to) break;
+    busiest = Math.max(busiest, ((pick(to) - pick(from)) * 1000) / (to.atMs - from.atMs));
+  }
+  return Math.round(busiest);
 }
 
 /** How fast a cumulative counter grew from the first sample to the last, a second. */

@@ -27,6 +27,8 @@ export interface StatusSample extends HostCounters {
   readonly dirtyPages: number;
   /** Pages read from disk so far (Innodb_buffer_pool_reads, cumulative): misses of the buffer pool. */
   readonly diskReads: number;
+  /** Rows deleted so far (Handler_delete, cumulative): the workload's 40 a second and the tool's. */
+  readonly rowsDeleted: number;
   /** Statements running longer than 200 ms at that moment ("state: statement"). */
   readonly longRunning: readonly string[];
 }
@@ -136,7 +138,7 @@ async function sampleStatus(connection: mysql.Connection, clockMs: () => number)
   const [rows] = (await connection.query(
     `SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_history_list_length', 'Innodb_checkpoint_age',
        'Threads_running', 'Innodb_row_lock_current_waits', 'Innodb_buffer_pool_pages_dirty',
-       'Innodb_buffer_pool_reads')`,
+       'Innodb_buffer_pool_reads', 'Handler_delete')`,
   )) as unknown as [{ Variable_name: string; Value: string }[]];
   const queryMs = clockMs() - started;
   const value = (name: string) => Number(rows.find((row) => row.Variable_name === name)?.Value ?? Number.NaN);
@@ -155,6 +157,7 @@ async function sampleStatus(connection: mysql.Connection, clockMs: () => number)
     rowLockWaits: value("Innodb_row_lock_current_waits"),
     dirtyPages: value("Innodb_buffer_pool_pages_dirty"),
     diskReads: value("Innodb_buffer_pool_reads"),
+    rowsDeleted: value("Handler_delete"),
     ...host,
     longRunning: long.map(
       (row) => `${Math.round(Number(row.ms))} ms ${row.state}: ${row.info.replace(/\s+/g, " ")}`,
