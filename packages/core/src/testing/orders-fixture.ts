@@ -3,6 +3,7 @@ import type { Destination } from "../model/destination";
 import type { LogicalType } from "../model/logical-type";
 import type { Row, TableSchema } from "../model/table-schema";
 import type { WarehouseDay } from "../model/warehouse-day";
+import type { ReferencingKey } from "../ports/day-deleter";
 
 /** A two-column source table for tests: the key `id` (of type `idType`) and the filter column `created_at`. */
 export function ordersSchema(
@@ -44,4 +45,17 @@ export async function* batchesOf(rows: readonly Row[], size = rows.length): Asyn
 /** The day `day` of `destination`, cut by `created_at` (the fixtures' filter column) unless told otherwise. */
 export function dayOf(destination: Destination, day: CalendarDay, filterColumn = "created_at"): WarehouseDay {
   return { destination, filterColumn, day };
+}
+
+/** A foreign key of `shop.items` (order_id) that references `orders` (id), ON DELETE CASCADE. */
+export function itemsReferencingOrders(constraint = "fk_items_order"): ReferencingKey {
+  return {
+    constraint,
+    childSchema: "shop",
+    childTable: "items",
+    childColumns: ["order_id"],
+    parentColumns: ["id"],
+    onDelete: "CASCADE",
+    selfReferencing: false,
+  };
 }

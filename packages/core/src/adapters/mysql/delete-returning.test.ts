@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ChunkTarget } from "../../model/day-chunks";
-import { ordersSchema } from "../../testing/orders-fixture";
+import { itemsReferencingOrders, ordersSchema } from "../../testing/orders-fixture";
 import { deletesReturning, fitsOneStatement, RETURNING_MAX_ROWS } from "./delete-returning";
 import type { ServerFacts } from "./server-facts";
 
@@ -30,15 +30,7 @@ describe("fitsOneStatement", () => {
     expect(fitsOneStatement(keyed, { ...chunk, ...large }, none)).toBe(false);
     // A trigger the task allowed, or a foreign key that references the table.
     expect(fitsOneStatement(keyed, chunk, { referencingKeys: [], deleteTriggers: ["audit"] })).toBe(false);
-    const key = {
-      constraint: "fk",
-      childSchema: "shop",
-      childTable: "items",
-      childColumns: ["order_id"],
-      parentColumns: ["id"],
-      onDelete: "CASCADE",
-      selfReferencing: false,
-    };
+    const key = itemsReferencingOrders();
     expect(fitsOneStatement(keyed, chunk, { referencingKeys: [key], deleteTriggers: [] })).toBe(false);
   });
 });

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TransientError } from "../../../errors";
-import type { ReferencingKey } from "../../../ports/day-deleter";
 import { refusal } from "../../../testing/day-deleter-faults";
 import { cleanTask, createMemoryFixture, type MemoryFixture } from "../../../testing/memory-fixture";
+import { itemsReferencingOrders } from "../../../testing/orders-fixture";
 import { LEASE_TTL_MS } from "../day-lease";
 import { cleanDay } from "./clean-day";
 
@@ -46,15 +46,7 @@ describe("cleanDay guards", () => {
 
   it("refuses a day that rows of another table reference", async () => {
     await fx.orders(["2024-06-02"], 3);
-    const key: ReferencingKey = {
-      constraint: "fk_items_order",
-      childSchema: "shop",
-      childTable: "items",
-      childColumns: ["order_id"],
-      parentColumns: ["id"],
-      onDelete: "CASCADE",
-      selfReferencing: false,
-    };
+    const key = itemsReferencingOrders();
     fx.deleter.setSideEffects("orders", { referencingKeys: [key], deleteTriggers: [] });
     fx.deleter.setReferences("fk_items_order", ["2"]);
 
