@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TransientError } from "../../errors";
 import type { CalendarDay } from "../../model/calendar-day";
 import type { Row, TableSchema } from "../../model/table-schema";
+import { createTestAccount, DOCUMENTED_GRANTS } from "../../testing/archiver-account";
 import { createTestDatabase, type TestDatabase } from "../../testing/test-services";
 import { createMysqlPool, type MysqlPool } from "./create-mysql-pool";
 import { createMysqlSourceDatabase } from "./mysql-source-database";
@@ -46,12 +47,12 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** `pool`, recording the statements its connections run through `query` (a streamed statement goes elsewhere). */
-function watchedPool(statements: string[], threads: number[]): MysqlPool {
-  return Object.create(pool, {
+/** `base`, recording the statements its connections run through `query` (a streamed statement goes elsewhere). */
+function watchedPool(statements: string[], threads: number[], base: MysqlPool = pool): MysqlPool {
+  return Object.create(base, {
     getConnection: {
       value: async () => {
-        const connection = await pool.getConnection();
+        const connection = await base.getConnection();
         threads.push((connection.connection as unknown as { threadId: number }).threadId);
         return new Proxy(connection, {
           get(target, property) {
@@ -136,6 +137,26 @@ describe("a paced read of a day", () => {
     for await (const batch of stream.batches) rows += batch.length;
     expect(rows).toBe(2000);
     expect(pageStatements(statements)).toHaveLength(14);
+  });
+
+  it("reads the day as an account holding only the copy's documented grants", async () => {
+    const account = await createTestAccount(db.name, DOCUMENTED_GRANTS.copy(db.name));
+    const granted = createMysqlPool({ url: account.url, password: undefined }, { connectionLimit: 1 });
+    try {
+      const statements: string[] = [];
+      const source = createMysqlSourceDatabase(watchedPool(statements, [], granted));
+      const schema = await source.describeTable(TABLE);
+      if (!schema) throw new Error(`${TABLE} is not visible to the account`);
+      const stream = source.streamDay(schema, "created_at", DAY, BATCH, { paced: true });
+      let rows = 0;
+      for await (const batch of stream.batches) rows += batch.length;
+      expect(rows).toBe(2000);
+      expect(pageStatements(statements)).toHaveLength(14);
+      expect(stream.stats().fingerprint).toBe((await readAll(false)).stats.fingerprint);
+    } finally {
+      await granted.end();
+      await account.drop();
+    }
   });
 
   it("fails with TransientError when its connection is killed between two batches, and leaves the pool usable", async () => {
